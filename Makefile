@@ -1,0 +1,32 @@
+# Two commands do all the set-up on a fresh machine with Python >= 3.11 and pip:
+#   make run    create .venv, install deep-tui, start the app
+#   make test   create .venv, install deep-tui with its test tools, run the test suite
+# Extras: make bench (benchmarks with their targets), make wheel.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench wheel clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/deep-tui $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+wheel: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+
+clean:
+	rm -rf $(VENV) dist build *.egg-info

@@ -1,0 +1,1 @@
+"""Textual stylesheets shipped with deep-tui (installed as ``tui.styles``)."""

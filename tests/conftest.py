@@ -1,0 +1,23 @@
+"""Test-session guards shared by every test: no real model request may leave the process."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import models
+
+models.ALLOW_MODEL_REQUESTS = False
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never see real API keys or a user's model/data-dir settings."""
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GEMINI_API_KEY",
+        "DEEP_TUI_MODEL",
+        "DEEP_TUI_HOME",
+        "OPENAI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)

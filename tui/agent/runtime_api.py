@@ -1,0 +1,131 @@
+"""The contract between the app and a live session (no Textual here).
+
+:class:`tui.agent.runtime.SessionRuntime` implements it; app tests may use a
+fake with the same shape. The app only talks to a session through this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pydantic_ai.messages import ModelMessage
+
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.agent.turn_events import TurnEvent
+
+
+@dataclass(frozen=True)
+class ContextSlice:
+    """One row of the /context breakdown."""
+
+    label: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class ContextBreakdown:
+    """What fills the window, for /context."""
+
+    window: int
+    window_source: str
+    slices: tuple[ContextSlice, ...]
+    compaction_threshold: float
+    summarize_threshold: float
+    message_count: int
+    compressions: int
+    history_file: Path | None = None
+    history_bytes: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(s.tokens for s in self.slices)
+
+
+@dataclass(frozen=True)
+class EvictedOutput:
+    """One saved tool output in large_tool_results/ belonging to this session."""
+
+    path: Path
+    tool_name: str
+    size_bytes: int
+    tokens: int
+    timestamp: float
+
+
+@dataclass
+class RuntimeInfo:
+    """Facts the header, gauge and footer show."""
+
+    session_id: str
+    title: str
+    model_name: str
+    offline: bool
+    parent: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+class SessionRuntimeAPI(Protocol):
+    """A session the app can drive: turns, compaction, history, events."""
+
+    info: RuntimeInfo
+    last_usage: UsageEvent | None
+    memory_path: Path
+    data_root: Path
+
+    @property
+    def busy(self) -> bool: ...
+
+    def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+        """Run one user turn; cancelling the consuming task cancels the run (recorded up to there)."""
+        ...
+
+    async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
+        """Force tiers 2-3 now (the /compact command)."""
+        ...
+
+    def request_compact(self, focus: str | None = None) -> None: ...
+
+    def context_breakdown(self) -> ContextBreakdown: ...
+
+    def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` for every chain event; returns an unsubscribe function."""
+        ...
+
+    def history_count(self) -> int:
+        """Number of messages in messages.json (cheap)."""
+        ...
+
+    def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
+        """Messages ``[start:stop]`` of messages.json, for the chat pane and dividers."""
+        ...
+
+    def past_events(self) -> list[ChainEvent]:
+        """Events recorded in events.jsonl, oldest first."""
+        ...
+
+    def evicted_outputs(self) -> list[EvictedOutput]: ...
+
+    def rename(self, title: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class RuntimeFactoryAPI(Protocol):
+    """Opens sessions for the app (session switching, new, fork).
+
+    Each call returns a runtime holding the session's lock; the caller closes
+    the previous runtime (``aclose``) after the new one opened successfully,
+    so a failed switch never loses the current session. Errors raise
+    ``tui.store.errors.StoreError`` subclasses with a one-line message.
+    """
+
+    async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
+
+    async def new_session(self) -> SessionRuntimeAPI: ...
+
+    async def fork_session(self, session_id: str, upto: int | None = None) -> SessionRuntimeAPI:
+        """Fork ``session_id`` (whole, or its messages ``[0:upto]``) and open the fork."""
+        ...

@@ -1,0 +1,136 @@
+"""The chain's typed event stream.
+
+Every event the context-management chain emits is one of these frozen
+dataclasses. The app subscribes to them, ``deep-tui run`` prints them, and each
+is appended to the session's ``events.jsonl`` via :meth:`ChainEvent.to_record`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+WindowSource = Literal["model", "genai-prices", "config", "default"]
+CompactionStrategy = Literal["mask", "pointer", "summary", "fallback"]
+CompactionTrigger = Literal["auto", "manual", "preflight"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChainEvent:
+    """Base of every chain event; ``kind`` names it in events.jsonl."""
+
+    kind: ClassVar[str] = "event"
+    timestamp: float = field(default_factory=time.time)
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready dict with the ``kind`` first."""
+        record: dict[str, Any] = {"kind": self.kind}
+        for key, value in asdict(self).items():
+            record[key] = list(value) if isinstance(value, tuple) else value
+        return record
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageEvent(ChainEvent):
+    """Tokens in context, fired before every model request and after every compaction."""
+
+    kind: ClassVar[str] = "usage"
+    tokens: int
+    window: int
+    window_source: WindowSource
+    compaction_threshold: float = 0.85
+    summarize_threshold: float = 0.90
+
+    @property
+    def fraction(self) -> float:
+        return self.tokens / self.window if self.window else 0.0
+
+    @property
+    def assumed(self) -> bool:
+        """True when the window is a default guess rather than known for this model."""
+        return self.window_source == "default"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvictedEvent(ChainEvent):
+    """A large tool output was saved to disk and replaced by a preview (tier 1)."""
+
+    kind: ClassVar[str] = "evicted"
+    tool_name: str
+    tool_call_id: str
+    path: str
+    tokens: int
+    size_bytes: int
+    error: str | None = None
+    """Set when the file could not be written (the preview is kept regardless)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionStarted(ChainEvent):
+    kind: ClassVar[str] = "compaction_started"
+    trigger: CompactionTrigger
+    tokens: int
+    focus: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionFinished(ChainEvent):
+    """A compaction changed the working context."""
+
+    kind: ClassVar[str] = "compaction_finished"
+    strategy: CompactionStrategy
+    trigger: CompactionTrigger
+    tokens_before: int
+    tokens_after: int
+    messages_replaced: int
+    files_created: tuple[str, ...] = ()
+    retention_score: float | None = None
+    missing_identifiers: tuple[str, ...] = ()
+    focus: str | None = None
+    summary_index: int | None = None
+    """Index in messages.json of the recorded summary message (summary/fallback)."""
+
+    @property
+    def tokens_saved(self) -> int:
+        return max(0, self.tokens_before - self.tokens_after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionFailed(ChainEvent):
+    """A compaction was attempted and the history was left exactly as it was."""
+
+    kind: ClassVar[str] = "compaction_failed"
+    strategy: CompactionStrategy
+    trigger: CompactionTrigger
+    reason: str
+    tokens: int
+    focus: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryChanged(ChainEvent):
+    kind: ClassVar[str] = "memory_changed"
+    path: str
+
+
+EVENT_TYPES: dict[str, type[ChainEvent]] = {
+    cls.kind: cls
+    for cls in (UsageEvent, EvictedEvent, CompactionStarted, CompactionFinished, CompactionFailed, MemoryChanged)
+}
+
+
+def event_from_record(record: dict[str, Any]) -> ChainEvent | None:
+    """Rebuild an event from an events.jsonl line; ``None`` for an unknown kind."""
+    cls = EVENT_TYPES.get(str(record.get("kind")))
+    if cls is None:
+        return None
+    names = {f.name for f in fields(cls)}
+    values = {key: value for key, value in record.items() if key in names}
+    for key, value in values.items():
+        if isinstance(value, list):
+            values[key] = tuple(value)
+    try:
+        return cls(**values)
+    except TypeError:
+        return None

@@ -1,0 +1,129 @@
+"""Command line: the app, one headless turn (``run``) and session management.
+
+Every error the user can cause (bad flag, unknown or ambiguous id, locked
+session, unreadable config, unknown model) prints one line on stderr and exits
+with status 2, before anything on disk is created or changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tui import __version__
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+DESCRIPTION = """\
+deep-tui: a full-screen terminal app for long sessions with a pydantic-ai agent.
+The context window never overflows (tool outputs are evicted to disk, old tool
+calls compacted, old turns summarized), and every message is kept on disk in
+.deep-tui/sessions/<id>/messages.json.
+
+With no command, opens the app. Without a model or API key it starts with an
+offline stand-in model (type 'help' to it)."""
+
+EPILOG = """\
+commands:
+  deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
+  deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, parent)
+  deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
+  deep-tui sessions delete ID [--yes]    delete a session
+
+environment:
+  DEEP_TUI_MODEL    model when --model is not given (before config.toml)
+  DEEP_TUI_HOME     data directory when --data-dir is not given (default ./.deep-tui)
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_API_KEY / GEMINI_API_KEY
+                    pick a default model for that provider when no model is set
+"""
+
+
+def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """Options shared by the app and ``run``; ``suppress`` keeps a subparser from resetting them."""
+    default = argparse.SUPPRESS if suppress else None
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-c", "--continue", dest="continue_", action="store_true",
+                       default=argparse.SUPPRESS if suppress else False,
+                       help="continue the most recently updated session")
+    group.add_argument("-r", "--resume", metavar="ID", default=default,
+                       help="resume a session by id or any unique id prefix")
+    parser.add_argument("--fork", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="copy the chosen session into a new one and continue there")
+    parser.add_argument("-m", "--model", metavar="M", default=default,
+                        help="chat model, e.g. anthropic:claude-sonnet-5-5, openai-chat:llama3, offline")
+    parser.add_argument("--summarization-model", metavar="M", default=default,
+                        help="model used for summaries (default: the chat model)")
+    parser.add_argument("--base-url", metavar="URL", default=default,
+                        help="OpenAI-compatible server for openai:/openai-chat: models")
+    parser.add_argument("--context-window", metavar="N", type=int, default=default,
+                        help="override the context window, in tokens")
+    parser.add_argument("--workdir", metavar="DIR", default=default,
+                        help="directory the file tools work in (default: current directory)")
+    _add_storage_options(parser, suppress=suppress)
+
+
+def _add_storage_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--data-dir", metavar="DIR", default=default,
+                        help="data directory (default: $DEEP_TUI_HOME or ./.deep-tui)")
+    parser.add_argument("--config", metavar="FILE", default=default,
+                        help="config file (default: <data-dir>/config.toml)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line; ``--help`` text comes from here."""
+    parser = argparse.ArgumentParser(
+        prog="deep-tui",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"deep-tui {__version__}")
+    _add_session_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run one turn headless and print the answer",
+                              description="Run one turn without the app: the answer goes to stdout, "
+                                          "compaction events to stderr; the turn is recorded.")
+    _add_session_options(run, suppress=True)
+    run.add_argument("prompt", nargs="+", metavar="PROMPT", help="the prompt (words are joined)")
+
+    sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
+                                   description="List sessions, or rename/delete one.")
+    _add_storage_options(sessions, suppress=True)
+    sessions.add_argument("--json", action="store_true", help="print the list as JSON")
+    actions = sessions.add_subparsers(dest="sessions_command", metavar="ACTION")
+    rename = actions.add_parser("rename", help="rename a session")
+    rename.add_argument("session", metavar="ID")
+    rename.add_argument("title", nargs="+", metavar="TITLE")
+    delete = actions.add_parser("delete", help="delete a session")
+    delete.add_argument("session", metavar="ID")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``deep-tui`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.fork and not (args.continue_ or args.resume):
+        parser.error("--fork needs --continue or --resume ID")
+    if getattr(args, "context_window", None) is not None and args.context_window < 1000:
+        parser.error("--context-window must be at least 1000 tokens")
+
+    from tui.launch import UserFacingError, launch
+
+    try:
+        return launch(args)
+    except UserFacingError as error:
+        print(f"deep-tui: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("deep-tui: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

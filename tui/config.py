@@ -1,0 +1,160 @@
+"""Settings: ``config.toml`` in the data directory (or ``--config``), overridden by flags.
+
+Every value is validated when loaded; a bad value raises :class:`ConfigError`
+naming the key, so the CLI can print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_WINDOW = 200_000
+
+
+class ConfigError(Exception):
+    """A configuration file or value the user supplied cannot be used."""
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """The ``[context]`` table: thresholds of the context-management chain."""
+
+    window: int | None = None
+    """Override of the model's context window, in tokens."""
+    large_result_tokens: int = 20_000
+    """Tool outputs above this many tokens are evicted to large_tool_results/."""
+    compaction_threshold: float = 0.85
+    """Fraction of the window at which tier 2 (tool-call compaction) runs."""
+    summarize_threshold: float = 0.90
+    """Fraction of the window at which tier 3 (summarization) runs."""
+    keep_recent_fraction: float = 0.20
+    """Fraction of the window kept verbatim after a summary."""
+    protect_recent_tokens: int = 40_000
+    """Newest tool output (in tokens) that tier 2 never touches."""
+    min_savings_tokens: int = 10_000
+    """Tier 2 is applied only when it frees at least this many tokens."""
+    summarizer_timeout: float = 120.0
+    """Seconds before a summarizer call is abandoned."""
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first out-of-range key."""
+        if self.window is not None and not (1_000 <= self.window <= 100_000_000):
+            raise ConfigError("context.window must be between 1000 and 100000000 tokens")
+        if not (100 <= self.large_result_tokens <= 10_000_000):
+            raise ConfigError("context.large_result_tokens must be between 100 and 10000000")
+        for name in ("compaction_threshold", "summarize_threshold"):
+            value = getattr(self, name)
+            if not (0.05 <= value <= 0.99):
+                raise ConfigError(f"context.{name} must be between 0.05 and 0.99 (got {value})")
+        if self.compaction_threshold > self.summarize_threshold:
+            raise ConfigError(
+                "context.compaction_threshold must not be above context.summarize_threshold"
+            )
+        if not (0.0 <= self.keep_recent_fraction <= 0.6):
+            raise ConfigError(
+                f"context.keep_recent_fraction must be between 0 and 0.6 (got {self.keep_recent_fraction})"
+            )
+        if self.protect_recent_tokens < 0:
+            raise ConfigError("context.protect_recent_tokens must not be negative")
+        if self.min_savings_tokens < 0:
+            raise ConfigError("context.min_savings_tokens must not be negative")
+        if self.summarizer_timeout <= 0:
+            raise ConfigError("context.summarizer_timeout must be positive")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything deep-tui can be configured with."""
+
+    model: str | None = None
+    """Chat model, e.g. ``anthropic:claude-sonnet-4-5`` or ``openai-chat:llama3``."""
+    summarization_model: str | None = None
+    """Model used for summaries; defaults to the chat model."""
+    base_url: str | None = None
+    """Base URL of an OpenAI-compatible server (Ollama, vLLM, a proxy)."""
+    agent_name: str = "main"
+    """Name of the agent; its memory lives in ``<data>/<agent_name>/MEMORY.md``."""
+    theme: str = "textual-dark"
+    context: ContextSettings = field(default_factory=ContextSettings)
+
+    def with_overrides(self, **values: Any) -> Settings:
+        """Return a copy with the non-``None`` values replaced (flags win over the file)."""
+        context_values = {
+            key: value for key, value in values.items() if key in _CONTEXT_KEYS and value is not None
+        }
+        top_values = {
+            key: value for key, value in values.items() if key in _TOP_KEYS and value is not None
+        }
+        context = replace(self.context, **context_values)
+        context.validate()
+        return replace(self, context=context, **top_values)
+
+
+_CONTEXT_KEYS = {f.name for f in fields(ContextSettings)}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context"}
+_STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
+
+
+def _check_type(key: str, value: Any, expected: type | tuple[type, ...]) -> None:
+    if isinstance(value, bool) or not isinstance(value, expected):
+        names = expected.__name__ if isinstance(expected, type) else " or ".join(t.__name__ for t in expected)
+        raise ConfigError(f"{key} must be a {names} (got {value!r})")
+
+
+def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Settings:
+    """Build validated :class:`Settings` from a parsed TOML mapping."""
+    top: dict[str, Any] = {}
+    context: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "context":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: [context] must be a table")
+            for ckey, cvalue in value.items():
+                if ckey not in _CONTEXT_KEYS:
+                    raise ConfigError(f"{source}: unknown key context.{ckey}")
+                if ckey in {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens"}:
+                    _check_type(f"context.{ckey}", cvalue, int)
+                else:
+                    _check_type(f"context.{ckey}", cvalue, (int, float))
+                    cvalue = float(cvalue)
+                context[ckey] = cvalue
+        elif key in _STRING_KEYS:
+            _check_type(key, value, str)
+            top[key] = value
+        else:
+            raise ConfigError(f"{source}: unknown key {key}")
+    if "agent_name" in top and not _is_safe_name(top["agent_name"]):
+        raise ConfigError(f"{source}: agent_name may only contain letters, digits, '-' and '_'")
+    context_settings = ContextSettings(**context)
+    try:
+        context_settings.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return Settings(context=context_settings, **top)
+
+
+def _is_safe_name(name: str) -> bool:
+    return bool(name) and all(ch.isalnum() or ch in "-_" for ch in name)
+
+
+def load_settings(path: Path, *, required: bool) -> Settings:
+    """Read ``path``; a missing optional file gives the defaults.
+
+    Raises :class:`ConfigError` for an unreadable file, invalid TOML or a bad value.
+    """
+    if not path.exists():
+        if required:
+            raise ConfigError(f"config file not found: {path}")
+        return Settings()
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"invalid config file {path}: {error}") from None
+    return settings_from_mapping(data, source=str(path))

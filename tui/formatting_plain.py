@@ -1,0 +1,55 @@
+"""Plain-text descriptions of chain events, shared by ``deep-tui run`` and the app."""
+
+from __future__ import annotations
+
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EvictedEvent,
+    MemoryChanged,
+    UsageEvent,
+)
+
+
+def tokens_short(tokens: int) -> str:
+    """``96_300`` → ``96.3k``; ``1_200_000`` → ``1.2M``."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    if tokens >= 10_000:
+        return f"{tokens / 1000:.0f}k"
+    if tokens >= 1000:
+        return f"{tokens / 1000:.1f}k"
+    return str(tokens)
+
+
+def describe_event(event: ChainEvent) -> str:
+    """One line saying what happened, e.g. ``summarized 142 messages, 96k → 18k tokens, retention 0.97``."""
+    if isinstance(event, CompactionFinished):
+        verbs = {"summary": "summarized", "fallback": "dropped (fallback)",
+                 "pointer": "compacted tool calls in", "mask": "masked tool outputs in"}
+        text = (f"{verbs.get(event.strategy, event.strategy)} {event.messages_replaced} messages, "
+                f"{tokens_short(event.tokens_before)} → {tokens_short(event.tokens_after)} tokens")
+        if event.retention_score is not None:
+            text += f", retention {event.retention_score:.2f}"
+        if event.focus:
+            text += f", focus: {event.focus}"
+        if event.files_created:
+            text += f", {len(event.files_created)} file(s) saved"
+        return text
+    if isinstance(event, CompactionFailed):
+        return f"compaction ({event.strategy}) failed: {event.reason}"
+    if isinstance(event, CompactionStarted):
+        return f"compaction started ({event.trigger}) at {tokens_short(event.tokens)} tokens"
+    if isinstance(event, EvictedEvent):
+        if event.error:
+            return f"could not save {event.tool_name} output ({event.error}); kept a preview"
+        return f"evicted {event.tool_name} output ({tokens_short(event.tokens)} tokens) to {event.path}"
+    if isinstance(event, UsageEvent):
+        marker = " (window assumed)" if event.assumed else ""
+        return (f"context {event.fraction:.0%}: {tokens_short(event.tokens)} / "
+                f"{tokens_short(event.window)} tokens{marker}")
+    if isinstance(event, MemoryChanged):
+        return f"memory changed: {event.path}"
+    return event.kind

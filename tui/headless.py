@@ -1,0 +1,71 @@
+"""``deep-tui run``: one turn without the app.
+
+The answer streams to stdout; notes (offline model, session id) and one line
+per compaction event go to stderr, so stdout stays the answer alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent
+from tui.formatting_plain import describe_event
+
+
+def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
+    """Run one turn and return the exit status (0 ok, 1 the turn failed)."""
+    return asyncio.run(_run(factory, request, prompt, sys.stdout, sys.stderr))
+
+
+async def _run(
+    factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO, err: TextIO
+) -> int:
+    runtime = await factory.open_request(request)
+    try:
+        if runtime.info.offline:
+            print("deep-tui: no LLM configured — using the offline stand-in model "
+                  "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
+        for warning in runtime.info.warnings:
+            print(f"deep-tui: warning: {warning}", file=err)
+
+        def on_event(event: ChainEvent) -> None:
+            if isinstance(event, (CompactionFinished, CompactionFailed, EvictedEvent)):
+                print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
+
+        unsubscribe = runtime.subscribe(on_event)
+        status = 0
+        wrote_text = False
+        try:
+            async for event in runtime.run_turn(prompt):
+                if isinstance(event, TextDelta):
+                    out.write(event.text)
+                    out.flush()
+                    wrote_text = True
+                elif isinstance(event, ToolCallStarted):
+                    print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
+                elif isinstance(event, ToolCallFinished) and event.is_error:
+                    print(f"deep-tui: tool {event.tool_name} failed: {_short(event.preview)}", file=err)
+                elif isinstance(event, TurnFinished):
+                    if not wrote_text and event.output:
+                        out.write(event.output)
+                elif isinstance(event, TurnFailed):
+                    print(f"deep-tui: error: {event.message}", file=err)
+                    status = 1
+        finally:
+            unsubscribe()
+        if wrote_text or status == 0:
+            out.write("\n")
+        print(f"deep-tui: session {runtime.info.session_id} "
+              f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
+        return status
+    finally:
+        await runtime.aclose()
+
+
+def _short(text: str, limit: int = 120) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"

@@ -1,0 +1,88 @@
+"""From parsed arguments to a running app, a headless turn, or a sessions command.
+
+Everything that can fail because of user input is checked here first
+(config, model, session id, lock) so a failure changes nothing on disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.config import ConfigError, Settings, load_settings
+from tui.paths import DataDir
+
+
+class UserFacingError(Exception):
+    """An error caused by input; printed as one line, exit status 2."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """Everything resolved from flags, environment and config."""
+
+    settings: Settings
+    data_dir: DataDir
+    workdir: Path
+    model_flag: str | None
+
+
+def resolve_context(args: argparse.Namespace) -> LaunchContext:
+    """Settings (file, then flags), data directory and working directory."""
+    data_dir = DataDir.resolve(getattr(args, "data_dir", None))
+    config_flag = getattr(args, "config", None)
+    config_path = Path(config_flag).expanduser() if config_flag else data_dir.config_file
+    try:
+        settings = load_settings(config_path, required=bool(config_flag))
+        settings = settings.with_overrides(
+            summarization_model=getattr(args, "summarization_model", None),
+            base_url=getattr(args, "base_url", None),
+            window=getattr(args, "context_window", None),
+        )
+    except ConfigError as error:
+        raise UserFacingError(str(error)) from None
+    workdir_flag = getattr(args, "workdir", None)
+    workdir = Path(workdir_flag).expanduser().resolve() if workdir_flag else Path.cwd().resolve()
+    if not workdir.is_dir():
+        raise UserFacingError(f"--workdir is not a directory: {workdir}")
+    return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None))
+
+
+def launch(args: argparse.Namespace) -> int:
+    """Dispatch to the app, ``run`` or ``sessions``; returns the exit status."""
+    context = resolve_context(args)
+    if args.command == "sessions":
+        from tui.session_commands import run_sessions_command
+
+        return run_sessions_command(args, context.data_dir)
+
+    from tui.agent.runtime import RuntimeFactory, SessionRequest
+    from tui.store.errors import StoreError
+    from tui.agent.models import ModelConfigError
+
+    request = SessionRequest(
+        continue_latest=bool(getattr(args, "continue_", False)),
+        resume=getattr(args, "resume", None),
+        fork=bool(getattr(args, "fork", False)),
+    )
+    try:
+        factory = RuntimeFactory.create(
+            settings=context.settings,
+            data_dir=context.data_dir,
+            workdir=context.workdir,
+            model_flag=context.model_flag,
+        )
+        if args.command == "run":
+            from tui.headless import run_headless
+
+            return run_headless(factory, request, " ".join(args.prompt))
+        from tui.app.run import run_app
+
+        return run_app(factory, request)
+    except (StoreError, ModelConfigError) as error:
+        raise UserFacingError(str(error)) from None

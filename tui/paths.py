@@ -1,0 +1,46 @@
+"""The on-disk layout of a deep-tui data directory (DESIGN §2)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR_ENV = "DEEP_TUI_HOME"
+DEFAULT_DATA_DIR_NAME = ".deep-tui"
+
+
+@dataclass(frozen=True)
+class DataDir:
+    """Paths inside one data directory. Nothing is created until asked."""
+
+    root: Path
+
+    @classmethod
+    def resolve(cls, explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> DataDir:
+        """``--data-dir`` first, then ``$DEEP_TUI_HOME``, then ``./.deep-tui``."""
+        if explicit:
+            return cls(Path(explicit).expanduser().resolve())
+        env_value = os.environ.get(DATA_DIR_ENV)
+        if env_value:
+            return cls(Path(env_value).expanduser().resolve())
+        return cls(((cwd or Path.cwd()) / DEFAULT_DATA_DIR_NAME).resolve())
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.toml"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def large_results_dir(self) -> Path:
+        """Evicted tool outputs, shared by all sessions so forks keep working pointers."""
+        return self.root / "large_tool_results"
+
+    def memory_file(self, agent_name: str = "main") -> Path:
+        return self.root / agent_name / "MEMORY.md"
+
+    def session_dir(self, session_id: str) -> Path:
+        return self.sessions_dir / session_id
