@@ -1,0 +1,113 @@
+"""A live session: store + agent + context chain, driven by the app or ``deep-tui run``.
+
+:class:`RuntimeFactory` resolves which session to open (new, resume, continue,
+fork) and builds a :class:`SessionRuntime` around it. Nothing here imports
+Textual; the app talks to a session only through ``runtime_api``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.agent.models import ModelChoice, build_model, choose_model
+from tui.agent.session_runtime import SessionRuntime
+from tui.config import Settings
+from tui.paths import DataDir
+from tui.store import SessionStore
+from tui.store.errors import UnknownSessionError
+
+__all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """Which session the command line asked for."""
+
+    continue_latest: bool = False
+    resume: str | None = None
+    fork: bool = False
+
+
+class RuntimeFactory:
+    """Opens sessions (new, existing, forked) with one model configuration."""
+
+    def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice) -> None:
+        self.settings = settings
+        self.data_dir = data_dir
+        self.workdir = workdir
+        self.choice = choice
+        self.store = SessionStore(data_dir)
+
+    @classmethod
+    def create(
+        cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None
+    ) -> RuntimeFactory:
+        """Resolve the model now so a bad name or missing key fails before anything is created."""
+        choice = choose_model(model_flag, settings.model)
+        build_model(choice.name, base_url=settings.base_url)
+        if settings.summarization_model:
+            build_model(settings.summarization_model, base_url=settings.base_url)
+        return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice)
+
+    # -- synchronous core (store work is quick; the async wrappers keep the UI free) --
+
+    def open_request_sync(self, request: SessionRequest) -> SessionRuntime:
+        """New session, or the one ``--resume``/``--continue`` names, forked if asked."""
+        if request.resume:
+            session_id = self.store.resolve(request.resume)
+        elif request.continue_latest:
+            newest = self.store.newest()
+            if newest is None:
+                raise UnknownSessionError(f"no session to continue in {self.data_dir.sessions_dir}")
+            session_id = newest
+        else:
+            return self._build(self.store.create(model=self.choice.name))
+        if request.fork:
+            return self._build(self.store.fork(session_id, model=self.choice.name))
+        return self._build(self.store.open(session_id))
+
+    def _build(self, handle: object) -> SessionRuntime:
+        try:
+            chat_model = build_model(self.choice.name, base_url=self.settings.base_url)
+            summarizer = None
+            if self.settings.summarization_model:
+                summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url)
+            elif not self.choice.offline:
+                summarizer = chat_model
+            return SessionRuntime(
+                settings=self.settings,
+                data_dir=self.data_dir,
+                workdir=self.workdir,
+                handle=handle,  # type: ignore[arg-type]
+                chat_model=chat_model,
+                choice=self.choice,
+                summarizer_model=summarizer,
+                discard_empty=lambda: self.store.delete(handle.id),  # type: ignore[attr-defined]
+            )
+        except BaseException:
+            handle.close()  # type: ignore[attr-defined]
+            raise
+
+    # -- RuntimeFactoryAPI --
+
+    async def open_request(self, request: SessionRequest) -> SessionRuntime:
+        return await asyncio.to_thread(self.open_request_sync, request)
+
+    async def open_session(self, session_id: str) -> SessionRuntime:
+        return await asyncio.to_thread(self._call, lambda: self._build(self.store.open(self.store.resolve(session_id))))
+
+    async def new_session(self) -> SessionRuntime:
+        return await asyncio.to_thread(self._call, lambda: self._build(self.store.create(model=self.choice.name)))
+
+    async def fork_session(self, session_id: str, upto: int | None = None) -> SessionRuntime:
+        return await asyncio.to_thread(
+            self._call,
+            lambda: self._build(self.store.fork(self.store.resolve(session_id), upto=upto, model=self.choice.name)),
+        )
+
+    @staticmethod
+    def _call(build: Callable[[], SessionRuntime]) -> SessionRuntime:
+        return build()

@@ -1,0 +1,306 @@
+"""One open session: its agent, its context chain, its history on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
+from pydantic_ai.messages import (
+    AgentStreamEvent,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    ModelMessage,
+    PartDeltaEvent,
+    PartStartEvent,
+    RetryPromptPart,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
+    ToolReturnPart,
+)
+from pydantic_ai.models import Model
+from pydantic_ai.run import AgentRunResultEvent
+
+from tui.agent.context_report import build_breakdown
+from tui.agent.memory import MemoryFile, memory_instructions
+from tui.agent.models import ModelChoice
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.toolsets import build_agent_parts
+from tui.agent.turn_events import (
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    EvictedEvent,
+    UsageEvent,
+    event_from_record,
+)
+from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.config import Settings
+from tui.paths import DataDir
+from tui.store import SessionHandle
+
+logger = logging.getLogger(__name__)
+
+BASE_INSTRUCTIONS = """\
+You are deep-tui's assistant, working in the user's project directory with file
+tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
+(read_memory, write_memory, update_memory) and search_conversation_history.
+Be concise and precise; prefer reading files over guessing."""
+
+PREVIEW_CHARS = 2_000
+
+
+class _HandleRecorder:
+    """Adapts the store's session handle to the chain's recorder protocol."""
+
+    def __init__(self, handle: SessionHandle) -> None:
+        self._handle = handle
+
+    def append_messages(self, messages: Sequence[ModelMessage]) -> int:
+        start = self._handle.meta.message_count
+        self._handle.append_messages(messages)
+        return start
+
+
+class SessionRuntime:
+    """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        data_dir: DataDir,
+        workdir: Path,
+        handle: SessionHandle,
+        chat_model: Model,
+        choice: ModelChoice,
+        summarizer_model: Model | None,
+        discard_empty: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.data_root = data_dir.root
+        self.workdir = workdir
+        self.handle = handle
+        self.choice = choice
+        self.memory_path = data_dir.memory_file(settings.agent_name)
+        self.memory = MemoryFile(self.memory_path)
+        self._listeners: list[Callable[[ChainEvent], None]] = []
+        self._busy = False
+        self._discard_empty = discard_empty
+        self.info = RuntimeInfo(
+            session_id=handle.id,
+            title=handle.meta.title,
+            model_name=choice.name,
+            offline=choice.offline,
+            parent=handle.meta.parent.session if handle.meta.parent else None,
+        )
+        loaded = handle.messages.load()
+        if loaded.warning:
+            self.info.warnings.append(loaded.warning)
+        self.manager = ContextManager(
+            settings=settings.context,
+            large_results_dir=data_dir.large_results_dir,
+            recorder=_HandleRecorder(handle),
+            event_sink=self._on_chain_event,
+            summarizer_model=summarizer_model,
+            config_window=settings.context.window,
+            chat_model=chat_model,
+        )
+        self.messages: list[ModelMessage] = handle.messages.load_working_context()
+        self.manager.mark_recorded(self.messages)
+        parts = build_agent_parts(
+            workdir=workdir,
+            data_dir=data_dir,
+            memory=self.memory,
+            load_messages=lambda: self.handle.messages.load().messages,
+        )
+        self.agent: Agent[None, str] = Agent(
+            chat_model,
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, memory_instructions(self.memory)],
+            toolsets=parts.toolsets,
+            capabilities=[*parts.capabilities, *self.manager.capabilities()],
+        )
+        self.last_usage: UsageEvent | None = None
+
+    # -- state -----------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def history_count(self) -> int:
+        return self.handle.messages.count()
+
+    def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
+        return self.handle.messages.load_range(start, stop)
+
+    def rename(self, title: str) -> None:
+        self.handle.rename(title)
+        self.info.title = title
+
+    # -- events ----------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _on_chain_event(self, event: ChainEvent) -> None:
+        if not self.handle.read_only:
+            self.handle.events.append(event.to_record())
+            if isinstance(event, UsageEvent):
+                self.handle.record_usage(event.tokens, event.window, event.window_source)
+            elif isinstance(event, CompactionFinished):
+                self.handle.record_compression()
+        if isinstance(event, UsageEvent):
+            self.last_usage = event
+        for listener in list(self._listeners):
+            listener(event)
+
+    def past_events(self) -> list[ChainEvent]:
+        events = (event_from_record(record) for record in self.handle.events.read())
+        return [event for event in events if event is not None]
+
+    def evicted_outputs(self) -> list[EvictedOutput]:
+        outputs: list[EvictedOutput] = []
+        for event in self.past_events():
+            if not isinstance(event, EvictedEvent) or event.error:
+                continue
+            path = Path(event.path)
+            if path.is_file():
+                outputs.append(EvictedOutput(path, event.tool_name, path.stat().st_size, event.tokens, event.timestamp))
+        return outputs
+
+    # -- turns -----------------------------------------------------------------
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+        """Run one user turn, streaming text deltas and tool activity."""
+        if self._busy:
+            yield TurnFailed("a turn is already running")
+            return
+        if self.handle.read_only:
+            yield TurnFailed("this session is open read-only")
+            return
+        self._busy = True
+        self.manager.begin_user_turn()
+        result_event: AgentRunResultEvent[str] | None = None
+        try:
+            async with self.agent.run_stream_events(prompt, message_history=self.messages) as stream:
+                async for event in stream:
+                    if isinstance(event, AgentRunResultEvent):
+                        result_event = event
+                        continue
+                    translated = self._translate(event)
+                    if translated is not None:
+                        yield translated
+            if result_event is None:
+                yield TurnFailed("the run ended without a result")
+                return
+            result = result_event.result
+            self.messages = list(result.all_messages())
+            self.manager.record_pending(self.messages)
+            self._refresh_title()
+            usage = result.usage()
+            yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
+                               output_tokens=usage.output_tokens)
+        except asyncio.CancelledError as cancellation:
+            self._keep_partial(RunCancelled.from_cancellation(cancellation))
+            raise
+        except RunCancelled as cancelled:
+            self._keep_partial(cancelled)
+            yield TurnFailed("cancelled", cancelled=True)
+        except AgentRunError as error:
+            yield TurnFailed(f"{type(error).__name__}: {_first_line(str(error))}")
+        except UserError as error:
+            yield TurnFailed(f"configuration problem: {_first_line(str(error))}")
+        finally:
+            self._busy = False
+
+    def _keep_partial(self, cancelled: RunCancelled | None) -> None:
+        """Record what a cancelled run produced so nothing the model saw is lost."""
+        if cancelled is None:
+            return
+        messages = list(cancelled.all_messages())
+        if messages:
+            self.manager.record_pending(messages)
+            self.messages = messages
+
+    def _refresh_title(self) -> None:
+        self.info.title = self.handle.meta.title
+
+    def _translate(self, event: AgentStreamEvent) -> TurnEvent | None:
+        if isinstance(event, PartStartEvent):
+            if isinstance(event.part, TextPart) and event.part.content:
+                return TextDelta(event.part.content)
+            if isinstance(event.part, ThinkingPart) and event.part.content:
+                return ThinkingDelta(event.part.content)
+        elif isinstance(event, PartDeltaEvent):
+            if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
+                return TextDelta(event.delta.content_delta)
+            if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
+                return ThinkingDelta(event.delta.content_delta)
+        elif isinstance(event, FunctionToolCallEvent):
+            return ToolCallStarted(event.part.tool_call_id, event.part.tool_name, event.part.args_as_json_str())
+        elif isinstance(event, FunctionToolResultEvent):
+            part = event.part
+            if isinstance(part, ToolReturnPart):
+                text = part.model_response_str()
+                evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
+                return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
+                                        evicted_path=evicted)
+            if isinstance(part, RetryPromptPart):
+                text = part.model_response()
+                return ToolCallFinished(part.tool_call_id, part.tool_name or "tool", text[:PREVIEW_CHARS],
+                                        len(text), is_error=True)
+        return None
+
+    # -- compaction ------------------------------------------------------------
+
+    async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
+        """Run tiers 2-3 now on the working context (the /compact command)."""
+        if self._busy:
+            return CompactionFailed(strategy="summary", trigger="manual", reason="a turn is running",
+                                    tokens=self.last_usage.tokens if self.last_usage else 0, focus=focus)
+        self._busy = True
+        try:
+            outcome = await self.manager.compact(self.messages, focus=focus)
+            self.messages = list(outcome.messages)
+            return outcome.event
+        finally:
+            self._busy = False
+
+    def request_compact(self, focus: str | None = None) -> None:
+        self.manager.request_compact(focus)
+
+    def context_breakdown(self) -> ContextBreakdown:
+        return build_breakdown(self)
+
+    async def aclose(self) -> None:
+        """Release the session; an empty new session leaves no directory behind."""
+        empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        self.handle.close()
+        if empty and self._discard_empty is not None:
+            self._discard_empty()
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0] if stripped else "unknown error"
