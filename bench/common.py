@@ -1,0 +1,42 @@
+"""Shared helpers for the benchmarks: timing, results, and the report table."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass
+class BenchResult:
+    """One measured figure next to its target (lower is better)."""
+
+    name: str
+    value: float
+    unit: str
+    target: float
+    ok: bool
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    """Median wall time of ``fn`` over ``runs`` calls, in milliseconds."""
+    samples: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def result(name: str, value: float, unit: str, target: float) -> BenchResult:
+    """A result whose ``ok`` is ``value <= target``."""
+    return BenchResult(name, value, unit, target, value <= target)
+
+
+def report(results: list[BenchResult]) -> None:
+    """Print each figure with its target and verdict."""
+    width = max((len(r.name) for r in results), default=10)
+    for r in results:
+        verdict = "OK" if r.ok else "MISSED"
+        print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} target ≤ {r.target:g} {r.unit:<4} {verdict}")

@@ -1,0 +1,36 @@
+"""Run every benchmark and print each figure next to its target (``make bench``)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import BenchResult, report  # noqa: E402
+
+MODULES = ("bench_store", "bench_startup", "bench_chain", "bench_app")
+
+
+def main() -> int:
+    results: list[BenchResult] = []
+    for name in MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            print(f"skipping {name}: {error}", file=sys.stderr)
+            continue
+        print(f"== {name}", flush=True)
+        module_results = module.main()
+        report(module_results)
+        results.extend(module_results)
+    missed = [r.name for r in results if not r.ok]
+    print(f"\n{len(results) - len(missed)} of {len(results)} figures within target"
+          + (f"; missed: {', '.join(missed)}" if missed else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

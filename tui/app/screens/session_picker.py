@@ -1,0 +1,517 @@
+"""The session picker: list, filter, open, fork, rename, delete and start sessions.
+
+Reads only the store's ``session.json`` metadata (``SessionStore.list_sessions``),
+always off the UI thread, and shows forks indented under their parent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.app.formatting import human_age, human_tokens, short_id
+from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
+
+__all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
+
+
+@dataclass(frozen=True)
+class PickerResult:
+    """What the user chose: open or fork ``session_id`` (forks whole, or ``[0:upto]``), or a new session."""
+
+    action: Literal["open", "fork", "new"]
+    session_id: str | None
+    upto: int | None = None
+
+
+# -- the slice of the store this screen uses (typed structurally: the store may be absent) --
+
+
+class ParentRefLike(Protocol):
+    @property
+    def session(self) -> str: ...
+
+    @property
+    def index(self) -> int | None: ...
+
+
+class UsageSnapshotLike(Protocol):
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def window(self) -> int: ...
+
+
+class SessionMetaLike(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def updated(self) -> float: ...
+
+    @property
+    def message_count(self) -> int: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def parent(self) -> ParentRefLike | None: ...
+
+    @property
+    def last_usage(self) -> UsageSnapshotLike | None: ...
+
+
+class SessionStoreLike(Protocol):
+    def list_sessions(self) -> Sequence[SessionMetaLike]: ...
+
+    def rename(self, session_id: str, title: str) -> None: ...
+
+    def delete(self, session_id: str) -> None: ...
+
+
+def _store_errors() -> tuple[type[Exception], ...]:
+    """The errors a store operation raises for reasons the user can act on."""
+    try:
+        from tui.store.errors import StoreError
+    except ImportError:  # the store package is optional for this screen
+        return (OSError,)
+    return (StoreError, OSError)
+
+
+# -- ordering -----------------------------------------------------------------------
+
+
+def order_by_lineage(sessions: Sequence[SessionMetaLike]) -> list[tuple[SessionMetaLike, int]]:
+    """Sessions with every fork right under its parent, as ``(meta, depth)``.
+
+    ``sessions`` come newest first; a tree (and each branch within it) is
+    placed by its most recently updated member. A fork whose parent is gone
+    becomes a top-level entry. Linear in the number of sessions.
+    """
+    by_id = {meta.id: meta for meta in sessions}
+    placed: set[str] = set()
+    roots: list[SessionMetaLike] = []
+    children: dict[str, list[SessionMetaLike]] = defaultdict(list)
+    for meta in sessions:
+        node = meta
+        while node.id not in placed:
+            placed.add(node.id)
+            parent = by_id.get(node.parent.session) if node.parent is not None else None
+            if parent is None or parent.id == node.id:
+                roots.append(node)
+                break
+            children[parent.id].append(node)
+            if parent.id in placed:
+                break
+            node = parent
+
+    ordered: list[tuple[SessionMetaLike, int]] = []
+    visited: set[str] = set()
+
+    def walk(top: Iterable[SessionMetaLike]) -> None:
+        stack = [(meta, 0) for meta in reversed(list(top))]
+        while stack:
+            meta, depth = stack.pop()
+            if meta.id in visited:
+                continue
+            visited.add(meta.id)
+            ordered.append((meta, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(meta.id, ())))
+
+    walk(roots)
+    if len(visited) < len(sessions):  # a parent cycle (corrupt metadata): show them anyway
+        walk(meta for meta in sessions if meta.id not in visited)
+    return ordered
+
+
+# -- rows ---------------------------------------------------------------------------
+
+AGE_WIDTH = 10
+MESSAGES_WIDTH = 5
+TOKENS_WIDTH = 7
+MODEL_WIDTH = 18
+MAX_INDENT = 6
+
+
+def _model_label(model: str | None) -> str:
+    """``"anthropic:claude-sonnet-4-5"`` → ``"claude-sonnet-4-5"`` (the filter still sees the full name)."""
+    if not model:
+        return "–"
+    return model.split(":", 1)[1] if ":" in model else model
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _tokens_style(usage: UsageSnapshotLike | None) -> str:
+    if usage is None or not usage.window:
+        return "$text-muted"
+    fraction = usage.tokens / usage.window
+    if fraction >= 0.90:
+        return "$text-error"
+    if fraction >= 0.85:
+        return "$text-warning"
+    return ""
+
+
+def header_row() -> Content:
+    """The column captions above the list (same layout as :func:`session_row`)."""
+    text = (
+        f"  {'updated':>{AGE_WIDTH}}  {'msgs':>{MESSAGES_WIDTH}}  {'tokens':>{TOKENS_WIDTH}}  "
+        f"{'model':<{MODEL_WIDTH}}  title"
+    )
+    return Content.styled(text, "$text-muted bold")
+
+
+def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float) -> Content:
+    """One line: marker, age, messages, tokens, model, then the (indented) title and short id."""
+    usage = meta.last_usage
+    indent = "  " * (min(depth, MAX_INDENT) - 1) + "↳ " if depth else ""
+    title = meta.title.strip()
+    return Content.assemble(
+        ("● " if current else "  ", "$text-accent bold"),
+        (f"{human_age(meta.updated, now):>{AGE_WIDTH}}  ", "$text-muted"),
+        f"{meta.message_count:>{MESSAGES_WIDTH}}  ",
+        (f"{human_tokens(usage.tokens if usage else None):>{TOKENS_WIDTH}}  ", _tokens_style(usage)),
+        (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  ", "$text-secondary"),
+        (indent, "$text-muted"),
+        (title, "bold" if current else "") if title else ("(untitled)", "$text-muted italic"),
+        (f"  {short_id(meta.id)}", "$text-muted"),
+        ("  (current)", "$text-accent") if current else "",
+    )
+
+
+@dataclass(frozen=True)
+class _Entry:
+    meta: SessionMetaLike
+    depth: int
+    haystack: str
+    option: Option
+
+
+def _matches(haystack: str, terms: list[str]) -> bool:
+    return all(term in haystack for term in terms)
+
+
+class SessionList(OptionList):
+    """The picker's list: single-key actions, and any other printable key types into the filter."""
+
+    DEFAULT_CSS = """
+    SessionList {
+        height: 1fr;
+        border: none;
+        padding: 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        background: $surface;
+        &:focus { border: none; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "screen.fork", "Fork", show=False),
+        Binding("r", "screen.rename", "Rename", show=False),
+        Binding("d", "screen.delete", "Delete", show=False),
+        Binding("n", "screen.new", "New", show=False),
+    ]
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and event.character not in "frdn":
+            event.stop()
+            event.prevent_default()
+            filter_input = self.screen.query_one("#filter", Input)
+            filter_input.focus()
+            filter_input.insert_text_at_cursor(event.character)
+
+
+class SessionPickerScreen(DialogScreen[PickerResult | None]):
+    """A modal listing the sessions of the store.
+
+    Dismisses a :class:`PickerResult` (open, fork or new), or ``None`` when
+    closed — or when the session asked to open is already the current one.
+    """
+
+    DEFAULT_CSS = """
+    SessionPickerScreen .dialog {
+        width: 120;
+        height: 85%;
+    }
+    SessionPickerScreen #filter {
+        margin: 1 0 0 0;
+    }
+    SessionPickerScreen #columns {
+        height: 1;
+        margin-top: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    SessionPickerScreen #empty {
+        height: auto;
+        color: $text-muted;
+        padding: 1 2;
+        display: none;
+    }
+    SessionPickerScreen.-empty #empty { display: block; }
+    SessionPickerScreen.-empty SessionList { display: none; }
+    SessionPickerScreen .dialog--buttons { margin: 0; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+f", "fork", "Fork", priority=True),
+        Binding("ctrl+r", "rename", "Rename", priority=True),
+        Binding("ctrl+d", "delete", "Delete", priority=True),
+        Binding("ctrl+n", "new", "New", priority=True),
+        Binding("down", "move('cursor_down')", show=False),
+        Binding("up", "move('cursor_up')", show=False),
+        Binding("pagedown", "move('page_down')", show=False),
+        Binding("pageup", "move('page_up')", show=False),
+    ]
+
+    def __init__(
+        self,
+        store: SessionStoreLike,
+        current_id: str | None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.current_id = current_id
+        self._clock = clock
+        self._entries: list[_Entry] = []
+        self._by_id: dict[str, SessionMetaLike] = {}
+        self._shown: list[_Entry] = []
+        self._loaded = False
+
+    # -- layout --
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = "Sessions"
+            dialog.border_subtitle = "loading…"
+            yield Input(placeholder="Type to filter by title, id or model…", id="filter")
+            yield Static(header_row(), id="columns")
+            yield SessionList(id="sessions")
+            yield Static("", id="empty")
+            with Horizontal(classes="dialog--buttons"):
+                yield action_button("Open ⏎", "screen.open", variant="primary", focusable=False)
+                yield action_button("Fork ^f", "screen.fork", focusable=False)
+                yield action_button("Rename ^r", "screen.rename", focusable=False)
+                yield action_button("Delete ^d", "screen.delete", variant="error", focusable=False)
+                yield action_button("New ^n", "screen.new", variant="success", focusable=False)
+                yield action_button("Close esc", "screen.close", focusable=False)
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    @property
+    def filter_input(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    def on_mount(self) -> None:
+        self.filter_input.focus()
+        self.reload()
+
+    # -- loading and filtering --
+
+    @work(exclusive=True, group="picker-load")
+    async def reload(self, highlight: str | None = None) -> None:
+        """List the store's sessions off the UI thread, then show them (keeping ``highlight`` selected)."""
+        try:
+            sessions = await asyncio.to_thread(self.store.list_sessions)
+        except _store_errors() as error:
+            self.notify(str(error), title="Could not list sessions", severity="error")
+            sessions = []
+        self.set_sessions(sessions, highlight=highlight)
+
+    def set_sessions(self, sessions: Sequence[SessionMetaLike], *, highlight: str | None = None) -> None:
+        """Show ``sessions`` (newest first) as a lineage tree."""
+        now = self._clock()
+        current = self.current_id
+        self._by_id = {meta.id: meta for meta in sessions}
+        self._entries = [
+            _Entry(
+                meta=meta,
+                depth=depth,
+                haystack=f"{meta.title} {meta.id} {meta.model or ''}".casefold(),
+                option=Option(session_row(meta, depth, current=meta.id == current, now=now), id=meta.id),
+            )
+            for meta, depth in order_by_lineage(sessions)
+        ]
+        self._loaded = True
+        self.apply_filter(highlight=highlight)
+
+    def apply_filter(self, *, highlight: str | None = None) -> None:
+        """Show the entries matching every word of the filter (title, id or model, case-insensitive)."""
+        query = self.filter_input.value
+        terms = query.casefold().split()
+        previous = highlight or self.highlighted_id
+        self._shown = [entry for entry in self._entries if _matches(entry.haystack, terms)] if terms else self._entries
+        option_list = self.session_list
+        option_list.set_options(entry.option for entry in self._shown)
+        if self._shown:
+            index = next((i for i, entry in enumerate(self._shown) if entry.meta.id == previous), 0)
+            option_list.highlighted = index
+            option_list.scroll_to_highlight()
+        total = len(self._entries)
+        dialog = self.query_one(".dialog")
+        count = f"{total:,} session{'s' if total != 1 else ''}"
+        dialog.border_subtitle = f"{len(self._shown):,} of {count}" if terms else count
+        empty = self.query_one("#empty", Static)
+        if not self._entries:
+            empty.update("No sessions yet — press n (or ctrl+n) to start one.")
+        elif not self._shown:
+            empty.update(Content.from_markup("No session matches [b]$query[/b].", query=query.strip()))
+        self.set_class(not self._shown, "-empty")
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        if self._loaded:
+            self.apply_filter()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_open()
+
+    @on(OptionList.OptionSelected, "#sessions")
+    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    @property
+    def highlighted_id(self) -> str | None:
+        """The id of the highlighted session, if any."""
+        if not self.is_mounted or not self._shown:
+            return None
+        option = self.session_list.highlighted_option
+        return option.id if option is not None else None
+
+    def _highlighted(self) -> SessionMetaLike | None:
+        session_id = self.highlighted_id
+        meta = self._by_id.get(session_id) if session_id else None
+        if meta is None:
+            self.notify("No session selected.", severity="warning")
+        return meta
+
+    # -- actions --
+
+    def action_move(self, where: str) -> None:
+        """Move the list's highlight while typing in the filter."""
+        option_list = self.session_list
+        moves = {
+            "cursor_down": option_list.action_cursor_down,
+            "cursor_up": option_list.action_cursor_up,
+            "page_down": option_list.action_page_down,
+            "page_up": option_list.action_page_up,
+        }
+        moves[where]()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_open(self) -> None:
+        meta = self._highlighted()
+        if meta is None:
+            return
+        if meta.id == self.current_id:
+            self.dismiss(None)
+            return
+        self.dismiss(PickerResult("open", meta.id))
+
+    def action_fork(self) -> None:
+        meta = self._highlighted()
+        if meta is not None:
+            self.dismiss(PickerResult("fork", meta.id))
+
+    def action_new(self) -> None:
+        self.dismiss(PickerResult("new", None))
+
+    def action_rename(self) -> None:
+        meta = self._highlighted()
+        if meta is None:
+            return
+
+        def renamed(title: str | None) -> None:
+            if title is None:
+                return
+            if not title:
+                self.notify("A session title cannot be empty.", severity="warning")
+            elif title != meta.title:
+                self._rename(meta.id, title)
+
+        self.app.push_screen(
+            PromptModal("Rename session", value=meta.title, placeholder="New title", submit_label="Rename"),
+            renamed,
+        )
+
+    def action_delete(self) -> None:
+        meta = self._highlighted()
+        if meta is None:
+            return
+        if meta.id == self.current_id:
+            self.notify("This session is open here; switch to another one before deleting it.", severity="warning")
+            return
+        forks = sum(1 for other in self._by_id.values() if other.parent is not None and other.parent.session == meta.id)
+        message = Content.from_markup(
+            "Delete [b]$title[/b] ($id, $count messages)?\n"
+            "Its history and events are removed from disk. This cannot be undone.",
+            title=meta.title or "(untitled)",
+            id=short_id(meta.id),
+            count=meta.message_count,
+        )
+        if forks:
+            message = message.append(f"\nIts {forks} fork{'s' if forks != 1 else ''} will be kept.")
+
+        ids = [entry.meta.id for entry in self._shown]
+        position = ids.index(meta.id) if meta.id in ids else -1
+        neighbours = ids[position + 1 : position + 2] or ids[max(position - 1, 0) : max(position, 0)]
+        next_highlight = neighbours[0] if neighbours else None
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._delete(meta.id, next_highlight)
+
+        self.app.push_screen(
+            ConfirmModal("Delete session", message, confirm_label="Delete", destructive=True),
+            confirmed,
+        )
+
+    @work(group="picker-write")
+    async def _rename(self, session_id: str, title: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.rename, session_id, title)
+        except _store_errors() as error:
+            self.notify(str(error), title="Not renamed", severity="warning")
+            return
+        self.reload(highlight=session_id)
+
+    @work(group="picker-write")
+    async def _delete(self, session_id: str, next_highlight: str | None) -> None:
+        try:
+            await asyncio.to_thread(self.store.delete, session_id)
+        except _store_errors() as error:
+            self.notify(str(error), title="Not deleted", severity="warning")
+            return
+        self.notify(f"Deleted session {short_id(session_id)}.")
+        self.reload(highlight=next_highlight)
