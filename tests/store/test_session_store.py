@@ -1,0 +1,164 @@
+"""SessionStore: create/open/lock, resolve, list, fork, rename, delete, legacy and corrupt files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from tui.paths import DataDir
+from tui.store import SessionStore
+from tui.store.errors import AmbiguousSessionError, SessionLockedError, UnknownSessionError
+
+
+def exchange(prompt: str) -> list:
+    return [ModelRequest(parts=[UserPromptPart(prompt)]), ModelResponse(parts=[TextPart(f"reply to {prompt}")])]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(DataDir(tmp_path / "data"))
+
+
+def test_create_append_reopen(store: SessionStore) -> None:
+    handle = store.create(model="offline")
+    assert len(handle.id) == 12 and int(handle.id, 16) >= 0
+    handle.append_messages(exchange("  plan the   migration\nnow "))
+    handle.close()
+    meta = json.loads((handle.directory / "session.json").read_text())
+    assert meta["title"] == "plan the migration now"
+    assert meta["message_count"] == 2 and meta["model"] == "offline"
+    reopened = store.open(handle.id)
+    assert reopened.messages.count() == 2
+    reopened.close()
+
+
+def test_second_writer_in_another_process_is_refused(store: SessionStore, tmp_path: Path) -> None:
+    handle = store.create()
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from tui.paths import DataDir
+        from tui.store import SessionStore
+        from tui.store.errors import SessionLockedError
+        try:
+            SessionStore(DataDir(Path({str(tmp_path / 'data')!r}))).open({handle.id!r})
+        except SessionLockedError as error:
+            print(error)
+            sys.exit(3)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
+                            cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 3, result.stderr
+    assert handle.id in result.stdout and "another deep-tui" in result.stdout
+    with pytest.raises(SessionLockedError):
+        store.open(handle.id)  # same process, second handle
+    handle.close()
+    store.open(handle.id).close()  # free again
+
+
+def test_resolve_prefixes(store: SessionStore) -> None:
+    first, second = store.create(), store.create()
+    for handle in (first, second):
+        handle.close()
+    assert store.resolve(first.id) == first.id
+    assert store.resolve(first.id[:6]) == first.id or first.id[:6] == second.id[:6]
+    for hostile in ("", "../x", "/", "a\x00b", ".."):
+        with pytest.raises(UnknownSessionError):
+            store.resolve(hostile)
+    with pytest.raises(UnknownSessionError):
+        store.resolve("zzzz")
+    (store.root / "abc111111111").mkdir()
+    (store.root / "abc222222222").mkdir()
+    with pytest.raises(AmbiguousSessionError, match="abc111111111"):
+        store.resolve("abc")
+
+
+def test_fork_whole_and_at_an_index(store: SessionStore) -> None:
+    parent = store.create(model="offline")
+    parent.append_messages(exchange("one") + exchange("two"))
+    parent.close()
+    whole = store.fork(parent.id)
+    assert whole.messages.count() == 4
+    assert whole.meta.parent is not None and whole.meta.parent.session == parent.id
+    assert whole.meta.parent.index == 4
+    whole.close()
+    partial = store.fork(parent.id, upto=2)
+    copied = ModelMessagesTypeAdapter.validate_json(partial.messages.path.read_bytes())
+    assert [p.content for m in copied for p in m.parts] == ["one", "reply to one"]
+    on_disk = json.loads((partial.directory / "session.json").read_text())
+    assert on_disk["parent"] == {"session": parent.id, "index": 2}
+    assert on_disk["message_count"] == 2
+    partial.close()
+    listed = {meta.id: meta for meta in store.list_sessions()}
+    assert listed[partial.id].parent.session == parent.id
+
+
+def test_rename_and_delete(store: SessionStore) -> None:
+    handle = store.create()
+    handle.append_messages(exchange("x"))
+    with pytest.raises(SessionLockedError):
+        store.delete(handle.id)
+    handle.close()
+    store.rename(handle.id, "  New   name ")
+    assert store.list_sessions()[0].title == "New name"
+    store.delete(handle.id)
+    assert store.list_sessions() == []
+    with pytest.raises(UnknownSessionError):
+        store.delete(handle.id)
+
+
+def test_corrupt_session_json_is_kept_and_rebuilt(store: SessionStore) -> None:
+    handle = store.create()
+    handle.append_messages(exchange("keep me"))
+    handle.close()
+    meta_path = handle.directory / "session.json"
+    meta_path.write_text("{ not json", encoding="utf-8")
+    [meta] = store.list_sessions()
+    assert meta.title == "keep me" and meta.message_count == 2
+    assert (handle.directory / "session.json.corrupt").read_text() == "{ not json"
+    assert json.loads(meta_path.read_text())["message_count"] == 2
+
+
+def test_legacy_directory_with_only_messages_json(store: SessionStore) -> None:
+    legacy = store.root / "from-pydantic-deep"
+    legacy.mkdir(parents=True)
+    original = ModelMessagesTypeAdapter.dump_json(exchange("legacy question") + exchange("more"))
+    (legacy / "messages.json").write_bytes(original)
+    [meta] = store.list_sessions()
+    assert meta.id == "from-pydantic-deep" and meta.title == "legacy question" and meta.message_count == 4
+    handle = store.open(store.resolve("from-p"))
+    assert len(handle.messages.load_working_context()) == 4
+    handle.append_messages(exchange("continued"))
+    assert (legacy / "messages.json.orig").read_bytes() == original
+    assert len(ModelMessagesTypeAdapter.validate_json((legacy / "messages.json").read_bytes())) == 6
+    handle.close()
+
+
+def test_listing_never_reads_histories(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    for number in range(3):
+        handle = store.create()
+        handle.append_messages(exchange(f"session {number}"))
+        handle.close()
+    opened: list[str] = []
+    real_open = Path.open
+    real_read_bytes = Path.read_bytes
+
+    def tracking_open(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        opened.append(self.name)
+        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def tracking_read_bytes(self: Path) -> bytes:
+        opened.append(self.name)
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "open", tracking_open)
+    monkeypatch.setattr(Path, "read_bytes", tracking_read_bytes)
+    titles = [meta.title for meta in store.list_sessions()]
+    assert sorted(titles) == ["session 0", "session 1", "session 2"]
+    assert "messages.json" not in opened

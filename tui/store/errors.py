@@ -1,0 +1,23 @@
+"""Errors the session store raises; each message is one line a user can act on."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of every store error (printed as ``deep-tui: error: <message>``)."""
+
+
+class UnknownSessionError(StoreError):
+    """No session matches the id or prefix."""
+
+
+class AmbiguousSessionError(StoreError):
+    """A prefix matches more than one session."""
+
+
+class SessionLockedError(StoreError):
+    """Another deep-tui process (or handle) is writing this session."""
+
+
+class CorruptSessionError(StoreError):
+    """A session file cannot be read at all (partial damage is tolerated elsewhere)."""

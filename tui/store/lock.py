@@ -1,0 +1,67 @@
+"""One writer per session: an advisory ``flock`` on ``<session>/lock``."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from tui.store.errors import SessionLockedError
+
+_HELD_IN_PROCESS: set[Path] = set()
+
+
+class SessionLock:
+    """Held while a session is open for writing; another process or handle is refused."""
+
+    def __init__(self, directory: Path, session_id: str) -> None:
+        self.path = directory / "lock"
+        self.session_id = session_id
+        self._descriptor: int | None = None
+
+    def acquire(self) -> None:
+        key = self.path.resolve()
+        if key in _HELD_IN_PROCESS:
+            raise SessionLockedError(f"session {self.session_id} is already open in this deep-tui")
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(descriptor, 32).decode(errors="replace").strip() or "unknown"
+            os.close(descriptor)
+            raise SessionLockedError(
+                f"session {self.session_id} is open in another deep-tui (pid {holder}); close it first"
+            ) from None
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, str(os.getpid()).encode())
+        self._descriptor = descriptor
+        _HELD_IN_PROCESS.add(key)
+
+    def release(self) -> None:
+        if self._descriptor is None:
+            return
+        _HELD_IN_PROCESS.discard(self.path.resolve())
+        fcntl.flock(self._descriptor, fcntl.LOCK_UN)
+        os.close(self._descriptor)
+        self._descriptor = None
+
+    @property
+    def held(self) -> bool:
+        return self._descriptor is not None
+
+
+def is_locked(directory: Path) -> bool:
+    """True when some process holds the session's lock (used before deleting)."""
+    path = directory / "lock"
+    if not path.exists():
+        return False
+    if path.resolve() in _HELD_IN_PROCESS:
+        return True
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)
+    return False

@@ -1,0 +1,106 @@
+"""``session.json``: the small metadata file the picker reads (written atomically)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+
+TITLE_LIMIT = 60
+UNTITLED = "untitled"
+
+
+@dataclass(frozen=True)
+class ParentRef:
+    """Where a fork came from: the parent session and how many of its messages were copied."""
+
+    session: str
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class UsageSnapshot:
+    """The last token usage the chain reported for a session."""
+
+    tokens: int
+    window: int
+    window_source: str = "default"
+
+
+@dataclass
+class SessionMeta:
+    """Everything listing a session needs, without opening its history."""
+
+    id: str
+    title: str = UNTITLED
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    message_count: int = 0
+    model: str | None = None
+    parent: ParentRef | None = None
+    last_usage: UsageSnapshot | None = None
+    compressions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], session_id: str) -> SessionMeta:
+        """Tolerates missing and unknown keys; wrong types raise ``ValueError``/``TypeError``."""
+        parent = data.get("parent")
+        usage = data.get("last_usage")
+        return cls(
+            id=session_id,
+            title=str(data.get("title") or UNTITLED),
+            created=float(data.get("created", 0.0)),
+            updated=float(data.get("updated", data.get("created", 0.0))),
+            message_count=int(data.get("message_count", 0)),
+            model=str(data["model"]) if data.get("model") else None,
+            parent=ParentRef(str(parent["session"]), parent.get("index")) if isinstance(parent, dict) else None,
+            last_usage=UsageSnapshot(int(usage["tokens"]), int(usage["window"]), str(usage.get("window_source", "default")))
+            if isinstance(usage, dict)
+            else None,
+            compressions=int(data.get("compressions", 0)),
+        )
+
+    def write(self, path: Path) -> None:
+        """Atomic: a temp file in the same directory, then ``os.replace``."""
+        payload = json.dumps(self.to_dict(), indent=2, ensure_ascii=False).encode()
+        descriptor, temporary = tempfile.mkstemp(prefix=".session-", suffix=".json", dir=path.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(payload)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def read_meta(path: Path, session_id: str) -> SessionMeta:
+    """Parse ``session.json``; raises ``ValueError`` (or ``OSError``) when it cannot."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("session.json is not an object")
+    return SessionMeta.from_dict(data, session_id)
+
+
+def title_from(messages: list[ModelMessage]) -> str | None:
+    """The first user prompt, on one line, trimmed to the title length."""
+    for message in messages:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if isinstance(part, UserPromptPart):
+                text = part.content if isinstance(part.content, str) else " ".join(
+                    item for item in part.content if isinstance(item, str)
+                )
+                line = " ".join(text.split())
+                if line:
+                    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
+    return None
