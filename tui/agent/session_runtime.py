@@ -120,17 +120,20 @@ class SessionRuntime:
             config_window=settings.context.window,
             chat_model=chat_model,
         )
-        self.messages: list[ModelMessage] = handle.messages.load_working_context()
-        self.manager.mark_recorded(self.messages)
+        working, indices = handle.messages.load_working_context_indexed()
+        self.messages: list[ModelMessage] = working
+        self.manager.mark_recorded(self.messages, indices)
         parts = build_agent_parts(
             workdir=workdir,
             data_dir=data_dir,
             memory=self.memory,
             load_messages=lambda: self.handle.messages.load().messages,
         )
+        self._memory_instructions = memory_instructions(self.memory)
+        self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
-            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, memory_instructions(self.memory)],
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
             toolsets=parts.toolsets,
             capabilities=[*parts.capabilities, *self.manager.capabilities()],
         )
@@ -291,7 +294,18 @@ class SessionRuntime:
         self.manager.request_compact(focus)
 
     def context_breakdown(self) -> ContextBreakdown:
-        return build_breakdown(self)
+        """What fills the window now: instructions and memory, tool schemas, then the conversation."""
+        return build_breakdown(
+            messages=self.messages,
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
+            tool_defs=[tool.tool_def for toolset in self._toolsets for tool in getattr(toolset, "tools", {}).values()],
+            window=self.manager.window,
+            window_source=self.manager.window_source,
+            settings=self.settings.context,
+            message_count=self.handle.meta.message_count,
+            compressions=self.handle.meta.compressions,
+            history_file=self.handle.messages.path,
+        )
 
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""

@@ -1,0 +1,162 @@
+"""The offline stand-in model: deterministic, local, and calling the real tools.
+
+With no LLM configured deep-tui still starts and every part of the chain can
+be exercised. It understands a few commands (``help`` lists them); anything
+else gets an honest reply saying it is offline and what is in its context.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+
+OFFLINE_MODEL_NAME = "offline"
+CHUNK_CHARS = 24
+PREVIEW_LINES = 40
+
+HELP_TEXT = """\
+I am deep-tui's offline stand-in: no LLM is configured (set --model, DEEP_TUI_MODEL or a provider API key).
+I understand these commands, each calling the real tool:
+- `read PATH` — read a file (read_file)
+- `ls [PATH]` — list a directory
+- `grep PATTERN [PATH]` — search file contents
+- `write PATH` then the content (on the next lines, or after the path)
+- `remember TEXT` — append to MEMORY.md
+- `recall QUERY` — search this session's history
+- `help` — this list"""
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    tool_name: str
+    args: dict[str, str]
+
+
+def parse_command(prompt: str) -> ToolRequest | None:
+    """The tool call a prompt asks for, or ``None`` when it is not a command."""
+    stripped = prompt.strip()
+    first_line, _, rest_lines = stripped.partition("\n")
+    verb, _, argument = first_line.strip().partition(" ")
+    verb = verb.lower()
+    argument = argument.strip()
+    if verb == "read" and argument:
+        return ToolRequest("read_file", {"path": argument})
+    if verb == "ls":
+        return ToolRequest("ls", {"path": argument or "."})
+    if verb == "grep" and argument:
+        try:
+            words = shlex.split(argument)
+        except ValueError:
+            words = argument.split()
+        args = {"pattern": words[0]}
+        if len(words) > 1:
+            args["path"] = words[1]
+        return ToolRequest("grep", args)
+    if verb == "write" and argument:
+        path, _, inline = argument.partition(" ")
+        content = rest_lines if rest_lines else inline
+        return ToolRequest("write_file", {"path": path, "content": content + ("\n" if content else "")})
+    if verb == "remember" and (argument or rest_lines):
+        return ToolRequest("write_memory", {"content": "\n".join(filter(None, [argument, rest_lines]))})
+    if verb == "recall" and argument:
+        return ToolRequest("search_conversation_history", {"query": argument})
+    return None
+
+
+def _latest_prompt(messages: Sequence[ModelMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart):
+                    return part.content if isinstance(part.content, str) else " ".join(
+                        item for item in part.content if isinstance(item, str))
+    return ""
+
+
+def _context_chars(messages: Sequence[ModelMessage]) -> int:
+    total = 0
+    for message in messages:
+        for part in message.parts:
+            content = getattr(part, "content", None)
+            if isinstance(content, str):
+                total += len(content)
+            elif isinstance(part, ToolCallPart):
+                total += len(part.args_as_json_str())
+    return total
+
+
+def _reply_to_tool_results(request: ModelRequest) -> str | None:
+    results = [part for part in request.parts if isinstance(part, (ToolReturnPart, RetryPromptPart))]
+    if not results:
+        return None
+    pieces: list[str] = []
+    for part in results:
+        if isinstance(part, RetryPromptPart):
+            pieces.append(f"The tool `{part.tool_name}` refused: {part.model_response().strip()}")
+            continue
+        text = part.model_response_str()
+        lines = text.splitlines()
+        shown = "\n".join(lines[:PREVIEW_LINES])
+        more = f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
+        pieces.append(f"`{part.tool_name}` returned:\n\n```\n{shown}{more}\n```")
+    return "\n\n".join(pieces)
+
+
+def _decide(messages: Sequence[ModelMessage]) -> ToolRequest | str:
+    last = messages[-1] if messages else None
+    if isinstance(last, ModelRequest):
+        reply = _reply_to_tool_results(last)
+        if reply is not None:
+            return reply
+    prompt = _latest_prompt(messages)
+    if prompt.strip().lower() == "help":
+        return HELP_TEXT
+    command = parse_command(prompt)
+    if command is not None:
+        return command
+    tokens = (_context_chars(messages) + 3) // 4
+    return (
+        "I am the offline stand-in model — no LLM is configured, so I cannot answer that. "
+        f"My context holds {len(messages)} messages (about {tokens:,} tokens). "
+        "Type `help` for the commands I can run with the real tools."
+    )
+
+
+def _call_id(messages: Sequence[ModelMessage]) -> str:
+    return f"offline-{len(messages)}"
+
+
+def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    decision = _decide(messages)
+    if isinstance(decision, ToolRequest):
+        return ModelResponse(parts=[ToolCallPart(decision.tool_name, decision.args, _call_id(messages))])
+    return ModelResponse(parts=[TextPart(decision)])
+
+
+async def _stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+    decision = _decide(messages)
+    if isinstance(decision, ToolRequest):
+        yield {0: DeltaToolCall(name=decision.tool_name, json_args=json.dumps(decision.args),
+                                tool_call_id=_call_id(messages))}
+        return
+    for start in range(0, len(decision), CHUNK_CHARS):
+        yield decision[start:start + CHUNK_CHARS]
+
+
+def build_offline_model() -> FunctionModel:
+    """The stand-in model (streams like a real one)."""
+    return FunctionModel(function=_respond, stream_function=_stream, model_name=OFFLINE_MODEL_NAME)

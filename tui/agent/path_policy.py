@@ -1,0 +1,41 @@
+"""Which paths the agent's file tools may touch: the working directory and the data directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic_ai import ModelRetry
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    """Resolves tool paths and refuses anything outside the two allowed roots."""
+
+    workdir: Path
+    data_root: Path
+
+    def resolve(self, path: str) -> Path:
+        """The absolute, symlink-resolved path, or :class:`ModelRetry` saying why it is refused."""
+        if "\x00" in path:
+            raise ModelRetry("path contains a NUL byte")
+        if not path.strip():
+            raise ModelRetry("path is empty")
+        candidate = Path(path).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.workdir / candidate
+        resolved = candidate.resolve()
+        for root in (self.workdir.resolve(), self.data_root.resolve()):
+            if resolved == root or resolved.is_relative_to(root):
+                return resolved
+        raise ModelRetry(
+            f"path {path!r} is outside the working directory ({self.workdir}) and the data directory "
+            f"({self.data_root}); only files under those can be used"
+        )
+
+    def display(self, path: Path) -> str:
+        """A path as the agent should write it back: relative to the workdir when inside it."""
+        try:
+            return str(path.relative_to(self.workdir.resolve()))
+        except ValueError:
+            return str(path)
