@@ -1,0 +1,143 @@
+"""The agent's tools through a real Agent run (FunctionModel drives the calls)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from tui.agent.history_search import search_history
+from tui.agent.memory import MemoryFile, memory_instructions
+from tui.agent.toolsets import build_agent_parts
+from tui.paths import DataDir
+
+
+class ToolDriver:
+    """Makes one tool call, then ends the run with the tool's answer as the output."""
+
+    def __init__(self, tool: str, args: dict[str, object]) -> None:
+        self.tool, self.args = tool, args
+        self.instructions: list[str | None] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.instructions.append(info.instructions)
+        last = messages[-1]
+        for part in last.parts:
+            if isinstance(part, ToolReturnPart):
+                return ModelResponse(parts=[TextPart(part.model_response_str())])
+            if isinstance(part, RetryPromptPart):
+                return ModelResponse(parts=[TextPart("REFUSED: " + part.model_response())])
+        return ModelResponse(parts=[ToolCallPart(self.tool, self.args, "call-1")])
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> tuple[Path, DataDir, MemoryFile]:
+    work = tmp_path / "work"
+    work.mkdir()
+    data = DataDir(tmp_path / "data")
+    return work, data, MemoryFile(data.memory_file())
+
+
+def call(env: tuple[Path, DataDir, MemoryFile], tool: str, history: list[ModelMessage] | None = None,
+         **args: object) -> str:
+    work, data, memory = env
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: history or [])
+    driver = ToolDriver(tool, args)
+    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, instructions=[memory_instructions(memory)])
+    return agent.run_sync("go").output
+
+
+def test_read_file_pages_with_offset_and_limit(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    work = env[0]
+    (work / "big.txt").write_text("".join(f"row {n}\n" for n in range(1, 101)))
+    page = call(env, "read_file", path="big.txt", offset=10, limit=5)
+    assert "    11\trow 11" in page and "    15\trow 15" in page and "row 16" not in page
+    assert "lines 11-15 of 100" in page and "offset=15" in page
+
+
+def test_read_file_reads_saved_outputs_in_the_data_dir(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    saved = env[1].large_results_dir / "call-x.txt"
+    saved.parent.mkdir(parents=True)
+    saved.write_text("evicted content\n")
+    assert "evicted content" in call(env, "read_file", path=str(saved))
+
+
+@pytest.mark.parametrize("hostile", ["../outside.txt", "/etc/passwd", "a\x00b", "link/secret.txt"])
+def test_paths_outside_are_refused(env: tuple[Path, DataDir, MemoryFile], hostile: str) -> None:
+    work = env[0]
+    outside = work.parent / "outside.txt"
+    outside.write_text("secret")
+    (work.parent / "elsewhere").mkdir()
+    (work.parent / "elsewhere" / "secret.txt").write_text("secret")
+    os.symlink(work.parent / "elsewhere", work / "link")
+    reply = call(env, "read_file", path=hostile)
+    assert "secret" not in reply.replace("secret.txt", "")
+    assert "outside" in reply or "NUL" in reply
+
+
+def test_write_and_edit_file(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    work = env[0]
+    assert "wrote 12 bytes" in call(env, "write_file", path="sub/new.txt", content="one two two\n")
+    assert (work / "sub/new.txt").read_text() == "one two two\n"
+    assert "matches 2 times" in call(env, "edit_file", path="sub/new.txt", old_text="two", new_text="2")
+    assert "matches 0 times" in call(env, "edit_file", path="sub/new.txt", old_text="zzz", new_text="2")
+    assert "edited" in call(env, "edit_file", path="sub/new.txt", old_text="one", new_text="1")
+    assert (work / "sub/new.txt").read_text() == "1 two two\n"
+
+
+def test_ls_glob_grep(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    work = env[0]
+    (work / "pkg").mkdir()
+    (work / "pkg" / "mod.py").write_text("def alpha():\n    return 1\n")
+    (work / "notes.md").write_text("alpha notes\n")
+    (work / "blob.bin").write_bytes(b"\x00alpha")
+    listing = call(env, "ls", path=".")
+    assert listing.splitlines()[0] == "pkg/" and "notes.md  12" in listing
+    assert call(env, "glob", pattern="**/*.py").strip() == "pkg/mod.py"
+    hits = call(env, "grep", pattern="alph[a]")
+    assert "pkg/mod.py:1: def alpha():" in hits and "notes.md:1: alpha notes" in hits and "blob.bin" not in hits
+    assert "invalid regular expression" in call(env, "grep", pattern="(")
+
+
+def test_memory_tools_and_injection(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    memory = env[2]
+    assert "added" in call(env, "write_memory", content="The user prefers tabs.")
+    assert "prefers tabs" in memory.read()
+    assert "updated" in call(env, "update_memory", old_text="tabs", new_text="spaces")
+    assert "matches 0 times" in call(env, "update_memory", old_text="tabs", new_text="x")
+    assert "prefers spaces" in call(env, "read_memory")
+    memory.write("".join(f"fact {n}\n" for n in range(1, 202)))
+    work, data, _ = env
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: [])
+    driver = ToolDriver("read_memory", {})
+    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, instructions=[memory_instructions(memory)])
+    agent.run_sync("go")
+    injected = driver.instructions[0] or ""
+    assert "fact 200" in injected and "fact 201" not in injected and "1 more lines" in injected
+    memory.write("fresh fact\n")
+    agent.run_sync("again")
+    assert "fresh fact" in (driver.instructions[-1] or "")
+
+
+def test_history_search_labels_order_and_limits() -> None:
+    history: list[ModelMessage] = []
+    for number in range(15):
+        history.append(ModelRequest(parts=[UserPromptPart(f"deploy step {number}")]))
+        history.append(ModelResponse(parts=[TextPart(f"done with Deploy {number}")]))
+    history.append(ModelRequest(parts=[ToolReturnPart("grep", "x\ny\ndeploy.sh:3: run\nz", "c1")]))
+    result = search_history(history, "DEPLOY")
+    blocks = result.split("--- ")[1:]
+    assert len(blocks) == 10 and "stopped at 10 matches" in result
+    assert blocks[0].startswith("Tool grep (message 30)")
+    assert blocks[1].startswith("Assistant (message 29)") and blocks[2].startswith("User (message 28)")
+    assert "no matches" in search_history(history, "kubernetes")
+
+
+def test_history_tool_reads_the_recorded_history(env: tuple[Path, DataDir, MemoryFile]) -> None:
+    recorded = [ModelRequest(parts=[UserPromptPart("the password rotation is on Fridays")])]
+    reply = call(env, "search_conversation_history", history=recorded, query="rotation")
+    assert "User (message 0)" in reply and "Fridays" in reply
