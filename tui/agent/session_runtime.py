@@ -221,7 +221,7 @@ class SessionRuntime:
             self.messages = list(result.all_messages())
             self.manager.record_pending(self.messages)
             self._refresh_title()
-            usage = result.usage()
+            usage = result.usage
             yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:

@@ -1,0 +1,328 @@
+"""A full view of one evicted tool output: highlighted, searchable, path copyable.
+
+Evicted outputs can be huge, so only the first :data:`MAX_VIEW_BYTES` are
+loaded (off the UI thread) and the header says so.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.util import find_spec
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Input, Static, TextArea
+from textual.widgets.text_area import Selection
+
+from tui.app.formatting import human_size, literal
+from tui.app.screens.confirm import DialogScreen, action_button
+
+__all__ = [
+    "MAX_MATCHES",
+    "MAX_VIEW_BYTES",
+    "EvictedViewerScreen",
+    "LoadedFile",
+    "Match",
+    "display_path",
+    "find_matches",
+    "guess_language",
+    "load_capped",
+    "supported_language",
+]
+
+MAX_VIEW_BYTES = 2 * 1024 * 1024
+"""At most this much of a file is loaded into the viewer."""
+
+MAX_MATCHES = 10_000
+"""Search stops counting after this many matches."""
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when inside it, else with ``~`` for the home directory."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        pass
+    home = str(Path.home())
+    text = str(path)
+    if home not in ("", "/") and text.startswith(home + "/"):
+        return "~" + text[len(home) :]
+    return text
+
+
+def supported_language(text_area: TextArea, language: str | None) -> str | None:
+    """``language`` when this environment can highlight it, else ``None`` (plain text).
+
+    Highlighting needs the optional ``tree-sitter`` package and its grammar
+    (``tree-sitter-<language>``, both in ``textual[syntax]``); a TextArea given
+    a language whose grammar is missing would raise, so check first.
+    """
+    if language is None or language not in text_area.available_languages:
+        return None
+    try:
+        grammar_found = find_spec("tree_sitter") is not None and find_spec(f"tree_sitter_{language}") is not None
+    except (ImportError, ValueError):
+        grammar_found = False
+    return language if grammar_found else None
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """The (possibly truncated) text of a file, or why it could not be read."""
+
+    text: str
+    total_bytes: int
+    truncated: bool
+    error: str | None = None
+
+
+def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
+    """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced)."""
+    try:
+        total = path.stat().st_size
+        with path.open("rb") as handle:
+            data = handle.read(cap)
+    except FileNotFoundError:
+        return LoadedFile("", 0, False, "File not found: it may have been deleted or moved.")
+    except OSError as error:
+        return LoadedFile("", 0, False, f"Cannot read the file: {error.strerror or error}")
+    return LoadedFile(data.decode("utf-8", errors="replace"), total, total > len(data))
+
+
+def guess_language(text: str, truncated: bool = False) -> str | None:
+    """A highlighting language guessed from content: json if it parses (or looks like truncated JSON), …"""
+    head = text.lstrip()[:2000]
+    if head[:1] in ("{", "["):
+        if truncated:
+            return "json"
+        try:
+            json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return "json"
+    if head.startswith("<?xml"):
+        return "xml"
+    if head[:15].lower().startswith(("<!doctype html", "<html")):
+        return "html"
+    first_line = head.split("\n", 1)[0]
+    if first_line.startswith("#!"):
+        return "python" if "python" in first_line else "bash"
+    lines = head.splitlines()
+    if any(line.startswith(("def ", "class ", "import ", "from ")) for line in lines) and ":" in head:
+        return "python"
+    if any(line.startswith(("# ", "## ", "```", "- [")) for line in lines):
+        return "markdown"
+    return None
+
+
+@dataclass(frozen=True)
+class Match:
+    """One search hit: ``row`` and the column span ``[start, end)``."""
+
+    row: int
+    start: int
+    end: int
+
+
+def find_matches(text: str, query: str, limit: int = MAX_MATCHES) -> list[Match]:
+    """Case-insensitive, non-overlapping occurrences of ``query`` within single lines, at most ``limit``."""
+    if not query:
+        return []
+    needle = query.lower()
+    matches: list[Match] = []
+    for row, line in enumerate(text.split("\n")):
+        haystack = line.lower()
+        if len(haystack) != len(line):  # a case mapping changed the length: match exactly instead
+            haystack, wanted = line, query
+        else:
+            wanted = needle
+        start = haystack.find(wanted)
+        while start != -1:
+            matches.append(Match(row, start, start + len(wanted)))
+            if len(matches) >= limit:
+                return matches
+            start = haystack.find(wanted, start + len(wanted))
+    return matches
+
+
+class EvictedViewerScreen(DialogScreen[None]):
+    """Shows one evicted output with search (/, n, N), copy path (c) and close (esc, q)."""
+
+    DEFAULT_CSS = """
+    EvictedViewerScreen .dialog {
+        width: 95%;
+        height: 90%;
+    }
+    EvictedViewerScreen #viewer-info {
+        height: auto;
+        width: 1fr;
+        color: $text-muted;
+    }
+    EvictedViewerScreen #viewer-search-bar {
+        height: 1;
+        width: 1fr;
+        margin: 1 0 0 0;
+    }
+    EvictedViewerScreen #viewer-search {
+        width: 1fr;
+    }
+    EvictedViewerScreen #viewer-matches {
+        width: auto;
+        min-width: 12;
+        margin: 0 1;
+        color: $text-muted;
+    }
+    EvictedViewerScreen #viewer-search-bar Button {
+        width: auto;
+        min-width: 6;
+        margin-left: 1;
+    }
+    EvictedViewerScreen #viewer-text {
+        height: 1fr;
+        margin-top: 1;
+    }
+    EvictedViewerScreen #viewer-missing {
+        height: 1fr;
+        padding: 1 2;
+        color: $text-error;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close"),
+        Binding("slash,ctrl+f", "focus_search", "Search"),
+        Binding("n,f3", "find_next", "Next match"),
+        Binding("N,shift+f3", "find_previous", "Previous match"),
+        Binding("c", "copy_path", "Copy path"),
+    ]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.loaded: LoadedFile | None = None
+        self.matches: list[Match] = []
+        self.current_match: int | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self.path.name
+            dialog.border_subtitle = "/ search · n/N next/prev · c copy path · esc close"
+            yield Static(Content.assemble(literal(display_path(self.path)), ("  loading…", "$text-muted")), id="viewer-info")
+            with Horizontal(id="viewer-search-bar"):
+                yield Input(placeholder="Search (/)", id="viewer-search", compact=True)
+                yield Static("", id="viewer-matches")
+                yield action_button("▲ Prev", "screen.find_previous", id="viewer-prev", focusable=False)
+                yield action_button("▼ Next", "screen.find_next", id="viewer-next", focusable=False)
+                yield action_button("Copy path", "screen.copy_path", id="viewer-copy", focusable=False)
+            yield TextArea(id="viewer-text", read_only=True, show_line_numbers=True, soft_wrap=False)
+            yield Static("", id="viewer-missing")
+
+    def on_mount(self) -> None:
+        self.query_one("#viewer-missing").display = False
+        self.query_one("#viewer-text", TextArea).focus()
+        self._load()
+
+    @work(thread=True, exclusive=True, group="evicted-viewer-load")
+    def _load(self) -> None:
+        loaded = load_capped(self.path)
+        language = guess_language(loaded.text, loaded.truncated) if loaded.error is None else None
+        self.app.call_from_thread(self._show, loaded, language)
+
+    def _show(self, loaded: LoadedFile, language: str | None) -> None:
+        self.loaded = loaded
+        info = self.query_one("#viewer-info", Static)
+        if loaded.error is not None:
+            info.update(Content.assemble(literal(display_path(self.path)), "  ", (loaded.error, "$text-error")))
+            missing = self.query_one("#viewer-missing", Static)
+            missing.update(Content.assemble(("This evicted output cannot be shown.\n\n", "bold"), literal(loaded.error), "\n\n", literal(str(self.path))))
+            missing.display = True
+            self.query_one("#viewer-text").display = False
+            self.notify(loaded.error, title="Evicted output", severity="error", markup=False)
+            return
+        text_area = self.query_one("#viewer-text", TextArea)
+        text_area.language = supported_language(text_area, language)
+        text_area.load_text(loaded.text)
+        size = f"  {human_size(loaded.total_bytes)}"
+        if loaded.truncated:
+            size += f" · showing the first {human_size(MAX_VIEW_BYTES)}"
+        info.update(
+            Content.assemble(
+                literal(display_path(self.path)),
+                (size, "$text-warning" if loaded.truncated else "$text-muted"),
+                (f" · {language}" if language else "", "$text-muted"),
+            )
+        )
+        query = self.query_one("#viewer-search", Input).value
+        if query:
+            self._search(query)
+
+    # -- search ---------------------------------------------------------------------------
+
+    @on(Input.Changed, "#viewer-search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._search(event.value)
+
+    @on(Input.Submitted, "#viewer-search")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_find_next()
+
+    def _search(self, query: str) -> None:
+        text = self.loaded.text if self.loaded is not None else ""
+        self.matches = find_matches(text, query)
+        self.current_match = None
+        if self.matches:
+            self._go_to(0)
+        else:
+            self._update_match_label()
+
+    def _go_to(self, index: int) -> None:
+        self.current_match = index % len(self.matches)
+        match = self.matches[self.current_match]
+        text_area = self.query_one("#viewer-text", TextArea)
+        text_area.selection = Selection((match.row, match.start), (match.row, match.end))
+        text_area.scroll_cursor_visible(center=True)
+        self._update_match_label()
+
+    def _update_match_label(self) -> None:
+        label = self.query_one("#viewer-matches", Static)
+        query = self.query_one("#viewer-search", Input).value
+        if not query:
+            label.update("")
+        elif not self.matches:
+            label.update(Content.styled("no matches", "$text-error"))
+        else:
+            count = f"{len(self.matches)}+" if len(self.matches) >= MAX_MATCHES else str(len(self.matches))
+            position = (self.current_match or 0) + 1
+            label.update(f"{position}/{count}")
+
+    def action_find_next(self) -> None:
+        """Select the next match (wrapping)."""
+        if self.matches:
+            self._go_to(0 if self.current_match is None else self.current_match + 1)
+
+    def action_find_previous(self) -> None:
+        """Select the previous match (wrapping)."""
+        if self.matches:
+            self._go_to(-1 if self.current_match is None else self.current_match - 1)
+
+    def action_focus_search(self) -> None:
+        self.query_one("#viewer-search", Input).focus()
+
+    # -- other actions ----------------------------------------------------------------------
+
+    def action_copy_path(self) -> None:
+        """Put the file's absolute path on the clipboard."""
+        self.app.copy_to_clipboard(str(self.path))
+        self.notify(f"Copied {self.path}", title="Path copied", markup=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,152 @@
+"""The evicted-outputs browser: the session's saved tool outputs, newest first.
+
+Enter (or a click) opens :class:`~tui.app.screens.evicted_viewer.EvictedViewerScreen`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import tzinfo
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.agent.runtime_api import EvictedOutput
+from tui.app.formatting import human_size, human_tokens, literal
+from tui.app.screens.evicted_viewer import EvictedViewerScreen
+from tui.app.widgets.event_log import compact_timestamp
+
+__all__ = ["EvictedBrowser", "header_row", "output_row"]
+
+TOOL_WIDTH = 18
+SIZE_WIDTH = 9
+TOKENS_WIDTH = 6
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def header_row() -> Content:
+    """Column captions matching :func:`output_row`."""
+    return Content.styled(
+        f"{'tool':<{TOOL_WIDTH}} {'size':>{SIZE_WIDTH}} {'tokens':>{TOKENS_WIDTH}}  saved", "$text-muted bold"
+    )
+
+
+def output_row(output: EvictedOutput, *, now: float, tz: tzinfo | None = None) -> Content:
+    """One line: tool (literal), size, tokens, time saved."""
+    return Content.assemble(
+        literal(f"{_fit(output.tool_name, TOOL_WIDTH):<{TOOL_WIDTH}}", "bold"),
+        f" {human_size(output.size_bytes):>{SIZE_WIDTH}}",
+        f" {human_tokens(output.tokens):>{TOKENS_WIDTH}}  ",
+        (compact_timestamp(output.timestamp, now=now, tz=tz), "$text-muted"),
+    )
+
+
+class EvictedBrowser(Widget):
+    """A list of evicted tool outputs (tool, size, tokens, time); Enter or click opens one."""
+
+    DEFAULT_CSS = """
+    EvictedBrowser {
+        width: 1fr;
+        height: 1fr;
+        layout: vertical;
+    }
+    EvictedBrowser #evicted-summary, EvictedBrowser #evicted-header {
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    EvictedBrowser #evicted-summary {
+        color: $text-muted;
+    }
+    EvictedBrowser #evicted-list {
+        height: 1fr;
+        border: none;
+    }
+    EvictedBrowser #evicted-empty {
+        color: $text-muted;
+        padding: 1 1;
+    }
+    """
+
+    def __init__(
+        self,
+        outputs: Sequence[EvictedOutput] = (),
+        *,
+        now: Callable[[], float] = time.time,
+        tz: tzinfo | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """``now``/``tz`` pin the clock (tests)."""
+        super().__init__(name=name, id=id, classes=classes)
+        self._outputs: list[EvictedOutput] = []
+        self._now = now
+        self._tz = tz
+        self._ready = False
+        self.set_outputs(outputs)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="evicted-summary")
+        yield Static(header_row(), id="evicted-header")
+        yield OptionList(id="evicted-list")
+        yield Static("No evicted tool outputs yet. Outputs over the size limit are saved here.", id="evicted-empty")
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self._refresh_list()
+
+    @property
+    def outputs(self) -> list[EvictedOutput]:
+        """The listed outputs, newest first."""
+        return list(self._outputs)
+
+    def set_outputs(self, outputs: Sequence[EvictedOutput]) -> None:
+        """Replace the list (shown newest first)."""
+        self._outputs = sorted(outputs, key=lambda output: output.timestamp, reverse=True)
+        if self._ready:
+            self._refresh_list()
+
+    def _refresh_list(self) -> None:
+        now = self._now()
+        option_list = self.query_one("#evicted-list", OptionList)
+        option_list.set_options(Option(output_row(output, now=now, tz=self._tz)) for output in self._outputs)
+        if self._outputs:
+            option_list.highlighted = 0
+        total = sum(output.size_bytes for output in self._outputs)
+        count = len(self._outputs)
+        self.query_one("#evicted-summary", Static).update(
+            f"{count} output{'s' if count != 1 else ''} · {human_size(total)} on disk · ⏎ open"
+        )
+        for widget_id in ("#evicted-list", "#evicted-header"):
+            self.query_one(widget_id).display = bool(self._outputs)
+        self.query_one("#evicted-empty").display = not self._outputs
+
+    @on(OptionList.OptionSelected, "#evicted-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.open_path(self._outputs[event.option_index].path)
+
+    def open_path(self, path: Path) -> bool:
+        """Open ``path`` in the viewer; a missing file gets a clear notice instead (returns ``False``)."""
+        if not path.is_file():
+            self.notify(
+                f"{path.name} is no longer on disk (deleted or moved): {path}",
+                title="Evicted output missing",
+                severity="error",
+                markup=False,
+            )
+            return False
+        self.app.push_screen(EvictedViewerScreen(path))
+        return True

@@ -1,0 +1,385 @@
+"""The MEMORY.md editor panel: edit, save atomically, and follow changes made on disk.
+
+The agent's memory tools (or another editor) may rewrite the file while it is
+open here. A watcher notices; a clean buffer reloads silently, a buffer with
+unsaved edits asks the user which side to keep. Nothing is ever overwritten
+without the user choosing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Button, Static, TextArea
+from watchfiles import awatch
+
+from tui.app.formatting import clock_time, literal
+from tui.app.screens.confirm import Choice, ChoiceModal, ConfirmModal, TextViewerModal
+from tui.app.screens.evicted_viewer import display_path, supported_language
+
+__all__ = ["MemoryEditor", "write_text_atomic"]
+
+WATCH_DEBOUNCE_MS = 250
+"""How long the watcher lets a burst of writes settle before reporting it."""
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
+
+    Parent directories are created; an existing file keeps its permission bits.
+    A reader never sees a half-written file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(temp_name, path.stat().st_mode & 0o7777)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def read_text_or_none(path: Path) -> str | None:
+    """The file's text, or ``None`` when it does not exist (other errors propagate)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+class MemoryEditor(Widget):
+    """A Markdown editor for the agent's MEMORY.md with save, revert and live reload."""
+
+    DEFAULT_CSS = """
+    MemoryEditor {
+        width: 1fr;
+        height: 1fr;
+        layout: vertical;
+    }
+    MemoryEditor #memory-path {
+        height: 1;
+        width: 1fr;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    MemoryEditor #memory-text {
+        height: 1fr;
+    }
+    MemoryEditor #memory-bar {
+        height: 1;
+        width: 1fr;
+    }
+    MemoryEditor #memory-status {
+        width: 1fr;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    MemoryEditor #memory-bar Button {
+        width: auto;
+        min-width: 8;
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save memory"),
+        Binding("ctrl+r", "revert", "Revert memory"),
+    ]
+
+    class Saved(Message):
+        """Posted after the buffer was written to ``path``."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
+    def __init__(self, path: Path, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.path = path
+        self._disk_text: str | None = None
+        """The file's content as last seen (``None``: not on disk)."""
+        self._baseline = ""
+        """The buffer text that counts as "saved" (what is on disk, or empty for a new file)."""
+        self._load_error: str | None = None
+        self._note: Content = Content("")
+        self._last_external: float | None = None
+        self._pending_external: str | None = None
+        self._asking = False
+        self._stop_watching = asyncio.Event()
+        self._ready = False
+
+    # -- composition ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal(display_path(self.path)), id="memory-path")
+        text_area = TextArea(id="memory-text", soft_wrap=True, tab_behavior="indent")
+        text_area.language = supported_language(text_area, "markdown")
+        yield text_area
+        with Horizontal(id="memory-bar"):
+            yield Static(id="memory-status")
+            yield Button("Save ^s", id="memory-save", compact=True, variant="primary")
+            yield Button("Revert", id="memory-revert", compact=True)
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.reload_from_disk()
+        self._watch_file()
+
+    def on_unmount(self) -> None:
+        self._stop_watching.set()
+
+    # -- state --------------------------------------------------------------------------
+
+    @property
+    def text_area(self) -> TextArea:
+        """The editing area."""
+        return self.query_one("#memory-text", TextArea)
+
+    @property
+    def text(self) -> str:
+        """The buffer's current text."""
+        return self.text_area.text
+
+    @property
+    def dirty(self) -> bool:
+        """True when the buffer has edits that are not on disk."""
+        return self.text_area.text != self._baseline
+
+    @property
+    def last_external_change(self) -> float | None:
+        """Epoch time the file last changed on disk from outside this editor."""
+        return self._last_external
+
+    def _set_note(self, note: str | Content) -> None:
+        self._note = literal(note) if isinstance(note, str) else note
+        self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        if not self._ready:
+            return
+        if self._load_error is not None:
+            state = Content.styled("✗ unreadable", "$text-error bold")
+        elif self.dirty:
+            state = Content.styled("● unsaved", "$text-warning bold")
+        elif self._disk_text is None:
+            state = Content.styled("○ new file", "$text-muted")
+        else:
+            state = Content.styled("✓ saved", "$text-success")
+        parts = [state]
+        if self._note:
+            parts += [Content.styled(" · ", "$text-muted"), self._note]
+        self.query_one("#memory-status", Static).update(Content.assemble(*parts))
+        self.set_class(self.dirty, "-dirty")
+
+    @on(TextArea.Changed, "#memory-text")
+    def _buffer_changed(self) -> None:
+        self._refresh_status()
+
+    # -- load / save ----------------------------------------------------------------------
+
+    def reload_from_disk(self) -> bool:
+        """Replace the buffer with the file's content (discarding edits); ``False`` if it could not be read."""
+        try:
+            text = read_text_or_none(self.path)
+        except (OSError, UnicodeDecodeError) as error:
+            self._load_error = f"cannot read: {error}"
+            self.text_area.read_only = True
+            self._set_note(self._load_error)
+            self.notify(f"Cannot read {self.path}: {error}", title="Memory", severity="error", markup=False)
+            return False
+        self._load_error = None
+        self.text_area.read_only = False
+        self._apply_disk_text(text)
+        self._set_note("" if text is not None else "will be created on save")
+        return True
+
+    def _apply_disk_text(self, text: str | None) -> None:
+        """Load ``text`` (the disk content) into the buffer, keeping the cursor where it can be."""
+        self._disk_text = text
+        self._baseline = text or ""
+        text_area = self.text_area
+        cursor = text_area.cursor_location
+        text_area.load_text(self._baseline)
+        text_area.move_cursor(cursor)
+        self._refresh_status()
+
+    def save(self) -> bool:
+        """Write the buffer to disk atomically; returns ``True`` when it was written.
+
+        If the file changed on disk since it was last seen (and the watcher has
+        not reported it yet), nothing is written and the conflict is handled as
+        an external change instead.
+        """
+        if self._load_error is not None:
+            self.notify("Not saved: the file could not be read, so it is not overwritten.", title="Memory", severity="error", markup=False)
+            return False
+        try:
+            on_disk = read_text_or_none(self.path)
+        except (OSError, UnicodeDecodeError) as error:
+            self.notify(f"Not saved: cannot read {self.path}: {error}", title="Memory", severity="error", markup=False)
+            return False
+        if on_disk != self._disk_text:
+            self.external_change_detected(on_disk)
+            if self._asking or not self.dirty:
+                return False
+        text = self.text
+        try:
+            write_text_atomic(self.path, text)
+        except OSError as error:
+            self._set_note(f"save failed: {error}")
+            self.notify(f"Could not save {self.path}: {error}", title="Memory", severity="error", markup=False)
+            return False
+        self._disk_text = text
+        self._baseline = text
+        self._set_note(f"saved {clock_time(time.time())}")
+        self.post_message(self.Saved(self.path))
+        return True
+
+    def action_save(self) -> None:
+        """Save (ctrl+s)."""
+        self.save()
+
+    def action_revert(self) -> None:
+        """Discard unsaved edits and reload the file, after confirming (ctrl+r)."""
+        if not self.dirty:
+            self.reload_from_disk()
+            return
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.reload_from_disk()
+                self._set_note("reverted")
+
+        self.app.push_screen(
+            ConfirmModal("Revert memory", "Discard your unsaved edits and reload MEMORY.md from disk?", confirm_label="Revert", destructive=True),
+            answered,
+        )
+
+    @on(Button.Pressed, "#memory-save")
+    def _save_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_save()
+
+    @on(Button.Pressed, "#memory-revert")
+    def _revert_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_revert()
+
+    # -- external changes -------------------------------------------------------------------
+
+    def external_change_detected(self, text: str | None) -> None:
+        """The file on disk now holds ``text`` (``None``: deleted); reconcile it with the buffer.
+
+        Our own saves are recognised by content and ignored. A clean buffer
+        follows the disk; a buffer with unsaved edits asks the user.
+        """
+        if text == self._disk_text:
+            return
+        self._last_external = time.time()
+        stamp = clock_time(self._last_external)
+        if text is None:
+            self._disk_text = None
+            self._baseline = ""
+            self._set_note(f"deleted on disk {stamp}; save to recreate")
+            return
+        if not self.dirty:
+            self._load_error = None
+            self.text_area.read_only = False
+            self._apply_disk_text(text)
+            self._set_note(f"reloaded: changed on disk {stamp}")
+            return
+        if self.text == text:
+            self._disk_text = self._baseline = text
+            self._set_note(f"disk now matches your edits {stamp}")
+            return
+        self._pending_external = text
+        if not self._asking:
+            self._ask_about_conflict()
+
+    def _ask_about_conflict(self) -> None:
+        self._asking = True
+        self._set_note(Content.styled("changed on disk while you were editing", "$text-warning"))
+        choices = [
+            Choice("keep", "Keep mine", "k", "primary"),
+            Choice("theirs", "Load theirs", "l", "warning"),
+            Choice("diff", "Show diff", "d"),
+        ]
+        message = (
+            "MEMORY.md was changed on disk (by the agent or another editor) while you have unsaved edits.\n\n"
+            "Keep mine: keep editing; saving will overwrite the disk version.\n"
+            "Load theirs: discard your edits and load the disk version."
+        )
+        self.app.push_screen(ChoiceModal("Memory changed on disk", message, choices), self._conflict_answered)
+
+    def _conflict_answered(self, answer: str | None) -> None:
+        theirs = self._pending_external
+        if theirs is None:  # pragma: no cover - the dialog is only shown with a pending text
+            self._asking = False
+            return
+        if answer == "diff":
+            diff = "".join(
+                difflib.unified_diff(
+                    theirs.splitlines(keepends=True),
+                    self.text.splitlines(keepends=True),
+                    fromfile="on disk",
+                    tofile="your edits",
+                )
+            )
+            self.app.push_screen(TextViewerModal("Disk → your edits", diff or "(no difference)"), lambda _: self._ask_about_conflict())
+            return
+        self._asking = False
+        self._pending_external = None
+        if answer == "theirs":
+            self._apply_disk_text(theirs)
+            self._set_note("loaded the disk version")
+        else:
+            # Keep mine (or Esc): the buffer stays; the disk version becomes the
+            # one a save replaces, so the next save does not ask again.
+            self._disk_text = theirs
+            self._baseline = theirs
+            self._set_note(Content.styled("kept your edits; save to overwrite the disk version", "$text-warning"))
+
+    @work(exclusive=True, group="memory-watch", exit_on_error=False)
+    async def _watch_file(self) -> None:
+        """Follow the file's directory with watchfiles until unmounted."""
+        directory = self.path.parent
+        name = self.path.name
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            async for _changes in awatch(
+                directory,
+                watch_filter=lambda _change, changed: Path(changed).name == name,
+                recursive=False,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=50,
+                stop_event=self._stop_watching,
+            ):
+                try:
+                    text = await asyncio.to_thread(read_text_or_none, self.path)
+                except (OSError, UnicodeDecodeError) as error:
+                    self._set_note(f"external change unreadable: {error}")
+                    continue
+                self.external_change_detected(text)
+        except (OSError, RuntimeError) as error:
+            self._set_note(f"live reload off: {error}")
+

@@ -1,0 +1,79 @@
+"""Tokens in context: the provider's count for the last response plus estimates of what came after."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Sequence
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.tools import ToolDefinition
+
+from tui.chain.estimate import TokenEstimator, text_tokens
+
+TokenCounter = Callable[[Sequence[ModelMessage]], int | Awaitable[int]]
+"""A replacement for the estimate: counts the tokens of a message list (sync or async)."""
+
+
+class TokenAccountant:
+    """Counts what a request will carry, in O(messages since the last response).
+
+    Anchored on the input tokens a provider reported for the newest response
+    (when no compaction changed the context since), plus chars/4 estimates of
+    that response and everything after it; without an anchor, estimates of
+    every message plus the instructions and tool definitions.
+    """
+
+    def __init__(self, estimator: TokenEstimator, token_counter: TokenCounter | None = None) -> None:
+        self.estimator = estimator
+        self.token_counter = token_counter
+        self._stale: dict[int, ModelResponse] = {}
+        self._tool_cost: tuple[tuple[str, ...], int] | None = None
+
+    def invalidate(self, messages: Sequence[ModelMessage]) -> None:
+        """After a compaction, responses seen so far no longer describe the context size."""
+        for message in messages:
+            if isinstance(message, ModelResponse):
+                self._stale[id(message)] = message
+
+    def fixed_tokens(self, instructions: str | None, tools: Sequence[ToolDefinition]) -> int:
+        """Instructions (incl. memory) and tool definitions: sent with every request."""
+        names = tuple(tool.name for tool in tools)
+        if self._tool_cost is None or self._tool_cost[0] != names:
+            cost = sum(text_tokens(tool.name + (tool.description or "") + json.dumps(tool.parameters_json_schema))
+                       for tool in tools)
+            self._tool_cost = (names, cost)
+        return text_tokens(instructions or "") + self._tool_cost[1]
+
+    def _anchor(self, messages: Sequence[ModelMessage]) -> int | None:
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelResponse):
+                fresh = id(message) not in self._stale or self._stale[id(message)] is not message
+                # Only a real provider's count is an anchor; local/function models report guesses.
+                reported = bool(message.provider_name) and message.usage.input_tokens > 0
+                return index if fresh and reported else None
+        return None
+
+    async def count(self, messages: Sequence[ModelMessage], fixed_tokens: int) -> int:
+        """Tokens the next request will carry."""
+        if self.token_counter is not None:
+            counted = self.token_counter(messages)
+            if inspect.isawaitable(counted):
+                counted = await counted
+            return int(counted) + fixed_tokens
+        anchor = self._anchor(messages)
+        if anchor is None:
+            return self.estimator.total(messages) + fixed_tokens
+        response = messages[anchor]
+        assert isinstance(response, ModelResponse)
+        return response.usage.input_tokens + self.estimator.total(messages[anchor:])
+
+    def estimate(self, messages: Sequence[ModelMessage], fixed_tokens: int) -> int:
+        """Pure estimate (used to compare before/after a compaction on the same footing)."""
+        return self.estimator.total(messages) + fixed_tokens
+
+
+def request_instructions(messages: Sequence[ModelMessage]) -> str | None:
+    last = messages[-1] if messages else None
+    return last.instructions if isinstance(last, ModelRequest) else None

@@ -1,0 +1,194 @@
+"""Tiers 2 and 3 with their guards, and the pre-flight fallback.
+
+Each step either returns a new working context with a ``CompactionFinished``
+event or leaves the messages exactly as they were with ``CompactionFailed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic_ai.exceptions import AgentRunError
+from pydantic_ai.messages import ModelMessage
+
+from tui.chain.accounting import TokenAccountant
+from tui.chain.cut_points import find_cut_index
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    CompactionTrigger,
+)
+from tui.chain.fallback import fallback_compact
+from tui.chain.recording import RecordingLedger
+from tui.chain.retention import extract_identifiers, retention_score
+from tui.chain.summarizer import Summarizer, SummarizerError
+from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
+from tui.chain.tool_compaction import compact_tool_calls
+from tui.config import ContextSettings
+
+INFLATION_LIMIT = 0.70
+"""A summary must leave the context at most this share of its size before."""
+RETENTION_TARGET = 0.9
+MAX_REPORTED_MISSING = 20
+
+BeforeCompress = Callable[[Sequence[ModelMessage], int], None]
+AfterCompress = Callable[[Sequence[ModelMessage]], "str | None"]
+
+
+@dataclass
+class CompactionStats:
+    """Totals for the session: tokens saved by strategy, compactions and failures."""
+
+    saved_by_strategy: dict[str, int] = field(default_factory=dict)
+    compactions: int = 0
+    failures: int = 0
+
+    def add(self, event: CompactionFinished) -> None:
+        self.compactions += 1
+        self.saved_by_strategy[event.strategy] = self.saved_by_strategy.get(event.strategy, 0) + event.tokens_saved
+
+
+@dataclass
+class StepResult:
+    messages: list[ModelMessage]
+    tokens: int
+    event: CompactionFinished | CompactionFailed | None = None
+
+
+class ContextOverflowError(AgentRunError):
+    """Even the deterministic fallback cannot fit the request into the window."""
+
+
+@dataclass
+class Compactor:
+    settings: ContextSettings
+    window: int
+    large_results_dir: Path
+    ledger: RecordingLedger
+    accountant: TokenAccountant
+    summarizer: Summarizer
+    emit: Callable[[ChainEvent], None]
+    on_before_compress: BeforeCompress | None = None
+    on_after_compress: AfterCompress | None = None
+    stats: CompactionStats = field(default_factory=CompactionStats)
+
+    def _finish(self, event: CompactionFinished) -> CompactionFinished:
+        self.stats.add(event)
+        self.emit(event)
+        return event
+
+    def _fail(self, *, strategy: str, trigger: CompactionTrigger, reason: str, tokens: int,
+              focus: str | None) -> CompactionFailed:
+        self.stats.failures += 1
+        event = CompactionFailed(strategy=strategy, trigger=trigger, reason=reason, tokens=tokens,  # type: ignore[arg-type]
+                                 focus=focus)
+        self.emit(event)
+        return event
+
+    # -- tier 2 ------------------------------------------------------------------------
+
+    def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
+                   focus: str | None, force: bool) -> StepResult:
+        """Pointers for old tool activity, applied only when it frees a meaningful amount."""
+        result = compact_tool_calls(messages, estimator=self.accountant.estimator,
+                                    large_results_dir=self.large_results_dir,
+                                    protect_recent_tokens=self.settings.protect_recent_tokens)
+        saved = result.tokens_saved
+        if saved <= 0 or (not force and saved < self.settings.min_savings_tokens):
+            return StepResult(messages, tokens)
+        self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
+        for original, rewritten in zip(messages, result.messages, strict=True):
+            index = self.ledger.index_of(original)
+            if rewritten is not original and index is not None:
+                self.ledger.remember(rewritten, index)
+        self.accountant.invalidate(result.messages)
+        after = max(0, tokens - saved)
+        event = self._finish(CompactionFinished(
+            strategy="pointer" if result.pointered_returns else "mask", trigger=trigger, tokens_before=tokens,
+            tokens_after=after, messages_replaced=result.pointered_returns + result.masked_args,
+            files_created=tuple(result.files_created), focus=focus))
+        return StepResult(result.messages, after, event)
+
+    # -- tier 3 ------------------------------------------------------------------------
+
+    async def summarize(self, messages: list[ModelMessage], tokens: int, fixed_tokens: int, *,
+                        trigger: CompactionTrigger, focus: str | None) -> StepResult:
+        """Replace everything before the kept tail by one summary message (or leave all as it was)."""
+        keep_tokens = int(self.settings.keep_recent_fraction * self.window)
+        cut = find_cut_index(messages, keep_tokens, self.accountant.estimator)
+        if cut is None:
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus,
+                                reason="nothing to summarize: no safe cut point before the kept recent turns")
+            return StepResult(messages, tokens, failed)
+        span = messages[:cut]
+        previous = summary_text(span[0]) if summary_info(span[0]) is not None else None
+        body = span[1:] if previous is not None else span
+        if self.on_before_compress is not None:
+            self.on_before_compress(span, cut)
+        self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
+        try:
+            text = await self.summarizer.summarize(body, previous_summary=previous, focus=focus)
+            identifiers = extract_identifiers(body)
+            score, missing = retention_score(text, identifiers)
+            if score < RETENTION_TARGET and self.summarizer.uses_model and missing:
+                second = await self.summarizer.summarize(body, previous_summary=previous, focus=focus,
+                                                         must_include=missing)
+                second_score, second_missing = retention_score(second, identifiers)
+                if second_score >= score:
+                    text, score, missing = second, second_score, second_missing
+        except SummarizerError as error:
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=str(error))
+            return StepResult(messages, tokens, failed)
+        kept_from = self.ledger.index_of(messages[cut])
+        summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
+                                       focus=focus, retention=score)
+        candidate = [summary, *messages[cut:]]
+        if self.on_after_compress is not None:
+            extra = self.on_after_compress(candidate)
+            if extra:
+                summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
+                                               focus=focus, retention=score, extra=extra)
+                candidate[0] = summary
+        before = self.accountant.estimate(messages, fixed_tokens)
+        after = self.accountant.estimate(candidate, fixed_tokens)
+        if after > INFLATION_LIMIT * before:
+            failed = self._fail(
+                strategy="summary", trigger=trigger, tokens=tokens, focus=focus,
+                reason=f"summary rejected: the context would only shrink from ~{before:,} to ~{after:,} tokens "
+                       f"(needs ≤ {INFLATION_LIMIT:.0%}); history left unchanged")
+            return StepResult(messages, tokens, failed)
+        summary_index = self.ledger.record_one(summary)
+        self.accountant.invalidate(candidate)
+        tokens_after = max(0, tokens - (before - after))
+        event = self._finish(CompactionFinished(
+            strategy="summary", trigger=trigger, tokens_before=tokens, tokens_after=tokens_after,
+            messages_replaced=len(body), retention_score=round(score, 3),
+            missing_identifiers=tuple(missing[:MAX_REPORTED_MISSING]), focus=focus, summary_index=summary_index))
+        return StepResult(candidate, tokens_after, event)
+
+    # -- pre-flight ----------------------------------------------------------------------
+
+    def fit_window(self, messages: list[ModelMessage], tokens: int, fixed_tokens: int) -> StepResult:
+        """Deterministic fallback so no request is sent over the window; raises if impossible."""
+        fitted = fallback_compact(messages, target_tokens=self.window - fixed_tokens,
+                                  estimator=self.accountant.estimator)
+        if fitted is None:
+            raise ContextOverflowError(
+                f"the request needs about {tokens:,} tokens but the window is {self.window:,}, even after "
+                "removing every earlier message; shorten the prompt or use a model with a larger window")
+        new_messages, replaced = fitted
+        kept_from = self.ledger.index_of(new_messages[1]) if len(new_messages) > 1 else None
+        marker = with_kept_from(new_messages[0], kept_from) if kept_from is not None else new_messages[0]  # type: ignore[arg-type]
+        new_messages[0] = marker
+        self.emit(CompactionStarted(trigger="preflight", tokens=tokens))
+        summary_index = self.ledger.record_one(marker)
+        self.accountant.invalidate(new_messages)
+        after = self.accountant.estimate(new_messages, fixed_tokens)
+        event = self._finish(CompactionFinished(
+            strategy="fallback", trigger="preflight", tokens_before=tokens, tokens_after=after,
+            messages_replaced=replaced, summary_index=summary_index))
+        return StepResult(new_messages, after, event)

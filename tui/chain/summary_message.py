@@ -1,0 +1,65 @@
+"""The summary message: a ``ModelRequest`` holding a ``CompactionPart``, marked for resume and the app."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Literal
+
+from pydantic_ai.messages import CompactionPart, ModelMessage, ModelRequest, SystemPromptPart
+
+SUMMARY_METADATA_KEY = "deep_tui_summary"
+
+
+def make_summary_message(
+    content: str,
+    *,
+    strategy: Literal["summary", "fallback"],
+    kept_from: int | None,
+    replaced: int,
+    focus: str | None = None,
+    retention: float | None = None,
+    extra: str | None = None,
+) -> ModelRequest:
+    """A summary of ``replaced`` messages; ``kept_from`` is the messages.json index of the first kept one."""
+    info: dict[str, Any] = {"strategy": strategy, "kept_from": kept_from, "replaced": replaced}
+    if focus:
+        info["focus"] = focus
+    if retention is not None:
+        info["retention"] = round(retention, 3)
+    parts: list[CompactionPart | SystemPromptPart] = [
+        CompactionPart(content=content, metadata={SUMMARY_METADATA_KEY: info})
+    ]
+    if extra:
+        parts.append(SystemPromptPart(extra))
+    return ModelRequest(parts=parts)
+
+
+def summary_info(message: ModelMessage) -> dict[str, Any] | None:
+    """The summary's metadata, or ``None`` when ``message`` is not a deep-tui summary."""
+    if not isinstance(message, ModelRequest):
+        return None
+    for part in message.parts:
+        if isinstance(part, CompactionPart) and isinstance(part.metadata, dict):
+            info = part.metadata.get(SUMMARY_METADATA_KEY)
+            if isinstance(info, dict):
+                return info
+    return None
+
+
+def summary_text(message: ModelMessage) -> str | None:
+    if summary_info(message) is None:
+        return None
+    assert isinstance(message, ModelRequest)
+    return next((p.content or "" for p in message.parts if isinstance(p, CompactionPart)), None)
+
+
+def with_kept_from(message: ModelRequest, kept_from: int) -> ModelRequest:
+    """A copy of a summary message with its ``kept_from`` index set."""
+    parts = []
+    for part in message.parts:
+        if isinstance(part, CompactionPart) and isinstance(part.metadata, dict):
+            info = dict(part.metadata.get(SUMMARY_METADATA_KEY) or {})
+            info["kept_from"] = kept_from
+            part = replace(part, metadata={**part.metadata, SUMMARY_METADATA_KEY: info})
+        parts.append(part)
+    return replace(message, parts=parts)

@@ -1,0 +1,134 @@
+"""Tier 2 (reversible): old file-write arguments become pointers, old tool outputs become previews.
+
+The result has the input's length and order, unchanged messages are the
+same objects, and a part rewritten once is never rewritten again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from tui.chain.estimate import TokenEstimator, text_tokens
+from tui.chain.safe_names import write_output
+
+MASKED_KEY = "deep_tui_masked"
+EVICTED_PATH_KEY = "deep_tui_evicted_path"
+ELIDED_ARG = "deep_tui_elided"
+FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
+MIN_MASKABLE_TOKENS = 50
+
+
+@dataclass
+class ToolCompactionResult:
+    messages: list[ModelMessage]
+    tokens_before: int
+    tokens_after: int
+    masked_args: int = 0
+    pointered_returns: int = 0
+    files_created: list[str] = field(default_factory=list)
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+
+def _current_turn_start(messages: Sequence[ModelMessage]) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return index
+    return 0
+
+
+def _protected_from(messages: Sequence[ModelMessage], protect_recent_tokens: int) -> int:
+    """Index from which tool output is protected: the current turn and the newest output up to the budget."""
+    boundary = _current_turn_start(messages)
+    budget = protect_recent_tokens
+    for index in range(boundary - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, ModelRequest):
+            continue
+        output = sum(text_tokens(p.model_response_str()) for p in message.parts if isinstance(p, ToolReturnPart))
+        if not output:
+            continue
+        if output > budget:
+            break
+        budget -= output
+        boundary = index
+    return boundary
+
+
+def _pointer_text(part: ToolReturnPart, path: str, preview_chars: int, size: int) -> str:
+    content = part.model_response_str()
+    preview = content if len(content) <= preview_chars else content[:preview_chars] + "…"
+    return (f"[older output of {part.tool_name} compacted to save context: {size:,} characters saved at {path}; "
+            f"read it back with read_file(path={path!r}, offset=0, limit=400)]\npreview:\n{preview}")
+
+
+def _mask_return(part: ToolReturnPart, directory: Path, preview_chars: int, files: list[str]) -> ToolReturnPart:
+    metadata: dict[str, Any] = dict(part.metadata) if isinstance(part.metadata, dict) else {}
+    path = metadata.get(EVICTED_PATH_KEY)
+    content = part.model_response_str()
+    if not isinstance(path, str):
+        payload: str | bytes
+        if isinstance(part.content, (dict, list)):
+            payload, suffix = json.dumps(part.content, ensure_ascii=False, indent=2, default=str), ".json"
+        else:
+            payload, suffix = content, ".txt"
+        saved = write_output(directory, f"{part.tool_call_id}-t2", payload, suffix)
+        path = str(saved)
+        files.append(path)
+    metadata.update({MASKED_KEY: True, EVICTED_PATH_KEY: path})
+    return replace(part, content=_pointer_text(part, path, preview_chars, len(content)), metadata=metadata)
+
+
+def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
+    args = part.args_as_dict()
+    path = args.get("path", "?")
+    bulky = {key: value for key, value in args.items() if key != "path" and isinstance(value, str)}
+    elided = sum(len(value) for value in bulky.values())
+    first = next(iter(bulky.values()), "")
+    new_args = {
+        "path": path,
+        ELIDED_ARG: True,
+        "note": f"{elided:,} characters of {', '.join(bulky) or 'arguments'} elided to save context; "
+                f"the result is on disk — read_file(path={path!r}) to see it",
+        "preview": first[: preview_chars // 3],
+    }
+    return replace(part, args=new_args)
+
+
+def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
+                       protect_recent_tokens: int, preview_chars: int = 600) -> ToolCompactionResult:
+    """Rewrite tool activity older than the protection window; see the module docstring."""
+    before = estimator.total(messages)
+    protected_from = _protected_from(messages, protect_recent_tokens)
+    result = ToolCompactionResult(list(messages), before, before)
+    for index in range(protected_from):
+        message = messages[index]
+        new_parts: list[Any] = []
+        changed = False
+        for part in message.parts:
+            if (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
+                    and text_tokens(part.model_response_str()) >= MIN_MASKABLE_TOKENS):
+                part = _mask_return(part, large_results_dir, preview_chars, result.files_created)
+                result.pointered_returns += 1
+                changed = True
+            elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
+                  and not part.args_as_dict().get(ELIDED_ARG)
+                  and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
+                part = _elide_args(part, preview_chars)
+                result.masked_args += 1
+                changed = True
+            new_parts.append(part)
+        if changed:
+            assert isinstance(message, (ModelRequest, ModelResponse))
+            result.messages[index] = replace(message, parts=new_parts)
+    result.tokens_after = estimator.total(result.messages)
+    return result
