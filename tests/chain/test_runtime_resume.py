@@ -1,0 +1,60 @@
+"""Through a real session: events.jsonl, the recorded summary, and resuming from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.turn_events import TurnFinished
+from tui.chain.summary_message import summary_info
+from tui.config import ContextSettings, Settings
+from tui.paths import DataDir
+
+
+async def run_turn(runtime, prompt: str) -> None:  # type: ignore[no-untyped-def]
+    events = [event async for event in runtime.run_turn(prompt)]
+    assert isinstance(events[-1], TurnFinished), events[-1]
+
+
+async def test_summary_is_recorded_and_resume_starts_from_it(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    for number in range(6):
+        (work / f"f{number}.txt").write_text("".join(f"file {number} row {r}\n" for r in range(150)))
+    settings = Settings(context=ContextSettings(window=6_000, large_result_tokens=400, compaction_threshold=0.5,
+                                                summarize_threshold=0.6, protect_recent_tokens=300,
+                                                min_savings_tokens=50))
+    factory = RuntimeFactory.create(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
+                                    model_flag="offline")
+    runtime = await factory.open_request(SessionRequest())
+    for number in range(6):
+        await run_turn(runtime, f"read f{number}.txt")
+    session_id = runtime.info.session_id
+    count = runtime.history_count()
+    await runtime.aclose()
+
+    directory = tmp_path / "data" / "sessions" / session_id
+    records = [json.loads(line) for line in (directory / "events.jsonl").read_text().splitlines()]
+    kinds = [record["kind"] for record in records]
+    assert "evicted" in kinds and "compaction_finished" in kinds
+    for index, kind in enumerate(kinds):
+        if kind == "compaction_started":
+            assert kinds[index + 1] in ("compaction_finished", "compaction_failed")
+        if kind == "compaction_finished":
+            assert kinds[index + 1] == "usage"
+    summaries = [r for r in records if r["kind"] == "compaction_finished" and r["strategy"] in ("summary", "fallback")]
+    assert summaries, kinds
+    meta = json.loads((directory / "session.json").read_text())
+    assert meta["compressions"] == kinds.count("compaction_finished") and meta["message_count"] == count
+
+    reopened = await factory.open_session(session_id[:5])
+    try:
+        first = reopened.messages[0]
+        assert summary_info(first) is not None, "resume starts from the newest summary"
+        assert summary_info(first)["kept_from"] is not None  # type: ignore[index]
+        assert len(reopened.messages) < count
+        await run_turn(reopened, "ls")
+        assert reopened.history_count() > count
+    finally:
+        await reopened.aclose()
