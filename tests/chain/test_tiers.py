@@ -30,8 +30,13 @@ def test_tier2_fires_at_the_compaction_threshold_and_not_below(tmp_path: Path) -
     sent = at.received[0]
     masked = [p for m in sent for p in m.parts if isinstance(p, ToolReturnPart) and "compacted" in str(p.content)]
     assert masked, "old tool outputs were not replaced by pointers"
-    for path in event.files_created:
-        assert Path(path).read_text().startswith("line of module")
+    originals = {p.tool_call_id: p.content for m in at.recorder.messages for p in m.parts
+                 if isinstance(p, ToolReturnPart)}
+    for part in masked:  # the pointer's read_file(offset, limit) gives back exactly the original output
+        offset, lines = part.metadata["deep_tui_saved_lines"]
+        saved = Path(part.metadata["deep_tui_evicted_path"]).read_text().splitlines(keepends=True)
+        assert "".join(saved[offset: offset + lines]) == originals[part.tool_call_id]
+        assert f"offset={offset}, limit={lines}" in part.content
     assert tool_pairs_intact(sent)
 
 

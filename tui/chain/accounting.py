@@ -29,9 +29,12 @@ class TokenAccountant:
         self.token_counter = token_counter
         self._stale: dict[int, ModelResponse] = {}
         self._tool_cost: tuple[tuple[str, ...], int] | None = None
+        self._prefix: tuple[int, ModelMessage, int] | None = None
+        """(length, last message, estimated total) of the last list summed, to extend in O(new)."""
 
     def invalidate(self, messages: Sequence[ModelMessage]) -> None:
         """After a compaction, responses seen so far no longer describe the context size."""
+        self._prefix = None
         for message in messages:
             if isinstance(message, ModelResponse):
                 self._stale[id(message)] = message
@@ -64,10 +67,21 @@ class TokenAccountant:
             return int(counted) + fixed_tokens
         anchor = self._anchor(messages)
         if anchor is None:
-            return self.estimator.total(messages) + fixed_tokens
+            return self.running_total(messages) + fixed_tokens
         response = messages[anchor]
         assert isinstance(response, ModelResponse)
         return response.usage.input_tokens + self.estimator.total(messages[anchor:])
+
+    def running_total(self, messages: Sequence[ModelMessage]) -> int:
+        """Estimated total, extending the previous sum when ``messages`` only grew since."""
+        prefix = self._prefix
+        if prefix is not None and len(messages) >= prefix[0] > 0 and messages[prefix[0] - 1] is prefix[1]:
+            total = prefix[2] + self.estimator.total(messages[prefix[0]:])
+        else:
+            total = self.estimator.total(messages)
+        if messages:
+            self._prefix = (len(messages), messages[-1], total)
+        return total
 
     def estimate(self, messages: Sequence[ModelMessage], fixed_tokens: int) -> int:
         """Pure estimate (used to compare before/after a compaction on the same footing)."""

@@ -94,9 +94,14 @@ class Compactor:
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
                    focus: str | None, force: bool) -> StepResult:
         """Pointers for old tool activity, applied only when it frees a meaningful amount."""
-        result = compact_tool_calls(messages, estimator=self.accountant.estimator,
-                                    large_results_dir=self.large_results_dir,
-                                    protect_recent_tokens=self.settings.protect_recent_tokens)
+        try:
+            result = compact_tool_calls(messages, estimator=self.accountant.estimator,
+                                        large_results_dir=self.large_results_dir,
+                                        protect_recent_tokens=self.settings.protect_recent_tokens)
+        except OSError as error:
+            failed = self._fail(strategy="pointer", trigger=trigger, tokens=tokens, focus=focus,
+                                reason=f"could not save tool outputs before compacting them: {error}")
+            return StepResult(messages, tokens, failed)
         saved = result.tokens_saved
         if saved <= 0 or (not force and saved < self.settings.min_savings_tokens):
             return StepResult(messages, tokens)

@@ -20,13 +20,21 @@ def output_file_name(tool_call_id: str, suffix: str) -> str:
     return f"{readable}-{digest}{clean_suffix}"
 
 
-def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: str) -> Path:
-    """Write ``data`` whole (atomically) and return its path; refuses anything outside ``directory``."""
+def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: str, *,
+                 atomic: bool = True) -> Path:
+    """Write ``data`` whole and return its path; refuses anything outside ``directory``.
+
+    ``atomic`` writes a temp file and renames it (evictions); tier-2 copies of
+    outputs already in messages.json use a plain write, which is much faster.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     target = (directory / output_file_name(tool_call_id, suffix)).resolve()
     if target.parent != directory.resolve():
         raise ValueError(f"refusing to write outside {directory}")
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if not atomic:
+        target.write_bytes(payload)
+        return target
     descriptor, temporary = tempfile.mkstemp(prefix=".saving-", dir=directory)
     try:
         with os.fdopen(descriptor, "wb") as handle:

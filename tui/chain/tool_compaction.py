@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.estimate import TokenEstimator, text_tokens
-from tui.chain.safe_names import write_output
+from tui.chain.safe_names import output_file_name
 
 MASKED_KEY = "deep_tui_masked"
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
@@ -64,28 +64,55 @@ def _protected_from(messages: Sequence[ModelMessage], protect_recent_tokens: int
     return boundary
 
 
-def _pointer_text(part: ToolReturnPart, path: str, preview_chars: int, size: int) -> str:
-    content = part.model_response_str()
+@dataclass
+class _Bundle:
+    """Tier-2 copies of one compaction, written together to one file (one file open, not hundreds)."""
+
+    directory: Path
+    chunks: list[str] = field(default_factory=list)
+    line_count: int = 0
+    path: Path | None = None
+
+    def add(self, part: ToolReturnPart, text: str) -> tuple[str, int, int]:
+        """Queue ``text``; returns (path, offset, lines) for ``read_file``."""
+        if self.path is None:
+            self.path = self.directory.resolve() / output_file_name(f"tier2-{part.tool_call_id}", ".txt")
+        body = text if text.endswith("\n") else text + "\n"
+        lines = body.count("\n")
+        offset = self.line_count + 1
+        self.chunks.append(f"=== {part.tool_name} {part.tool_call_id} ({lines} lines) ===\n{body}")
+        self.line_count += 1 + lines
+        return str(self.path), offset, lines
+
+    def write(self) -> str | None:
+        if self.path is None:
+            return None
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(self.chunks), encoding="utf-8")
+        return str(self.path)
+
+
+def _pointer_text(part: ToolReturnPart, content: str, location: str, preview_chars: int) -> str:
     preview = content if len(content) <= preview_chars else content[:preview_chars] + "…"
-    return (f"[older output of {part.tool_name} compacted to save context: {size:,} characters saved at {path}; "
-            f"read it back with read_file(path={path!r}, offset=0, limit=400)]\npreview:\n{preview}")
+    return (f"[older output of {part.tool_name} compacted to save context ({len(content):,} characters); "
+            f"{location}]\npreview:\n{preview}")
 
 
-def _mask_return(part: ToolReturnPart, directory: Path, preview_chars: int, files: list[str]) -> ToolReturnPart:
+def _mask_return(part: ToolReturnPart, bundle: _Bundle, preview_chars: int) -> ToolReturnPart:
     metadata: dict[str, Any] = dict(part.metadata) if isinstance(part.metadata, dict) else {}
-    path = metadata.get(EVICTED_PATH_KEY)
+    evicted = metadata.get(EVICTED_PATH_KEY)
     content = part.model_response_str()
-    if not isinstance(path, str):
-        payload: str | bytes
-        if isinstance(part.content, (dict, list)):
-            payload, suffix = json.dumps(part.content, ensure_ascii=False, indent=2, default=str), ".json"
-        else:
-            payload, suffix = content, ".txt"
-        saved = write_output(directory, f"{part.tool_call_id}-t2", payload, suffix)
-        path = str(saved)
-        files.append(path)
-    metadata.update({MASKED_KEY: True, EVICTED_PATH_KEY: path})
-    return replace(part, content=_pointer_text(part, path, preview_chars, len(content)), metadata=metadata)
+    if isinstance(evicted, str):
+        location = f"the whole output is saved at {evicted}: read_file(path={evicted!r}, offset=0, limit=400)"
+    else:
+        text = json.dumps(part.content, ensure_ascii=False, indent=2, default=str) \
+            if isinstance(part.content, (dict, list)) else content
+        path, offset, lines = bundle.add(part, text)
+        location = f"saved at {path}: read_file(path={path!r}, offset={offset}, limit={lines})"
+        metadata[EVICTED_PATH_KEY] = path
+        metadata["deep_tui_saved_lines"] = [offset, lines]
+    metadata[MASKED_KEY] = True
+    return replace(part, content=_pointer_text(part, content, location, preview_chars), metadata=metadata)
 
 
 def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
@@ -106,10 +133,14 @@ def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
 
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
                        protect_recent_tokens: int, preview_chars: int = 600) -> ToolCompactionResult:
-    """Rewrite tool activity older than the protection window; see the module docstring."""
+    """Rewrite tool activity older than the protection window; see the module docstring.
+
+    Raises ``OSError`` when the copies cannot be written (the caller keeps the history as it was).
+    """
     before = estimator.total(messages)
     protected_from = _protected_from(messages, protect_recent_tokens)
     result = ToolCompactionResult(list(messages), before, before)
+    bundle = _Bundle(large_results_dir)
     for index in range(protected_from):
         message = messages[index]
         new_parts: list[Any] = []
@@ -117,7 +148,7 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
         for part in message.parts:
             if (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
                     and text_tokens(part.model_response_str()) >= MIN_MASKABLE_TOKENS):
-                part = _mask_return(part, large_results_dir, preview_chars, result.files_created)
+                part = _mask_return(part, bundle, preview_chars)
                 result.pointered_returns += 1
                 changed = True
             elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
@@ -130,5 +161,8 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
         if changed:
             assert isinstance(message, (ModelRequest, ModelResponse))
             result.messages[index] = replace(message, parts=new_parts)
+    written = bundle.write()
+    if written is not None:
+        result.files_created.append(written)
     result.tokens_after = estimator.total(result.messages)
     return result

@@ -1,0 +1,108 @@
+"""Chain benchmarks: overhead per model request (nothing triggered) and tier 2 on 1,000 messages."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import BenchResult, median_ms, result
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.tools import ToolDefinition
+
+from tui.chain.estimate import TokenEstimator
+from tui.chain.manager import ContextManager
+from tui.chain.tool_compaction import compact_tool_calls
+from tui.config import ContextSettings
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def append_messages(self, messages: list[ModelMessage]) -> int:
+        start = self.count
+        self.count += len(messages)
+        return start
+
+
+def _history(size: int) -> list[ModelMessage]:
+    messages: list[ModelMessage] = []
+    number = 0
+    while len(messages) < size:
+        call_id = f"c{number}"
+        messages += [
+            ModelRequest(parts=[UserPromptPart(f"question {number} " * 10)]),
+            ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{number}.py"}, call_id)]),
+            ModelRequest(parts=[ToolReturnPart("read_file", f"line {number}\n" * 60, call_id)]),
+            ModelResponse(parts=[TextPart(f"answer {number} " * 10)]),
+        ]
+        number += 1
+    return messages[:size]
+
+
+@dataclass
+class _RunContext:
+    messages: list[ModelMessage]
+
+
+@dataclass
+class _RequestContext:
+    messages: list[ModelMessage]
+    model_request_parameters: ModelRequestParameters
+
+
+def _overhead(size: int, directory: Path) -> BenchResult:
+    """Time of the chain's per-request hook (record, count, decide) with nothing triggered.
+
+    Each sample appends one new request to the history first, as a real
+    conversation does, so the figure shows whether the cost grows with history.
+    """
+    manager = ContextManager(settings=ContextSettings(), large_results_dir=directory, recorder=_Recorder(),
+                             event_sink=lambda event: None, summarizer_model=None, config_window=100_000_000,
+                             chat_model=None)
+    history = _history(size)
+    manager.mark_recorded(history, list(range(len(history))))
+    tools = [ToolDefinition(name=f"tool_{n}", description="does a thing", parameters_json_schema={"type": "object"})
+             for n in range(10)]
+    parameters = ModelRequestParameters(function_tools=tools)
+    samples = []
+    for number in range(300):
+        history.append(ModelRequest(parts=[UserPromptPart(f"new prompt {number}")], instructions="be brief"))
+        context = _RunContext(history)
+        request = _RequestContext(list(history), parameters)
+        start = time.perf_counter()
+        _LOOP.run_until_complete(manager.before_request(context, request))  # type: ignore[arg-type]
+        samples.append((time.perf_counter() - start) * 1000)
+        history.append(ModelResponse(parts=[TextPart("ok")]))
+    return result(f"chain overhead per request, {size:,}-message history", statistics.median(samples), "ms", 0.2)
+
+
+_LOOP = asyncio.new_event_loop()
+
+
+def main() -> list[BenchResult]:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        figures = [_overhead(1_000, root), _overhead(10_000, root)]
+        history = _history(1_000)
+        estimator = TokenEstimator()
+        estimator.total(history)
+        runs = iter(range(100))
+
+        def tier2() -> None:  # a fresh directory each time: every copy is really written
+            compact_tool_calls(history, estimator=estimator, large_results_dir=root / f"t2-{next(runs)}",
+                               protect_recent_tokens=4_000)
+
+        figures.append(result("tier 2 on a 1,000-message history (250 outputs saved)", median_ms(tier2, runs=9),
+                              "ms", 20.0))
+    return figures
+
+
+if __name__ == "__main__":
+    from common import report
+
+    report(main())
