@@ -13,8 +13,11 @@ from pathlib import Path
 
 
 async def _show(data_dir: str, size: tuple[int, int]) -> None:
+    import pydantic_ai
+
+    pydantic_ai.BANNER_ENABLED = False
     from tui.agent.runtime import RuntimeFactory, SessionRequest
-    from tui.app.app import DeepTuiApp
+    from tui.app.shell import DeepTuiApp
     from tui.config import Settings
     from tui.paths import DataDir
 

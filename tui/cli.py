@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``deep-tui`` console script."""
+    import pydantic_ai
+
+    pydantic_ai.BANNER_ENABLED = False  # deep-tui owns the terminal; the banner would corrupt the screen
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):

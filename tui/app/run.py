@@ -10,7 +10,7 @@ from tui.agent.runtime import RuntimeFactory, SessionRequest
 def run_app(factory: RuntimeFactory, request: SessionRequest) -> int:
     """Open the session (errors surface before the screen takes over), run the app, release the session."""
     runtime = factory.open_request_sync(request)
-    from tui.app.app import DeepTuiApp
+    from tui.app.shell import DeepTuiApp
 
     app = DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
     try:

@@ -1,0 +1,99 @@
+"""The compact dialog: an optional focus, Run, progress, then tokens before → after or the failure."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Input, LoadingIndicator, Static
+
+from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.app.formatting import human_tokens
+from tui.app.screens.confirm import DialogScreen
+from tui.chain.events import CompactionFailed, CompactionFinished
+
+CompactResult = CompactionFinished | CompactionFailed
+
+
+def describe_result(event: CompactResult) -> Content:
+    if isinstance(event, CompactionFailed):
+        return Content.assemble(("Compaction failed: ", "bold $error"), event.reason,
+                                ("\nThe history was left exactly as it was.", "$text-muted"))
+    retention = f", retention {event.retention_score:.2f}" if event.retention_score is not None else ""
+    return Content.assemble(
+        ("Compacted ", "bold $success"),
+        f"{event.strategy}: {human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens "
+        f"({event.messages_replaced} messages replaced{retention})",
+    )
+
+
+class CompactDialog(DialogScreen[CompactResult | None]):
+    """Runs ``runtime.compact(focus)``; Esc cancels a running compaction (the history stays as it was)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel / close")]
+    DEFAULT_CSS = """
+    CompactDialog #progress { height: 1; display: none; }
+    CompactDialog.-running #progress { display: block; }
+    CompactDialog #result { margin: 1 0 0 0; height: auto; }
+    """
+
+    def __init__(self, runtime: SessionRuntimeAPI, *, focus: str = "", autostart: bool = False) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.initial_focus = focus
+        self.autostart = autostart
+        self.result: CompactResult | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = "Compact the context"
+            yield Static("Summarize older turns now. Optionally say what the summary must keep:",
+                         classes="dialog--message")
+            yield Input(self.initial_focus, placeholder="focus (optional), e.g. the API design decisions",
+                        id="focus")
+            yield LoadingIndicator(id="progress")
+            yield Static("", id="result")
+            with Horizontal(classes="dialog--buttons"):
+                yield Button("Run", id="run", variant="primary")
+                yield Button("Close", id="close")
+
+    def on_mount(self) -> None:
+        self.query_one("#focus", Input).focus()
+        if self.autostart:
+            self.action_run()
+
+    @on(Input.Submitted, "#focus")
+    @on(Button.Pressed, "#run")
+    def action_run(self) -> None:
+        if self.has_class("-running"):
+            return
+        if self.runtime.busy:
+            self.query_one("#result", Static).update(Content("A turn is running; compact when it has finished."))
+            return
+        self.add_class("-running")
+        self.query_one("#run", Button).disabled = True
+        self.query_one("#result", Static).update(Content("compacting…"))
+        self._compact(self.query_one("#focus", Input).value.strip() or None)
+
+    @work(exclusive=True, group="compact")
+    async def _compact(self, focus: str | None) -> None:
+        try:
+            self.result = await self.runtime.compact(focus)
+        finally:
+            self.remove_class("-running")
+            self.query_one("#run", Button).disabled = False
+        self.query_one("#result", Static).update(describe_result(self.result))
+
+    @on(Button.Pressed, "#close")
+    def action_cancel(self) -> None:
+        if self.has_class("-running"):
+            self.workers.cancel_group(self, "compact")
+            self.remove_class("-running")
+            self.query_one("#run", Button).disabled = False
+            self.query_one("#result", Static).update(Content("Cancelled; the history is unchanged."))
+            return
+        self.dismiss(self.result)

@@ -1,0 +1,68 @@
+"""/context: what fills the window, as rows with bars, totals and where the window size came from."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Static
+
+from tui.agent.runtime_api import ContextBreakdown
+from tui.app.formatting import human_size, human_tokens
+from tui.app.screens.confirm import DialogScreen
+
+BAR = 24
+
+
+def breakdown_lines(report: ContextBreakdown) -> Content:
+    rows: list[Content] = []
+    label_width = max((len(row.label) for row in report.slices), default=10)
+    for row in report.slices:
+        share = row.tokens / report.window if report.window else 0.0
+        filled = min(BAR, round(share * BAR))
+        rows.append(Content.assemble(
+            f"{row.label:<{label_width}}  ",
+            ("█" * filled, "$accent"), ("░" * (BAR - filled), "$text-muted"),
+            f"  {human_tokens(row.tokens):>6}  {share * 100:5.1f}%",
+        ))
+    total = report.total
+    source = "assumed (default)" if report.window_source == "default" else f"from {report.window_source}"
+    footer = [
+        Content(""),
+        Content.assemble(("total (estimated)  ", "bold"), f"{human_tokens(total)} of {human_tokens(report.window)} "
+                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), window {source}"),
+        Content(f"compaction at {report.compaction_threshold:.0%}, summary at {report.summarize_threshold:.0%}; "
+                f"{report.compressions} compactions so far"),
+        Content(f"history on disk: {report.message_count} messages, {human_size(report.history_bytes)}"
+                + (f" in {report.history_file}" if report.history_file else "")),
+    ]
+    return Content("\n").join([*rows, *footer])
+
+
+class ContextScreen(DialogScreen[None]):
+    """A read-only report; Esc or Close dismisses it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+    DEFAULT_CSS = """
+    ContextScreen .dialog { width: 96; }
+    """
+
+    def __init__(self, report: ContextBreakdown) -> None:
+        super().__init__()
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = "What fills the context window"
+            yield Static(breakdown_lines(self.report), id="breakdown", classes="dialog--message")
+            with Horizontal(classes="dialog--buttons"):
+                yield Button("Close", id="close", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,248 @@
+"""deep-tui's Textual application: one screen — chat, gauge, prompt, side panels, footer."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import Button, Footer, Static, TabbedContent, TabPane
+
+from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
+from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.app.command_registry import bindings, parse_slash
+from tui.app.palette import DeepTuiCommands
+from tui.app.screens.compact_dialog import CompactDialog
+from tui.app.screens.context_report import ContextScreen
+from tui.app.screens.evicted_viewer import EvictedViewerScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
+from tui.app.session_events import ChainEventArrived, SessionSwitcher
+from tui.app.widgets.blocks import AssistantBlock, ToolBlock
+from tui.app.widgets.chat_view import ChatView
+from tui.app.widgets.event_log import EventLogPanel
+from tui.app.widgets.evicted_browser import EvictedBrowser
+from tui.app.widgets.gauge import ContextGauge
+from tui.app.widgets.memory_editor import MemoryEditor
+from tui.app.widgets.prompt_input import PromptInput
+from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
+from tui.config import Settings
+
+
+def stylesheets() -> list[str | Path]:
+    """The .tcss files shipped in the ``tui.styles`` package (works from a wheel)."""
+    root = files("tui.styles")
+    return [Path(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
+
+
+class DeepTuiApp(App[int]):
+    """The full-screen app for one session at a time (switchable)."""
+
+    TITLE = "deep-tui"
+    CSS_PATH: ClassVar = stylesheets()
+    COMMANDS = App.COMMANDS | {DeepTuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
+        *bindings(),
+    ]
+
+    def __init__(self, *, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI, store: SessionStoreLike,
+                 settings: Settings) -> None:
+        super().__init__()
+        self.factory = factory
+        self.runtime = runtime
+        self.store = store
+        self.settings = settings
+        self.theme = settings.theme
+        self.switcher = SessionSwitcher(self)
+        self._unsubscribe = runtime.subscribe(self._forward_event)
+        self._answer: AssistantBlock | None = None
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title-bar")
+        with Horizontal(id="main"):
+            yield ChatView(id="chat")
+            with TabbedContent(id="side", initial="memory-tab"):
+                with TabPane("Memory", id="memory-tab"):
+                    yield MemoryEditor(self.runtime.memory_path)
+                with TabPane("Log", id="log-tab"):
+                    yield EventLogPanel(self.runtime.past_events())
+                with TabPane("Evicted", id="evicted-tab"):
+                    yield EvictedBrowser(self.runtime.evicted_outputs())
+        with Horizontal(id="status"):
+            yield ContextGauge(id="gauge")
+            yield Button("Compact ^g", id="compact-button", compact=True)
+        yield PromptInput(id="prompt")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one("#side").display = False
+        self.refresh_title()
+        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.query_one(PromptInput).focus()
+        await self.show_current_session()
+        for warning in self.runtime.info.warnings:
+            self.notify(warning, severity="warning", timeout=10)
+
+    def _initial_usage(self) -> UsageEvent | None:
+        if self.runtime.last_usage is not None:
+            return self.runtime.last_usage
+        usage = [event for event in self.runtime.past_events() if isinstance(event, UsageEvent)]
+        return usage[-1] if usage else None
+
+    def refresh_title(self) -> None:
+        info = self.runtime.info
+        offline = [("  offline — no LLM configured (type help)", "bold $warning")] if info.offline else []
+        fork = [(f"  fork of {info.parent[:8]}", "$text-muted")] if info.parent else []
+        self.query_one("#title-bar", Static).update(Content.assemble(
+            ("deep-tui ", "bold $accent"), (f"· {info.title} ", "bold"), *fork,
+            (f"· {info.model_name} ", "$text-muted"), (f"· {info.session_id} ", "$text-muted"), *offline))
+
+    async def show_current_session(self) -> None:
+        finished = [e for e in self.runtime.past_events() if isinstance(e, CompactionFinished)]
+        await self.query_one(ChatView).show_session(self.runtime, finished)
+
+    # -- chain events (may arrive from a worker) ------------------------------------------
+
+    def _forward_event(self, event: object) -> None:
+        self.post_message(ChainEventArrived(event))  # type: ignore[arg-type]
+
+    async def on_chain_event_arrived(self, message: ChainEventArrived) -> None:
+        event = message.event
+        if isinstance(event, UsageEvent):
+            self.query_one(ContextGauge).usage = event
+            return
+        self.query_one(EventLogPanel).add_event(event)
+        if isinstance(event, EvictedEvent):
+            self.query_one(EvictedBrowser).set_outputs(self.runtime.evicted_outputs())
+        if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
+            summary = ""
+            if event.summary_index is not None:
+                recorded = self.runtime.load_history(event.summary_index, event.summary_index + 1)
+                summary = next((getattr(p, "content", "") or "" for m in recorded for p in m.parts), "")
+            await self.query_one(ChatView).add_divider(event, summary)
+
+    # -- turns ------------------------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        slash = parse_slash(message.text)
+        if slash is not None:
+            command, argument = slash
+            if command.name == "compact":
+                self.action_compact(argument)
+            else:
+                await self.run_action(command.action)
+            return
+        if message.text.startswith("/"):
+            self.notify(f"unknown command {message.text.split()[0]} — F1 lists them", severity="warning")
+            return
+        if self.runtime.busy:
+            self.notify("a turn is still running (Esc cancels it)", severity="warning")
+            return
+        self.run_turn(message.text)
+
+    @work(exclusive=True, group="turn")
+    async def run_turn(self, prompt: str) -> None:
+        chat = self.query_one(ChatView)
+        await chat.add_user(prompt)
+        self._answer = None
+        try:
+            async for event in self.runtime.run_turn(prompt):
+                if isinstance(event, TextDelta):
+                    if self._answer is None:
+                        self._answer = await chat.start_answer()
+                    await self._answer.add_delta(event.text)
+                elif isinstance(event, ToolCallStarted):
+                    await self._close_answer()
+                    await chat.add_tool_call(event)
+                elif isinstance(event, ToolCallFinished):
+                    chat.finish_tool_call(event)
+                elif isinstance(event, TurnFailed):
+                    await chat.add_notice(f"turn failed: {event.message}", "error")
+                elif isinstance(event, TurnFinished):
+                    self.refresh_title()
+        finally:
+            await self._close_answer()
+
+    async def _close_answer(self) -> None:
+        if self._answer is not None:
+            await self._answer.finish()
+            self._answer = None
+
+    async def action_cancel_turn(self) -> None:
+        if self.runtime.busy and self.workers.cancel_group(self, "turn"):
+            await self.query_one(ChatView).add_notice("cancelled — what was produced so far is recorded")
+
+    # -- commands (the registry's actions) --------------------------------------------------
+
+    @on(Button.Pressed, "#compact-button")
+    def action_compact(self, focus: str = "") -> None:
+        def done(result: object) -> None:
+            self.query_one(PromptInput).focus()
+
+        self.push_screen(CompactDialog(self.runtime, focus=focus, autostart=bool(focus)), done)
+
+    def action_context(self) -> None:
+        self.push_screen(ContextScreen(self.runtime.context_breakdown()))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_sessions(self) -> None:
+        def chosen(result: PickerResult | None) -> None:
+            if result is not None:
+                self.switcher.handle_pick(result)
+
+        self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id), chosen)
+
+    def action_new_session(self) -> None:
+        self.switcher.switch(lambda: self.factory.new_session(), "new session")
+
+    def action_fork_session(self) -> None:
+        current = self.runtime.info.session_id
+        self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
+
+    def _show_panel(self, tab: str) -> None:
+        side = self.query_one("#side", TabbedContent)
+        if side.display and side.active == tab:
+            side.display = False
+            self.query_one(PromptInput).focus()
+            return
+        side.display = True
+        side.active = tab
+
+    def action_memory(self) -> None:
+        self._show_panel("memory-tab")
+
+    def action_log(self) -> None:
+        self._show_panel("log-tab")
+
+    def action_evicted(self) -> None:
+        self.query_one(EvictedBrowser).set_outputs(self.runtime.evicted_outputs())
+        self._show_panel("evicted-tab")
+
+    def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
+        self.push_screen(EvictedViewerScreen(message.path))
+
+    # -- session switching hooks (used by SessionSwitcher) ---------------------------------
+
+    async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
+        """Show ``runtime`` (already open); the caller closes the previous one."""
+        self._unsubscribe()
+        self.runtime = runtime
+        self._unsubscribe = runtime.subscribe(self._forward_event)
+        self.refresh_title()
+        self.query_one(ContextGauge).usage = self._initial_usage()
+        old_log = self.query_one(EventLogPanel)
+        pane = self.query_one("#log-tab", TabPane)
+        await old_log.remove()
+        await pane.mount(EventLogPanel(runtime.past_events()))
+        self.query_one(EvictedBrowser).set_outputs(runtime.evicted_outputs())
+        await self.show_current_session()

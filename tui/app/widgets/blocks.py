@@ -1,0 +1,158 @@
+"""The blocks of the chat pane: user prompts, streamed answers, tool calls, compaction dividers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from tui.app.formatting import human_tokens
+
+PREVIEW_LIMIT = 4_000
+
+
+class UserBlock(Static):
+    """A prompt, shown literally (never parsed as markup)."""
+
+    def __init__(self, text: str, *, message_index: int | None = None) -> None:
+        super().__init__(Content.assemble(("you  ", "bold $accent"), text), classes="user-block")
+        self.message_index = message_index
+
+
+class AssistantBlock(Markdown):
+    """One answer; streamed answers get deltas appended through one ``MarkdownStream``."""
+
+    def __init__(self, text: str = "", *, message_index: int | None = None) -> None:
+        super().__init__(text, classes="assistant-block")
+        self.message_index = message_index
+        self._stream: MarkdownStream | None = None
+        self.received = text
+
+    async def add_delta(self, delta: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        self.received += delta
+        await self._stream.write(delta)
+
+    async def finish(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+
+
+class NoticeBlock(Static):
+    """A line from deep-tui itself (errors, cancellations, switches)."""
+
+    def __init__(self, text: str, *, tone: str = "muted") -> None:
+        super().__init__(Content(text), classes=f"notice-block -{tone}")
+
+
+def _args_summary(args_json: str) -> str:
+    try:
+        args = json.loads(args_json) if args_json else {}
+    except ValueError:
+        return args_json[:80]
+    if isinstance(args, dict):
+        parts = [f"{key}={str(value)[:40]!s}" for key, value in args.items()]
+        return ", ".join(parts)[:100]
+    return str(args)[:80]
+
+
+class ToolBlock(Collapsible):
+    """A tool call, collapsed: name and arguments; expanded: arguments and the result preview."""
+
+    @dataclass
+    class OpenSaved(Message):
+        """The user asked to see an evicted output."""
+
+        path: Path
+
+    def __init__(self, call_id: str, tool_name: str, args_json: str) -> None:
+        self.call_id = call_id
+        self.tool_name = tool_name
+        self._args = Static(Content(args_json[:PREVIEW_LIMIT] or "{}"), classes="tool-args")
+        self._result = Static(Content("running…"), classes="tool-result")
+        self._saved = Button("open saved output", classes="tool-saved", compact=True)
+        self._saved.display = False
+        self.saved_path: Path | None = None
+        super().__init__(self._args, self._result, self._saved,
+                         title=f"{tool_name}({_args_summary(args_json)})", classes="tool-block")
+
+    def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool) -> None:
+        self._result.update(Content(preview[:PREVIEW_LIMIT]))
+        size = f"{size_chars:,} chars"
+        if evicted_path:
+            self.saved_path = Path(evicted_path)
+            self._saved.display = True
+            self.title = f"{self.title}  ·  {size}, saved to disk"
+            self.add_class("-evicted")
+        else:
+            self.title = f"{self.title}  ·  {size}"
+        self.set_class(is_error, "-error")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button is self._saved and self.saved_path is not None:
+            event.stop()
+            self.post_message(self.OpenSaved(self.saved_path))
+
+
+@dataclass(frozen=True)
+class DividerInfo:
+    """What one compaction replaced, for the divider's title and its expansion."""
+
+    strategy: str
+    replaced: int
+    tokens_before: int | None
+    tokens_after: int | None
+    retention: float | None
+    focus: str | None
+    summary: str
+    replaced_range: tuple[int, int] | None
+
+    def title(self) -> str:
+        verb = "summarized" if self.strategy == "summary" else "dropped (to fit the window)"
+        parts = [f"{verb} {self.replaced} messages"]
+        if self.tokens_before is not None and self.tokens_after is not None:
+            parts.append(f"{human_tokens(self.tokens_before)} → {human_tokens(self.tokens_after)} tokens")
+        if self.retention is not None:
+            parts.append(f"retention {self.retention:.2f}")
+        if self.focus:
+            parts.append(f"focus: {self.focus}")
+        return ", ".join(parts)
+
+
+class CompactionDivider(Collapsible):
+    """A compaction in the transcript; expands to the summary and, on request, the replaced messages."""
+
+    @dataclass
+    class ShowOriginals(Message):
+        divider: CompactionDivider
+        start: int
+        stop: int
+
+    def __init__(self, info: DividerInfo) -> None:
+        self.info = info
+        self._originals = Vertical(classes="divider-originals")
+        button = Button("show the replaced messages", classes="divider-show", compact=True)
+        button.display = info.replaced_range is not None
+        super().__init__(Static(Content(info.summary), classes="divider-summary"), button, self._originals,
+                         title=f"── {info.title()} ──", classes="compaction-divider")
+        self._button = button
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button is self._button and self.info.replaced_range is not None:
+            event.stop()
+            self._button.display = False
+            self.post_message(self.ShowOriginals(self, *self.info.replaced_range))
+
+    async def show_originals(self, lines: list[tuple[str, str]]) -> None:
+        await self._originals.mount_all(
+            Static(Content.assemble((f"{label}  ", "bold $text-muted"), text), classes="original-line")
+            for label, text in lines
+        )

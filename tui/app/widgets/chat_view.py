@@ -1,0 +1,108 @@
+"""The chat pane: the recent part of the transcript, earlier pages on demand, live turns appended."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Button
+
+from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
+from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.history_blocks import blocks_for, original_lines
+from tui.chain.events import CompactionFinished
+
+PAGE_SIZE = 40
+
+
+class ChatView(VerticalScroll):
+    """Mounts only the newest ``PAGE_SIZE`` messages of a session; "load earlier" adds a page above."""
+
+    DEFAULT_CSS = """
+    ChatView { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.runtime: SessionRuntimeAPI | None = None
+        self.loaded_from = 0
+        self._finished: dict[int, CompactionFinished] = {}
+        self._tools: dict[str, ToolBlock] = {}
+        self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
+
+    async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
+        """Replace the transcript with the tail of ``runtime``'s history."""
+        self.runtime = runtime
+        self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
+        self._tools.clear()
+        await self.remove_children()
+        count = runtime.history_count()
+        self.loaded_from = max(0, count - PAGE_SIZE)
+        messages = runtime.load_history(self.loaded_from, count)
+        blocks: list[Widget] = [self._earlier, *blocks_for(messages, self.loaded_from, self._finished)]
+        self._earlier.display = self.loaded_from > 0
+        self._earlier.label = f"load earlier messages ({self.loaded_from} more)"
+        await self.mount_all(blocks)
+        self.anchor()
+        self.scroll_end(animate=False)
+
+    async def load_earlier(self) -> int:
+        """Mount the previous page above what is shown; returns how many messages were added."""
+        if self.runtime is None or self.loaded_from == 0:
+            return 0
+        start = max(0, self.loaded_from - PAGE_SIZE)
+        messages = self.runtime.load_history(start, self.loaded_from)
+        blocks = blocks_for(messages, start, self._finished)
+        if blocks:
+            await self.mount_all(blocks, after=self._earlier)
+        added = self.loaded_from - start
+        self.loaded_from = start
+        self._earlier.display = start > 0
+        self._earlier.label = f"load earlier messages ({start} more)"
+        return added
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button is self._earlier:
+            event.stop()
+            await self.load_earlier()
+
+    async def on_compaction_divider_show_originals(self, event: CompactionDivider.ShowOriginals) -> None:
+        if self.runtime is None:
+            return
+        messages = self.runtime.load_history(event.start, event.stop)
+        await event.divider.show_originals(original_lines(messages))
+
+    # -- live turns -----------------------------------------------------------------------
+
+    async def _append(self, widget: Widget) -> None:
+        await self.mount(widget)
+
+    async def add_user(self, text: str) -> None:
+        await self._append(UserBlock(text))
+
+    async def start_answer(self) -> AssistantBlock:
+        block = AssistantBlock()
+        await self._append(block)
+        return block
+
+    async def add_tool_call(self, event: ToolCallStarted) -> None:
+        block = ToolBlock(event.call_id, event.tool_name, event.args_json)
+        self._tools[event.call_id] = block
+        await self._append(block)
+
+    def finish_tool_call(self, event: ToolCallFinished) -> None:
+        block = self._tools.get(event.call_id)
+        if block is not None:
+            block.set_result(event.preview, event.size_chars, evicted_path=event.evicted_path,
+                             is_error=event.is_error)
+
+    async def add_divider(self, event: CompactionFinished, summary: str) -> None:
+        info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,
+                           tokens_before=event.tokens_before, tokens_after=event.tokens_after,
+                           retention=event.retention_score, focus=event.focus, summary=summary, replaced_range=None)
+        await self._append(CompactionDivider(info))
+
+    async def add_notice(self, text: str, tone: str = "muted") -> None:
+        await self._append(NoticeBlock(text, tone=tone))

@@ -1,0 +1,103 @@
+"""Recorded messages → chat blocks (used when a session opens and when earlier pages load)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.messages import (
+    CompactionPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from textual.widget import Widget
+
+from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.chain.events import CompactionFinished
+from tui.chain.summary_message import summary_info
+
+EVICTED_PATH_KEY = "deep_tui_evicted_path"
+
+
+def _prompt_text(part: UserPromptPart) -> str:
+    if isinstance(part.content, str):
+        return part.content
+    return " ".join(item if isinstance(item, str) else f"<{type(item).__name__}>" for item in part.content)
+
+
+def divider_info(message: ModelRequest, index: int, finished: dict[int, CompactionFinished]) -> DividerInfo:
+    info = summary_info(message) or {}
+    summary = next((p.content or "" for p in message.parts if isinstance(p, CompactionPart)), "")
+    replaced = int(info.get("replaced") or 0)
+    kept_from = info.get("kept_from")
+    event = finished.get(index)
+    start = max(0, kept_from - replaced) if isinstance(kept_from, int) else None
+    return DividerInfo(
+        strategy=str(info.get("strategy", "summary")),
+        replaced=event.messages_replaced if event else replaced,
+        tokens_before=event.tokens_before if event else None,
+        tokens_after=event.tokens_after if event else None,
+        retention=event.retention_score if event else info.get("retention"),
+        focus=event.focus if event else info.get("focus"),
+        summary=summary,
+        replaced_range=(start, kept_from) if start is not None and isinstance(kept_from, int) and kept_from > start
+        else None,
+    )
+
+
+def blocks_for(messages: Sequence[ModelMessage], first_index: int,
+               finished: dict[int, CompactionFinished]) -> list[Widget]:
+    """One block per prompt, answer, tool call (with its result) and summary."""
+    blocks: list[Widget] = []
+    tools: dict[str, ToolBlock] = {}
+    for offset, message in enumerate(messages):
+        index = first_index + offset
+        if isinstance(message, ModelRequest):
+            if summary_info(message) is not None:
+                blocks.append(CompactionDivider(divider_info(message, index, finished)))
+                continue
+            for part in message.parts:
+                if isinstance(part, UserPromptPart):
+                    blocks.append(UserBlock(_prompt_text(part), message_index=index))
+                elif isinstance(part, (ToolReturnPart, RetryPromptPart)):
+                    block = tools.get(part.tool_call_id)
+                    if block is None:
+                        continue
+                    text = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
+                    metadata = part.metadata if isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict) else {}
+                    path = metadata.get(EVICTED_PATH_KEY) if metadata else None
+                    block.set_result(text, len(text), evicted_path=path if isinstance(path, str) else None,
+                                     is_error=isinstance(part, RetryPromptPart))
+        elif isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, TextPart) and part.content.strip():
+                    blocks.append(AssistantBlock(part.content, message_index=index))
+                elif isinstance(part, ToolCallPart):
+                    block = ToolBlock(part.tool_call_id, part.tool_name, part.args_as_json_str())
+                    tools[part.tool_call_id] = block
+                    blocks.append(block)
+    return blocks
+
+
+def original_lines(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
+    """Replaced messages as (label, text) lines for an expanded divider."""
+    lines: list[tuple[str, str]] = []
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, UserPromptPart):
+                lines.append(("you", _prompt_text(part)))
+            elif isinstance(part, TextPart) and part.content.strip():
+                lines.append(("agent", part.content))
+            elif isinstance(part, ToolCallPart):
+                lines.append(("tool", f"{part.tool_name}({part.args_as_json_str()[:200]})"))
+            elif isinstance(part, ToolReturnPart):
+                text = part.model_response_str()
+                lines.append(("result", text[:300] + ("…" if len(text) > 300 else "")))
+            elif isinstance(part, CompactionPart):
+                lines.append(("summary", (part.content or "")[:300]))
+    return lines
