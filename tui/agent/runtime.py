@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic_ai.models import Model
+
 from tui.agent.models import ModelChoice, build_model, choose_model
 from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
@@ -34,7 +36,10 @@ class SessionRequest:
 class RuntimeFactory:
     """Opens sessions (new, existing, forked) with one model configuration."""
 
-    def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice) -> None:
+    def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice,
+                 chat_model: Model | None = None) -> None:
+        """``chat_model`` replaces the model built from ``choice`` (library use, tests)."""
+        self.chat_model = chat_model
         self.settings = settings
         self.data_dir = data_dir
         self.workdir = workdir
@@ -71,7 +76,7 @@ class RuntimeFactory:
 
     def _build(self, handle: object) -> SessionRuntime:
         try:
-            chat_model = build_model(self.choice.name, base_url=self.settings.base_url)
+            chat_model = self.chat_model or build_model(self.choice.name, base_url=self.settings.base_url)
             summarizer = None
             if self.settings.summarization_model:
                 summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url)

@@ -1,0 +1,72 @@
+"""Build the real app around a real session (store, chain, agent) with a local model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+
+from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.app.shell import DeepTuiApp
+from tui.config import ContextSettings, Settings
+from tui.paths import DataDir
+
+
+def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int | None = None) -> RuntimeFactory:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    (work / "notes.txt").write_text("alpha\nbeta\n")
+    settings = Settings(context=ContextSettings(window=window))
+    return RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
+                          choice=_offline_choice(), chat_model=chat_model)
+
+
+def _offline_choice():  # type: ignore[no-untyped-def]
+    from tui.agent.models import choose_model
+
+    return choose_model("offline", None)
+
+
+def make_app(factory: RuntimeFactory, request: SessionRequest | None = None) -> DeepTuiApp:
+    runtime = factory.open_request_sync(request or SessionRequest())
+    return DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
+
+
+def slow_model(text: str = "slow answer " * 40, delay: float = 0.05) -> FunctionModel:
+    """Streams ``text`` word by word with a pause between words (to cancel or switch mid-stream)."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        for word in text.split(" "):
+            await asyncio.sleep(delay)
+            yield word + " "
+
+    def whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart(text)])
+
+    return FunctionModel(whole, stream_function=stream, model_name="slow")
+
+
+def reply_model(text: str) -> FunctionModel:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        for start in range(0, len(text), 7):
+            yield text[start:start + 7]
+
+    return FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(text)]), stream_function=stream,
+                         model_name="scripted")
+
+
+async def wait_idle(app: DeepTuiApp, pilot, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Until the running turn (if any) has finished and the screen settled."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    await pilot.pause(0.05)
+    while app.runtime.busy and loop.time() < deadline:
+        await pilot.pause(0.05)
+    pending = [worker for worker in app.workers if worker.group != "memory-watch"]
+    if pending:  # an empty list would mean "every worker", including the endless file watcher
+        await app.workers.wait_for_complete(pending)
+    await pilot.pause(0.05)

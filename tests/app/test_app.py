@@ -1,0 +1,211 @@
+"""The whole app with a real session: streaming, tools, cancel, commands, gauge, dividers, switching."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle
+from tui.agent.runtime import SessionRequest
+from tui.app.command_registry import COMMANDS
+from tui.app.palette import DeepTuiCommands
+from tui.app.screens.compact_dialog import CompactDialog
+from tui.app.screens.context_report import ContextScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.session_picker import SessionPickerScreen
+from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
+from tui.app.widgets.event_log import EventLogPanel
+from tui.app.widgets.gauge import ContextGauge
+from tui.chain.events import CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_message import make_summary_message
+
+
+async def test_prompt_streams_a_reply_with_a_collapsed_tool_call(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert "offline" in str(app.query_one("#title-bar").render())
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(app, pilot)
+        [tool] = app.query(ToolBlock)
+        assert tool.tool_name == "read_file" and tool.collapsed
+        answer = app.query(AssistantBlock).last()
+        assert "alpha" in answer.received and "beta" in answer.source
+        assert app.runtime.history_count() == 4
+    await app.runtime.aclose()
+
+
+async def test_markup_in_model_text_and_prompts_is_literal(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path, chat_model=reply_model("use [bold] and [/] and [red]x[/red] literally")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"what is [bold]?", "enter")
+        await wait_idle(app, pilot)
+        assert "[bold] and [/]" in app.query(AssistantBlock).last().received
+        user = app.query(UserBlock).last()
+        assert "[bold]?" in str(user.render())
+    await app.runtime.aclose()
+
+
+async def test_escape_cancels_a_running_turn_and_keeps_what_was_said(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path, chat_model=slow_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await pilot.pause(0.4)
+        assert app.runtime.busy
+        await pilot.press("escape")
+        await wait_idle(app, pilot)
+        assert not app.runtime.busy
+        assert any("cancelled" in str(n.render()) for n in app.query(NoticeBlock))
+        assert app.runtime.history_count() >= 1, "the prompt is recorded even though the turn was cancelled"
+    await app.runtime.aclose()
+
+
+async def test_switching_sessions_mid_stream_is_refused(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path, chat_model=slow_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        before = app.runtime.info.session_id
+        await pilot.press(*"go", "enter")
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+n")
+        await pilot.pause(0.1)
+        assert app.runtime.info.session_id == before
+        assert any("A turn is running" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")
+        await wait_idle(app, pilot)
+    await app.runtime.aclose()
+
+
+async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(3):
+            await pilot.press(*"read notes.txt", "enter")
+            await wait_idle(app, pilot)
+        await pilot.press(*"/compact keep the notes", "enter")
+        await pilot.pause(0.2)
+        dialog = app.screen
+        assert isinstance(dialog, CompactDialog)
+        for _ in range(100):
+            if dialog.result is not None:
+                break
+            await pilot.pause(0.05)
+        result = dialog.result
+        assert isinstance(result, (CompactionFinished, CompactionFailed)) and result.focus == "keep the notes"
+        await pilot.press("escape")
+        await pilot.press("ctrl+l")
+        await pilot.pause(0.1)
+        logged = app.query_one(EventLogPanel).visible_events
+        assert any(getattr(e, "focus", None) == "keep the notes" for e in logged)
+        if isinstance(result, CompactionFinished):
+            assert app.query(CompactionDivider), "a summary shows as a divider in the chat"
+    await app.runtime.aclose()
+
+
+async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"/context", "enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ContextScreen)
+        labels = [row.label for row in app.screen.report.slices]
+        assert labels[:2] == ["instructions and memory", "tool definitions"]
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one(".dialog--message").render())
+        assert all(f"/{command.name}" in text for command in COMMANDS)
+        await pilot.press("escape")
+        provider = DeepTuiCommands(app.screen)
+        found = [hit.text async for hit in provider.discover()]
+        assert found == [f"/{command.name}" for command in COMMANDS]
+        footer_keys = {binding.key for binding in app.BINDINGS if hasattr(binding, "key")}
+        assert {command.key for command in COMMANDS if command.key} <= footer_keys
+    await app.runtime.aclose()
+
+
+async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        gauge = app.query_one(ContextGauge)
+        for fraction, level in ((0.30, "-ok"), (0.86, "-warn"), (0.95, "-critical")):
+            gauge.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000, window_source="default")
+            await pilot.pause()
+            assert gauge.has_class(level)
+            assert f"{round(fraction * 100)}%" in str(gauge.render())
+        assert "window assumed" in str(gauge.render())
+        gauge.usage = UsageEvent(tokens=1000, window=200_000, window_source="model")
+        await pilot.pause()
+        assert "assumed" not in str(gauge.render())
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        assert gauge.usage is not None and gauge.usage.window_source == "default", "live usage from the chain"
+    await app.runtime.aclose()
+
+
+def seed_session_with_summary(factory, total: int = 30) -> str:  # type: ignore[no-untyped-def]
+    handle = factory.store.create(model="offline")
+    messages = []
+    for number in range(total // 2):
+        messages.append(ModelRequest(parts=[UserPromptPart(f"question {number}")]))
+        messages.append(ModelResponse(parts=[TextPart(f"answer {number}")]))
+    handle.append_messages(messages)
+    handle.append_messages([make_summary_message("## Session intent\nthe summary text", strategy="summary",
+                                                 kept_from=20, replaced=20)])
+    handle.append_messages([ModelRequest(parts=[UserPromptPart("after the summary")])])
+    handle.close()
+    return handle.id
+
+
+async def test_divider_expands_and_loads_the_replaced_messages(tmp_path: Path) -> None:
+    factory = make_factory(tmp_path)
+    session_id = seed_session_with_summary(factory)
+    app = make_app(factory, SessionRequest(resume=session_id))
+    async with app.run_test(size=(120, 40)) as pilot:
+        divider = app.query_one(CompactionDivider)
+        assert "summarized 20 messages" in divider.title
+        divider.collapsed = False
+        await pilot.pause()
+        await pilot.click(".divider-show")
+        await pilot.pause(0.2)
+        lines = [str(line.render()) for line in divider.query(".original-line")]
+        assert len(lines) == 20 and "question 0" in lines[0]
+    await app.runtime.aclose()
+
+
+async def test_ten_thousand_message_session_opens_at_its_end(tmp_path: Path) -> None:
+    factory = make_factory(tmp_path)
+    handle = factory.store.create(model="offline")
+    batch = []
+    for number in range(5_000):
+        batch += [ModelRequest(parts=[UserPromptPart(f"q{number}")]), ModelResponse(parts=[TextPart(f"a{number}")])]
+    handle.append_messages(batch)
+    handle.close()
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        chat = app.query_one(ChatView)
+        assert app.query(AssistantBlock).last().source == "a4999"
+        assert len(chat.children) <= PAGE_SIZE + 1 and chat.loaded_from == 10_000 - PAGE_SIZE
+        assert await chat.load_earlier() == PAGE_SIZE
+        assert len(chat.children) <= 2 * PAGE_SIZE + 1
+    await app.runtime.aclose()
+
+
+async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        parent = app.runtime.info.session_id
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, SessionPickerScreen)
+        await pilot.press("ctrl+f")
+        await pilot.pause(0.5)
+        await wait_idle(app, pilot)
+        assert app.runtime.info.session_id != parent and app.runtime.info.parent == parent
+        assert app.runtime.history_count() == 4
+        assert "fork of" in str(app.query_one("#title-bar").render())
+    await app.runtime.aclose()
