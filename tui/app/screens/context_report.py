@@ -18,11 +18,13 @@ BAR = 24
 
 
 def breakdown_lines(report: ContextBreakdown) -> Content:
+    """One row per slice: a bar of its share of what is in context, tokens, and percent of the window."""
     rows: list[Content] = []
     label_width = max((len(row.label) for row in report.slices), default=10)
+    in_context = report.total or 1
     for row in report.slices:
         share = row.tokens / report.window if report.window else 0.0
-        filled = min(BAR, round(share * BAR))
+        filled = min(BAR, round(row.tokens / in_context * BAR))
         rows.append(Content.assemble(
             f"{row.label:<{label_width}}  ",
             ("█" * filled, "$accent"), ("░" * (BAR - filled), "$text-muted"),
@@ -37,7 +39,8 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
         Content(f"compaction at {report.compaction_threshold:.0%}, summary at {report.summarize_threshold:.0%}; "
                 f"{report.compressions} compactions so far"),
         Content(f"history on disk: {report.message_count} messages, {human_size(report.history_bytes)}"
-                + (f" in {report.history_file}" if report.history_file else "")),
+                + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
+        Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])
 

@@ -1,0 +1,111 @@
+"""Snapshots of the main screen and its dialogs (deterministic: fixed ids, fixed clock, local model)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from tests.app.app_support import make_app, make_factory, wait_idle
+from tui.agent.runtime import SessionRequest
+from tui.app.widgets.blocks import CompactionDivider, ToolBlock
+from tui.app.widgets.gauge import ContextGauge
+from tui.chain.events import UsageEvent
+from tui.chain.summary_message import make_summary_message
+
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def fixed_ids_and_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = itertools.count(1)
+    monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
+    monkeypatch.setattr("tui.app.screens.session_picker.time.time", lambda: 2_000_000_000.0)
+    monkeypatch.setattr("tui.store.meta.time.time", lambda: 2_000_000_000.0 - 120)
+    monkeypatch.setattr("tui.store.handle.time.time", lambda: 2_000_000_000.0 - 120)
+
+
+def seeded_app(tmp_path: Path, *, with_summary: bool = False):  # type: ignore[no-untyped-def]
+    factory = make_factory(tmp_path)
+    handle = factory.store.create(model="offline")
+    messages = [
+        ModelRequest(parts=[UserPromptPart("make the tokenizer handle CRLF")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": "tokenizer.py"}, "call-1")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "     1\tdef tokenize(text):\n     2\t    return text.split()",
+                                           "call-1")]),
+        ModelResponse(parts=[TextPart("The tokenizer now normalizes `\\r\\n` before splitting; **tests pass**.")]),
+    ]
+    handle.append_messages(messages)
+    if with_summary:
+        handle.append_messages([make_summary_message(
+            "## Session intent\nMake the tokenizer robust.\n## Next steps\nThe lexer.", strategy="summary",
+            kept_from=4, replaced=4, retention=0.97)])
+        handle.append_messages([ModelRequest(parts=[UserPromptPart("now the lexer")])])
+    handle.close()
+    return make_app(factory, SessionRequest(resume=handle.id))
+
+
+def test_empty_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE)
+
+
+def test_answer_with_tool_calls(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def expand(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.query(ToolBlock).first().collapsed = False
+        await pilot.pause()
+
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=expand)
+
+
+def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(pilot.app, pilot)
+
+    assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)
+
+
+@pytest.mark.parametrize("fraction", [0.30, 0.86, 0.95])
+def test_gauge_levels(snap_compare, tmp_path: Path, fraction: float) -> None:  # type: ignore[no-untyped-def]
+    async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.query_one(ContextGauge).usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
+                                                             window_source="model")
+        await pilot.pause()
+
+    assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(100, 12), run_before=set_usage)
+
+
+def test_compact_dialog(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, press=["ctrl+g", *"API decisions"])
+
+
+def test_context_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, press=["f2"])
+
+
+def test_help_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, press=["f1"])
+
+
+def test_session_picker(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def open_picker(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=open_picker)
+
+
+def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def expand(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.query_one(CompactionDivider).collapsed = False
+        await pilot.pause()
+        await pilot.click(".divider-show")
+        await pilot.pause(0.3)
+
+    assert snap_compare(seeded_app(tmp_path, with_summary=True), terminal_size=SIZE, run_before=expand)
+
+
+def test_small_terminal(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(seeded_app(tmp_path), terminal_size=(80, 24))
