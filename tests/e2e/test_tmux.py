@@ -1,0 +1,57 @@
+"""The installed ``deep-tui`` in a real terminal (tmux): prompt → reply → picker → fork → compact."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.tmux_driver import TmuxTerminal
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def _command() -> list[str]:
+    installed = Path(sys.executable).parent / "deep-tui"
+    return [str(installed)] if installed.exists() else [sys.executable, "-m", "tui.cli"]
+
+
+def test_prompt_reply_picker_fork_compact(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("alpha from the notes file\n")
+    data = tmp_path / "data"
+    env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "LANG": "C.UTF-8"}
+    terminal = TmuxTerminal([*_command(), "--data-dir", str(data), "--workdir", str(work)], cwd=work, env=env)
+    try:
+        terminal.wait_for("offline", timeout=30)
+        terminal.type("read notes.txt")
+        terminal.send("Enter")
+        terminal.wait_for("alpha from the notes file")
+        terminal.send("C-s")
+        terminal.wait_for("Sessions")
+        terminal.wait_for("read notes.txt")
+        terminal.send("C-f")
+        terminal.wait_for("fork of")
+        terminal.send("C-g")
+        terminal.wait_for("Compact the context")
+        terminal.type("the notes")
+        terminal.send("Enter")
+        screen = terminal.wait_for("ompact", timeout=20)
+        terminal.wait_for("tokens", timeout=20) if "failed" not in screen else None
+        terminal.send("Escape")
+        terminal.send("C-q")
+    finally:
+        terminal.close()
+    sessions = sorted((data / "sessions").iterdir())
+    assert len(sessions) == 2
+    metas = [json.loads((s / "session.json").read_text()) for s in sessions]
+    forks = [m for m in metas if m.get("parent")]
+    assert len(forks) == 1 and forks[0]["message_count"] == 4
+    events = (data / "sessions" / forks[0]["id"] / "events.jsonl").read_text()
+    assert '"focus": "the notes"' in events
