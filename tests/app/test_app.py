@@ -168,7 +168,10 @@ async def test_divider_expands_and_loads_the_replaced_messages(tmp_path: Path) -
         divider.collapsed = False
         await pilot.pause()
         await pilot.click(".divider-show")
-        await pilot.pause(0.2)
+        for _ in range(100):
+            if divider.query(".original-line"):
+                break
+            await pilot.pause(0.05)
         lines = [str(line.render()) for line in divider.query(".original-line")]
         assert len(lines) == 20 and "question 0" in lines[0]
     await app.runtime.aclose()

@@ -63,6 +63,7 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(*"read notes.txt", "enter")
         await wait_idle(pilot.app, pilot)
+        await pilot.pause(0.3)  # let the last streamed Markdown fragment render
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)
 
@@ -102,7 +103,11 @@ def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore
         pilot.app.query_one(CompactionDivider).collapsed = False
         await pilot.pause()
         await pilot.click(".divider-show")
-        await pilot.pause(0.3)
+        for _ in range(100):
+            if pilot.app.query(".original-line"):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
 
     assert snap_compare(seeded_app(tmp_path, with_summary=True), terminal_size=SIZE, run_before=expand)
 

@@ -108,9 +108,9 @@ class SessionRuntime:
             offline=choice.offline,
             parent=handle.meta.parent.session if handle.meta.parent else None,
         )
-        loaded = handle.messages.load()
-        if loaded.warning:
-            self.info.warnings.append(loaded.warning)
+        torn = handle.messages.torn_tail_warning()
+        if torn:
+            self.info.warnings.append(torn)
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -120,9 +120,7 @@ class SessionRuntime:
             config_window=settings.context.window,
             chat_model=chat_model,
         )
-        working, indices = handle.messages.load_working_context_indexed()
-        self.messages: list[ModelMessage] = working
-        self.manager.mark_recorded(self.messages, indices)
+        self._messages: list[ModelMessage] | None = None
         parts = build_agent_parts(
             workdir=workdir,
             data_dir=data_dir,
@@ -140,6 +138,19 @@ class SessionRuntime:
         self.last_usage: UsageEvent | None = None
 
     # -- state -----------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The working context (last summary + what followed), parsed on first use, not on open."""
+        if self._messages is None:
+            working, indices = self.handle.messages.load_working_context_indexed()
+            self.manager.mark_recorded(working, indices)
+            self._messages = working
+        return self._messages
+
+    @messages.setter
+    def messages(self, value: list[ModelMessage]) -> None:
+        self._messages = value
 
     @property
     def busy(self) -> bool:

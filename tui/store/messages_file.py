@@ -197,6 +197,14 @@ class MessagesFile:
             )
         return LoadResult(messages, warning, layout.torn_bytes)
 
+    def torn_tail_warning(self) -> str | None:
+        """The warning ``load`` would give for a torn tail, without parsing any message."""
+        layout = self._scan()
+        if not layout.torn_bytes:
+            return None
+        return (f"{self.path} ended in an unfinished write; {len(layout.spans)} complete messages are kept and "
+                f"{layout.torn_bytes} trailing bytes will be set aside on the next write")
+
     def load_range(self, start: int, stop: int) -> list[ModelMessage]:
         """Messages ``[start:stop]``, parsing only those lines."""
         spans = self._scan().spans[start:stop]

@@ -14,7 +14,7 @@ from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInf
 from tui.app.widgets.history_blocks import blocks_for, original_lines
 from tui.chain.events import CompactionFinished
 
-PAGE_SIZE = 40
+PAGE_SIZE = 20
 
 
 class ChatView(VerticalScroll):
