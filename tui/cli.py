@@ -8,6 +8,7 @@ with status 2, before anything on disk is created or changed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -106,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``deep-tui`` console script."""
-    import pydantic_ai
-
-    pydantic_ai.BANNER_ENABLED = False  # deep-tui owns the terminal; the banner would corrupt the screen
+    # deep-tui owns the terminal: pydantic-ai's first-run banner would corrupt the screen.
+    # (The environment switch avoids importing pydantic-ai before --version/--help.)
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):
