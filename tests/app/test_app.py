@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle
@@ -167,7 +168,7 @@ async def test_divider_expands_and_loads_the_replaced_messages(tmp_path: Path) -
         assert "summarized 20 messages" in divider.title
         divider.collapsed = False
         await pilot.pause()
-        await pilot.click(".divider-show")
+        pilot.app.query_one(".divider-show", Button).press()
         for _ in range(100):
             if divider.query(".original-line"):
                 break

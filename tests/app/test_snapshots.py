@@ -6,6 +6,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tests.app.app_support import make_app, make_factory, wait_idle
@@ -102,7 +103,7 @@ def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore
     async def expand(pilot) -> None:  # type: ignore[no-untyped-def]
         pilot.app.query_one(CompactionDivider).collapsed = False
         await pilot.pause()
-        await pilot.click(".divider-show")
+        pilot.app.query_one(".divider-show", Button).press()
         for _ in range(100):
             if pilot.app.query(".original-line"):
                 break
