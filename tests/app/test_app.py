@@ -213,3 +213,21 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
         assert app.runtime.history_count() == 4
         assert "fork of" in str(app.query_one("#title-bar").render())
     await app.runtime.aclose()
+
+
+async def test_fork_at_a_selected_chat_message(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        for prompt in ("ls", "read notes.txt"):
+            await pilot.press(*prompt, "enter")
+            await wait_idle(app, pilot)
+        parent = app.runtime.info.session_id
+        first_answer = app.query(AssistantBlock).first()
+        assert first_answer.message_index == 3
+        first_answer.focus()
+        await pilot.press("f")
+        await pilot.pause(0.3)
+        await wait_idle(app, pilot)
+        assert app.runtime.info.parent == parent
+        assert app.runtime.history_count() == 4, "the fork keeps the first turn only"
+    await app.runtime.aclose()

@@ -153,3 +153,53 @@ def test_extractive_summary_has_sections_and_is_small() -> None:
         assert f"## {heading}" in text
     assert "make release" in text and "release process" in text and "EARLIER STATE" in text
     assert len(text) < TokenEstimator().total(span) * 4 / 10
+
+
+async def test_large_span_is_summarized_in_chunks_each_building_on_the_last() -> None:
+    from tests.chain.support import SummarizerScript
+    from tui.chain.summarizer import Summarizer
+
+    script = SummarizerScript(reply="PARTIAL-SUMMARY")
+    summarizer = Summarizer(script.model(), chunk_tokens=2_000)
+    span = history(12, 2_000)  # ~6k tokens → several chunks
+    text = await summarizer.summarize(span, previous_summary="EARLIER", focus="the API")
+    assert text == "PARTIAL-SUMMARY" and len(script.prompts) >= 3
+    assert "EARLIER" in script.prompts[0]
+    assert all("PARTIAL-SUMMARY" in prompt for prompt in script.prompts[1:])
+    assert all("the API" in prompt for prompt in script.prompts)
+    assert "module 0" in script.prompts[0] and "module 11" in script.prompts[-1]
+
+
+def test_binary_tool_output_is_never_stringified(tmp_path: Path) -> None:
+    from pydantic_ai.messages import BinaryContent
+
+    from tui.chain.eviction import serialize_output
+
+    image = BinaryContent(data=b"\x89PNG" + bytes(200_000), media_type="image/png")
+    assert serialize_output(image) is None
+    assert serialize_output(b"\x00\x01") is None
+
+
+async def test_compress_callbacks_see_the_cut_and_can_inject_text(tmp_path: Path) -> None:
+    from tests.chain.support import ListRecorder
+    from tui.chain.manager import ContextManager
+    from tui.config import ContextSettings
+
+    seen: dict[str, object] = {}
+
+    def before(discard, cutoff):  # type: ignore[no-untyped-def]
+        seen["discarded"], seen["cutoff"] = len(discard), cutoff
+
+    def after(compressed):  # type: ignore[no-untyped-def]
+        seen["after"] = len(compressed)
+        return "REMEMBER: the release is frozen"
+
+    manager = ContextManager(settings=ContextSettings(), large_results_dir=tmp_path, recorder=ListRecorder(),
+                             event_sink=lambda event: None, summarizer_model=None, config_window=50_000,
+                             chat_model=None, on_before_compress=before, on_after_compress=after)
+    messages = history(10, 2_000)
+    outcome = await manager.compact(messages)
+    assert seen["discarded"] == seen["cutoff"] and 0 < seen["cutoff"] < len(messages)
+    assert seen["after"] == len(outcome.messages)
+    assert any("release is frozen" in str(getattr(p, "content", "")) for p in outcome.messages[0].parts)
+    assert manager.stats.compactions == 1 and manager.stats.saved_by_strategy["summary"] > 0

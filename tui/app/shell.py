@@ -23,7 +23,7 @@ from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
-from tui.app.widgets.blocks import AssistantBlock, ToolBlock
+from tui.app.widgets.blocks import AssistantBlock, ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
@@ -151,7 +151,7 @@ class DeepTuiApp(App[int]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, prompt: str) -> None:
         chat = self.query_one(ChatView)
-        await chat.add_user(prompt)
+        await chat.add_user(prompt, message_index=self.runtime.history_count())
         self._answer = None
         try:
             async for event in self.runtime.run_turn(prompt):
@@ -167,6 +167,8 @@ class DeepTuiApp(App[int]):
                 elif isinstance(event, TurnFailed):
                     await chat.add_notice(f"turn failed: {event.message}", "error")
                 elif isinstance(event, TurnFinished):
+                    if self._answer is not None:
+                        self._answer.message_index = self.runtime.history_count() - 1
                     self.refresh_title()
         finally:
             await self._close_answer()
@@ -227,6 +229,11 @@ class DeepTuiApp(App[int]):
     def action_evicted(self) -> None:
         self.query_one(EvictedBrowser).set_outputs(self.runtime.evicted_outputs())
         self._show_panel("evicted-tab")
+
+    def on_fork_at(self, message: ForkAt) -> None:
+        current = self.runtime.info.session_id
+        self.switcher.switch(lambda: self.factory.fork_session(current, message.upto),
+                             f"fork of {current} at message {message.upto}")
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         self.push_screen(EvictedViewerScreen(message.path))

@@ -19,6 +19,7 @@ EXTRA_KEYS = (
     ("esc", "cancel the running turn"),
     ("ctrl+c", "copy the selection"),
     ("ctrl+p", "command palette"),
+    ("f", "on a selected chat message (click it or Tab to it): fork the session there"),
 )
 
 

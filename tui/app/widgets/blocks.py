@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -15,18 +17,38 @@ from textual.widgets.markdown import MarkdownStream
 from tui.app.formatting import human_tokens
 
 PREVIEW_LIMIT = 4_000
+FORK_BINDING = Binding("f", "fork_here", "fork here")
 
 
-class UserBlock(Static):
-    """A prompt, shown literally (never parsed as markup)."""
+@dataclass
+class ForkAt(Message):
+    """Fork the session keeping messages ``[0:upto]`` (the selected message and everything before it)."""
+
+    upto: int
+
+
+class UserBlock(Static, can_focus=True):
+    """A prompt, shown literally (never parsed as markup); select it and press f to fork there."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
 
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
         super().__init__(Content.assemble(("you  ", "bold $accent"), text), classes="user-block")
         self.message_index = message_index
 
+    def action_fork_here(self) -> None:
+        if self.message_index is not None:
+            self.post_message(ForkAt(self.message_index + 1))
 
-class AssistantBlock(Markdown):
+
+class AssistantBlock(Markdown, can_focus=True):
     """One answer; streamed answers get deltas appended through one ``MarkdownStream``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
+
+    def action_fork_here(self) -> None:
+        if self.message_index is not None:
+            self.post_message(ForkAt(self.message_index + 1))
 
     def __init__(self, text: str = "", *, message_index: int | None = None) -> None:
         super().__init__(text, classes="assistant-block")

@@ -79,8 +79,8 @@ class ChatView(VerticalScroll):
     async def _append(self, widget: Widget) -> None:
         await self.mount(widget)
 
-    async def add_user(self, text: str) -> None:
-        await self._append(UserBlock(text))
+    async def add_user(self, text: str, *, message_index: int | None = None) -> None:
+        await self._append(UserBlock(text, message_index=message_index))
 
     async def start_answer(self) -> AssistantBlock:
         block = AssistantBlock()
