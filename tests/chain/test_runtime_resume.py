@@ -58,3 +58,18 @@ async def test_summary_is_recorded_and_resume_starts_from_it(tmp_path: Path) -> 
         assert reopened.history_count() > count
     finally:
         await reopened.aclose()
+
+
+async def test_memory_writes_are_events(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    factory = RuntimeFactory.create(settings=Settings(), data_dir=DataDir(tmp_path / "data"), workdir=work,
+                                    model_flag="offline")
+    runtime = await factory.open_request(SessionRequest())
+    try:
+        await run_turn(runtime, "remember the staging key rotates monthly")
+        kinds = [event.kind for event in runtime.past_events()]
+        assert "memory_changed" in kinds
+        assert "rotates monthly" in runtime.memory_path.read_text()
+    finally:
+        await runtime.aclose()

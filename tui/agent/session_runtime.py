@@ -45,6 +45,7 @@ from tui.chain.events import (
     CompactionFailed,
     CompactionFinished,
     EvictedEvent,
+    MemoryChanged,
     UsageEvent,
     event_from_record,
 )
@@ -62,6 +63,7 @@ tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
 Be concise and precise; prefer reading files over guessing."""
 
 PREVIEW_CHARS = 2_000
+MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
 
 
 class _HandleRecorder:
@@ -277,6 +279,8 @@ class SessionRuntime:
             part = event.part
             if isinstance(part, ToolReturnPart):
                 text = part.model_response_str()
+                if part.tool_name in MEMORY_WRITING_TOOLS:
+                    self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                 evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
                                         evicted_path=evicted)
@@ -309,7 +313,7 @@ class SessionRuntime:
         return build_breakdown(
             messages=self.messages,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
-            tool_defs=[tool.tool_def for toolset in self._toolsets for tool in getattr(toolset, "tools", {}).values()],
+            tool_defs=[tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()],
             window=self.manager.window,
             window_source=self.manager.window_source,
             settings=self.settings.context,
