@@ -1,0 +1,167 @@
+"""Session rows for the picker: the metadata it reads, lineage ordering, and one line per session."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from textual.content import Content
+
+from tui.app.formatting import human_age, human_tokens, short_id
+
+__all__ = ["SessionMetaLike", "SessionStoreLike", "header_row", "order_by_lineage", "session_row"]
+
+
+# -- the slice of the store this screen uses (typed structurally: the store may be absent) --
+
+
+class ParentRefLike(Protocol):
+    @property
+    def session(self) -> str: ...
+
+    @property
+    def index(self) -> int | None: ...
+
+
+class UsageSnapshotLike(Protocol):
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def window(self) -> int: ...
+
+
+class SessionMetaLike(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def updated(self) -> float: ...
+
+    @property
+    def message_count(self) -> int: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def parent(self) -> ParentRefLike | None: ...
+
+    @property
+    def last_usage(self) -> UsageSnapshotLike | None: ...
+
+
+class SessionStoreLike(Protocol):
+    def list_sessions(self) -> Sequence[SessionMetaLike]: ...
+
+    def rename(self, session_id: str, title: str) -> None: ...
+
+    def delete(self, session_id: str) -> None: ...
+
+
+# -- ordering -----------------------------------------------------------------------
+
+
+def order_by_lineage(sessions: Sequence[SessionMetaLike]) -> list[tuple[SessionMetaLike, int]]:
+    """Sessions with every fork right under its parent, as ``(meta, depth)``.
+
+    ``sessions`` come newest first; a tree (and each branch within it) is
+    placed by its most recently updated member. A fork whose parent is gone
+    becomes a top-level entry. Linear in the number of sessions.
+    """
+    by_id = {meta.id: meta for meta in sessions}
+    placed: set[str] = set()
+    roots: list[SessionMetaLike] = []
+    children: dict[str, list[SessionMetaLike]] = defaultdict(list)
+    for meta in sessions:
+        node = meta
+        while node.id not in placed:
+            placed.add(node.id)
+            parent = by_id.get(node.parent.session) if node.parent is not None else None
+            if parent is None or parent.id == node.id:
+                roots.append(node)
+                break
+            children[parent.id].append(node)
+            if parent.id in placed:
+                break
+            node = parent
+
+    ordered: list[tuple[SessionMetaLike, int]] = []
+    visited: set[str] = set()
+
+    def walk(top: Iterable[SessionMetaLike]) -> None:
+        stack = [(meta, 0) for meta in reversed(list(top))]
+        while stack:
+            meta, depth = stack.pop()
+            if meta.id in visited:
+                continue
+            visited.add(meta.id)
+            ordered.append((meta, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(meta.id, ())))
+
+    walk(roots)
+    if len(visited) < len(sessions):  # a parent cycle (corrupt metadata): show them anyway
+        walk(meta for meta in sessions if meta.id not in visited)
+    return ordered
+
+
+# -- rows ---------------------------------------------------------------------------
+
+AGE_WIDTH = 10
+MESSAGES_WIDTH = 5
+TOKENS_WIDTH = 7
+MODEL_WIDTH = 18
+MAX_INDENT = 6
+
+
+def _model_label(model: str | None) -> str:
+    """``"anthropic:claude-sonnet-4-5"`` → ``"claude-sonnet-4-5"`` (the filter still sees the full name)."""
+    if not model:
+        return "–"
+    return model.split(":", 1)[1] if ":" in model else model
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _tokens_style(usage: UsageSnapshotLike | None) -> str:
+    if usage is None or not usage.window:
+        return "$text-muted"
+    fraction = usage.tokens / usage.window
+    if fraction >= 0.90:
+        return "$text-error"
+    if fraction >= 0.85:
+        return "$text-warning"
+    return ""
+
+
+def header_row() -> Content:
+    """The column captions above the list (same layout as :func:`session_row`)."""
+    text = (
+        f"  {'updated':>{AGE_WIDTH}}  {'msgs':>{MESSAGES_WIDTH}}  {'tokens':>{TOKENS_WIDTH}}  "
+        f"{'model':<{MODEL_WIDTH}}  title"
+    )
+    return Content.styled(text, "$text-muted bold")
+
+
+def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float) -> Content:
+    """One line: marker, age, messages, tokens, model, then the (indented) title and short id."""
+    usage = meta.last_usage
+    indent = "  " * (min(depth, MAX_INDENT) - 1) + "↳ " if depth else ""
+    title = meta.title.strip()
+    return Content.assemble(
+        ("● " if current else "  ", "$text-accent bold"),
+        (f"{human_age(meta.updated, now):>{AGE_WIDTH}}  ", "$text-muted"),
+        f"{meta.message_count:>{MESSAGES_WIDTH}}  ",
+        (f"{human_tokens(usage.tokens if usage else None):>{TOKENS_WIDTH}}  ", _tokens_style(usage)),
+        (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  ", "$text-secondary"),
+        (indent, "$text-muted"),
+        (title, "bold" if current else "") if title else ("(untitled)", "$text-muted italic"),
+        (f"  {short_id(meta.id)}", "$text-muted"),
+        ("  (current)", "$text-accent") if current else "",
+    )
