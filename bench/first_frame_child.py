@@ -1,37 +1,41 @@
-"""Child process for the first-frame benchmark: open a session and show the app headless.
+"""Child process for the first-frame benchmark: start the app as ``deep-tui`` does, headless.
 
-Prints ``READY`` once the first screen is mounted and painted, then exits.
-The parent times from spawning this interpreter to that line, so imports,
-session opening and the first layout are all counted.
+Prints ``FRAME`` when the first screen is mounted and painted (the prompt takes
+input from then on) and ``READY`` when the session has opened in the background.
+The parent times both from spawning this interpreter.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
 
 async def _show(data_dir: str, size: tuple[int, int]) -> None:
-    import pydantic_ai
-
-    pydantic_ai.BANNER_ENABLED = False
-    from tui.agent.runtime import RuntimeFactory, SessionRequest
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+    from tui.agent.session_request import SessionRequest
     from tui.app.shell import DeepTuiApp
     from tui.config import Settings
+    from tui.launch import LaunchContext, open_session
     from tui.paths import DataDir
 
-    settings = Settings()
-    factory = RuntimeFactory.create(
-        settings=settings, data_dir=DataDir(Path(data_dir)), workdir=Path.cwd(), model_flag="offline"
-    )
-    resume = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
-    runtime = factory.open_request_sync(SessionRequest(resume=resume))
-    app = DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=settings)
+    class TimedApp(DeepTuiApp):
+        async def on_mount(self) -> None:
+            await super().on_mount()
+            self.call_after_refresh(lambda: print("FRAME", flush=True))
+
+    context = LaunchContext(Settings(), DataDir(Path(data_dir)), Path.cwd(), "offline")
+    app = TimedApp.opening(settings=context.settings, memory_path=context.data_dir.memory_file(),
+                             data_root=context.data_dir.root,
+                             opener=lambda: open_session(context, SessionRequest()))
     async with app.run_test(headless=True, size=size) as pilot:
+        while app.factory is None:
+            await asyncio.sleep(0.005)
         await pilot.pause()
         print("READY", flush=True)
-    await runtime.aclose()
+    await app.runtime.aclose()
 
 
 if __name__ == "__main__":

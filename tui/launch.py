@@ -10,8 +10,14 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from tui.config import ConfigError, Settings, load_settings
 from tui.paths import DataDir
+
+if TYPE_CHECKING:
+    from tui.agent.runtime import RuntimeFactory, SessionRuntime
+    from tui.agent.session_request import SessionRequest
 
 
 class UserFacingError(Exception):
@@ -61,28 +67,45 @@ def launch(args: argparse.Namespace) -> int:
 
         return run_sessions_command(args, context.data_dir)
 
-    from tui.agent.runtime import RuntimeFactory, SessionRequest
-    from tui.store.errors import StoreError
-    from tui.agent.models import ModelConfigError
+    from tui.agent.session_request import SessionRequest
 
     request = SessionRequest(
         continue_latest=bool(getattr(args, "continue_", False)),
         resume=getattr(args, "resume", None),
         fork=bool(getattr(args, "fork", False)),
     )
-    try:
-        factory = RuntimeFactory.create(
-            settings=context.settings,
-            data_dir=context.data_dir,
-            workdir=context.workdir,
-            model_flag=context.model_flag,
-        )
-        if args.command == "run":
-            from tui.headless import run_headless
-
-            return run_headless(factory, request, " ".join(args.prompt))
+    if args.command != "run":
         from tui.app.run import run_app
 
-        return run_app(factory, request)
-    except (StoreError, ModelConfigError) as error:
+        return run_app(context, request)
+    try:
+        factory = open_factory(context)
+        from tui.headless import run_headless
+
+        return run_headless(factory, request, " ".join(args.prompt))
+    except _input_errors() as error:
+        raise UserFacingError(str(error)) from None
+
+
+def _input_errors() -> tuple[type[Exception], ...]:
+    from tui.agent.models import ModelConfigError
+    from tui.store.errors import StoreError
+
+    return (StoreError, ModelConfigError)
+
+
+def open_factory(context: LaunchContext) -> RuntimeFactory:
+    """Resolve the model (a bad name or a missing key fails here, before anything is created)."""
+    from tui.agent.runtime import RuntimeFactory
+
+    return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
+                                 model_flag=context.model_flag)
+
+
+def open_session(context: LaunchContext, request: SessionRequest) -> tuple[RuntimeFactory, SessionRuntime]:
+    """Factory and opened session, with every user-caused failure as :class:`UserFacingError`."""
+    try:
+        factory = open_factory(context)
+        return factory, factory.open_request_sync(request)
+    except _input_errors() as error:
         raise UserFacingError(str(error)) from None

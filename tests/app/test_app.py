@@ -231,3 +231,45 @@ async def test_fork_at_a_selected_chat_message(tmp_path: Path) -> None:
         assert app.runtime.info.parent == parent
         assert app.runtime.history_count() == 4, "the fork keeps the first turn only"
     await app.runtime.aclose()
+
+
+async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: Path) -> None:
+    from tui.app.shell import DeepTuiApp
+    from tui.launch import LaunchContext, open_session
+    from tui.paths import DataDir
+
+    factory = make_factory(tmp_path)
+    context = LaunchContext(factory.settings, DataDir(tmp_path / "data"), tmp_path / "work", "offline")
+    app = DeepTuiApp.opening(settings=context.settings, memory_path=context.data_dir.memory_file(),
+                             data_root=context.data_dir.root,
+                             opener=lambda: open_session(context, SessionRequest()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if app.factory is not None:
+                break
+            await pilot.pause(0.05)
+        assert app.runtime.info.session_id and "offline" in str(app.query_one("#title-bar").render())
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        assert "notes.txt" in app.query(AssistantBlock).last().received
+    await app.runtime.aclose()
+
+
+async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: Path) -> None:
+    from tui.app.shell import DeepTuiApp
+    from tui.launch import LaunchContext, open_session
+    from tui.paths import DataDir
+
+    factory = make_factory(tmp_path)
+    context = LaunchContext(factory.settings, DataDir(tmp_path / "data"), tmp_path / "work", "offline")
+    app = DeepTuiApp.opening(settings=context.settings, memory_path=context.data_dir.memory_file(),
+                             data_root=context.data_dir.root,
+                             opener=lambda: open_session(context, SessionRequest(resume="deadbeef")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if app.startup_error:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+    assert app.return_code == 2 and "deadbeef" in (app.startup_error or "")
+    assert not (tmp_path / "data" / "sessions").exists() or not any((tmp_path / "data" / "sessions").iterdir())

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic_ai.models import Model
 
 from tui.agent.models import ModelChoice, build_model, choose_model
+from tui.agent.session_request import SessionRequest
 from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
 from tui.paths import DataDir
@@ -22,15 +23,6 @@ from tui.store import SessionStore
 from tui.store.errors import UnknownSessionError
 
 __all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
-
-
-@dataclass(frozen=True)
-class SessionRequest:
-    """Which session the command line asked for."""
-
-    continue_latest: bool = False
-    resume: str | None = None
-    fork: bool = False
 
 
 class RuntimeFactory:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
-
-from pydantic_ai.messages import ModelMessage
+from typing import TYPE_CHECKING, Protocol
 
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.agent.turn_events import TurnEvent
+
+if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
+    from pydantic_ai.messages import ModelMessage
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Static, TabbedContent, TabPane
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.command_registry import bindings, parse_slash
+from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.context_report import ContextScreen
@@ -51,8 +52,10 @@ class DeepTuiApp(App[int]):
         *bindings(),
     ]
 
-    def __init__(self, *, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI, store: SessionStoreLike,
-                 settings: Settings) -> None:
+    def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
+                 settings: Settings, opener: SessionOpener | None = None) -> None:
+        """With ``opener``, ``runtime`` is an :class:`OpeningSession` and the real session is opened in a
+        thread after the first frame; an error from it ends the app with exit status 2 and its message."""
         super().__init__()
         self.factory = factory
         self.runtime = runtime
@@ -60,8 +63,25 @@ class DeepTuiApp(App[int]):
         self.settings = settings
         self.theme = settings.theme
         self.switcher = SessionSwitcher(self)
+        self._opener = opener
+        self.startup_error: str | None = None
+        """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self._answer: AssistantBlock | None = None
+
+    @classmethod
+    def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
+        """An app that paints at once and opens its session in the background."""
+        return cls(factory=None, runtime=OpeningSession(memory_path, data_root), store=None, settings=settings,
+                   opener=opener)
+
+    @property
+    def ready(self) -> bool:
+        """False while the session is still opening (actions that need it say so)."""
+        if self.factory is None or self.store is None:
+            self.notify("The session is still opening…", severity="warning", timeout=3)
+            return False
+        return True
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -85,11 +105,35 @@ class DeepTuiApp(App[int]):
     async def on_mount(self) -> None:
         self.query_one("#side").display = False
         self.refresh_title()
-        self.query_one(ContextGauge).usage = self._initial_usage()
         self.query_one(PromptInput).focus()
+        if self._opener is not None:  # after the first paint, so the screen is never held up by the import
+            self.call_after_refresh(self._open_in_background, self._opener)
+            return
+        self.query_one(ContextGauge).usage = self._initial_usage()
         await self.show_current_session()
+        self._show_warnings()
+
+    def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
             self.notify(warning, severity="warning", timeout=10)
+
+    @work(thread=True, exclusive=True, group="open")
+    def _open_in_background(self, opener: SessionOpener) -> None:
+        from tui.launch import UserFacingError
+
+        try:
+            factory, runtime = opener()
+        except UserFacingError as error:
+            self.startup_error = str(error)
+            self.call_from_thread(self.exit, None, error.exit_code)
+            return
+        self.call_from_thread(self._adopt_first, factory, runtime)
+
+    async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
+        self.factory = factory
+        self.store = factory.store  # type: ignore[attr-defined]
+        await self.adopt_runtime(runtime)
+        self._show_warnings()
 
     def _initial_usage(self) -> UsageEvent | None:
         if self.runtime.last_usage is not None:
@@ -99,6 +143,10 @@ class DeepTuiApp(App[int]):
 
     def refresh_title(self) -> None:
         info = self.runtime.info
+        if not info.session_id:
+            self.query_one("#title-bar", Static).update(Content.assemble(
+                ("deep-tui ", "bold $accent"), (f"· {info.title}", "$text-muted")))
+            return
         offline = [("  offline — no LLM configured (type help)", "bold $warning")] if info.offline else []
         fork = [(f"  fork of {info.parent[:8]}", "$text-muted")] if info.parent else []
         self.query_one("#title-bar", Static).update(Content.assemble(
@@ -192,12 +240,17 @@ class DeepTuiApp(App[int]):
         self.push_screen(CompactDialog(self.runtime, focus=focus, autostart=bool(focus)), done)
 
     def action_context(self) -> None:
+        if not self.ready:
+            return
         self.push_screen(ContextScreen(self.runtime.context_breakdown()))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
     def action_sessions(self) -> None:
+        if not self.ready:
+            return
+
         def chosen(result: PickerResult | None) -> None:
             if result is not None:
                 self.switcher.handle_pick(result)
@@ -205,9 +258,13 @@ class DeepTuiApp(App[int]):
         self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id), chosen)
 
     def action_new_session(self) -> None:
+        if not self.ready:
+            return
         self.switcher.switch(lambda: self.factory.new_session(), "new session")
 
     def action_fork_session(self) -> None:
+        if not self.ready:
+            return
         current = self.runtime.info.session_id
         self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
 
@@ -231,6 +288,8 @@ class DeepTuiApp(App[int]):
         self._show_panel("evicted-tab")
 
     def on_fork_at(self, message: ForkAt) -> None:
+        if not self.ready:
+            return
         current = self.runtime.info.session_id
         self.switcher.switch(lambda: self.factory.fork_session(current, message.upto),
                              f"fork of {current} at message {message.upto}")

@@ -11,7 +11,6 @@ from textual.widgets import Button
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
 from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
-from tui.app.widgets.history_blocks import blocks_for, original_lines
 from tui.chain.events import CompactionFinished
 
 PAGE_SIZE = 20
@@ -34,6 +33,8 @@ class ChatView(VerticalScroll):
 
     async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
         """Replace the transcript with the tail of ``runtime``'s history."""
+        from tui.app.widgets.history_blocks import blocks_for  # loads pydantic-ai: not needed for the first frame
+
         self.runtime = runtime
         self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
         self._tools.clear()
@@ -52,6 +53,8 @@ class ChatView(VerticalScroll):
         """Mount the previous page above what is shown; returns how many messages were added."""
         if self.runtime is None or self.loaded_from == 0:
             return 0
+        from tui.app.widgets.history_blocks import blocks_for
+
         start = max(0, self.loaded_from - PAGE_SIZE)
         messages = self.runtime.load_history(start, self.loaded_from)
         blocks = blocks_for(messages, start, self._finished)
@@ -71,6 +74,8 @@ class ChatView(VerticalScroll):
     async def on_compaction_divider_show_originals(self, event: CompactionDivider.ShowOriginals) -> None:
         if self.runtime is None:
             return
+        from tui.app.widgets.history_blocks import original_lines
+
         messages = self.runtime.load_history(event.start, event.stop)
         await event.divider.show_originals(original_lines(messages))
 

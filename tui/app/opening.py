@@ -1,0 +1,76 @@
+"""Start-up without waiting: the screen shows at once while the session opens in a thread.
+
+:class:`OpeningSession` stands in for the runtime until the real one is ready, so
+every panel can be composed (empty) and typing works from the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.turn_events import TurnEvent, TurnFailed
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+OPENING_TITLE = "opening the session…"
+
+
+class SessionNotReady(Exception):
+    """Raised by the stand-in for requests that need the real session."""
+
+
+class OpeningSession:
+    """A :class:`~tui.agent.runtime_api.SessionRuntimeAPI` with nothing in it yet."""
+
+    def __init__(self, memory_path: Path, data_root: Path) -> None:
+        self.info = RuntimeInfo(session_id="", title=OPENING_TITLE, model_name="", offline=False)
+        self.last_usage: UsageEvent | None = None
+        self.memory_path = memory_path
+        self.data_root = data_root
+
+    @property
+    def busy(self) -> bool:
+        return False
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+        yield TurnFailed("the session is still opening; send again in a moment")
+
+    async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
+        return CompactionFailed(strategy="summary", trigger="manual", reason="the session is still opening",
+                                tokens=0, focus=focus)
+
+    def request_compact(self, focus: str | None = None) -> None:
+        """Nothing to compact yet."""
+
+    def context_breakdown(self) -> ContextBreakdown:
+        raise SessionNotReady("the session is still opening")
+
+    def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
+        return lambda: None
+
+    def history_count(self) -> int:
+        return 0
+
+    def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
+        return []
+
+    def past_events(self) -> list[ChainEvent]:
+        return []
+
+    def evicted_outputs(self) -> list[EvictedOutput]:
+        return []
+
+    def rename(self, title: str) -> None:
+        raise SessionNotReady("the session is still opening")
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+SessionOpener = Callable[[], tuple[Any, Any]]
+"""Runs in a worker thread; returns ``(factory, runtime)`` or raises an error with a one-line message."""
