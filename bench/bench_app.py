@@ -78,6 +78,8 @@ async def _picker_ms(factory: RuntimeFactory) -> tuple[float, float]:
     app = _app(factory, None)
     async with app.run_test(headless=True, size=(120, 36)) as pilot:
         await pilot.pause()
+        while app.recent_sessions is None:  # the listing the app keeps ahead, as it would be seconds after start
+            await asyncio.sleep(0.01)
         start = time.perf_counter()
         app.action_sessions()  # what ctrl+s does, without the test pilot's wait-for-idle
         screen = app.screen

@@ -64,6 +64,8 @@ class DeepTuiApp(App[int]):
         self.theme = settings.theme
         self.switcher = SessionSwitcher(self)
         self._opener = opener
+        self.recent_sessions: list[object] | None = None
+        """The last session listing, so the picker shows at once (it refreshes itself after)."""
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
@@ -112,6 +114,7 @@ class DeepTuiApp(App[int]):
         self.query_one(ContextGauge).usage = self._initial_usage()
         await self.show_current_session()
         self._show_warnings()
+        self._list_sessions_ahead()
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
@@ -215,6 +218,7 @@ class DeepTuiApp(App[int]):
                 elif isinstance(event, TurnFailed):
                     await chat.add_notice(f"turn failed: {event.message}", "error")
                 elif isinstance(event, TurnFinished):
+                    self._list_sessions_ahead()
                     if self._answer is not None:
                         self._answer.message_index = self.runtime.history_count() - 1
                     self.refresh_title()
@@ -255,7 +259,14 @@ class DeepTuiApp(App[int]):
             if result is not None:
                 self.switcher.handle_pick(result)
 
-        self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id), chosen)
+        self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id,
+                                             initial=self.recent_sessions), chosen)  # type: ignore[arg-type]
+
+    @work(thread=True, exclusive=True, group="list-sessions")
+    def _list_sessions_ahead(self) -> None:
+        """Keep a recent listing for the picker (session.json files only, off the UI thread)."""
+        if self.store is not None:
+            self.recent_sessions = list(self.store.list_sessions())
 
     def action_new_session(self) -> None:
         if not self.ready:
@@ -312,3 +323,4 @@ class DeepTuiApp(App[int]):
         await pane.mount(EventLogPanel(runtime.past_events()))
         self.query_one(EvictedBrowser).set_outputs(runtime.evicted_outputs())
         await self.show_current_session()
+        self._list_sessions_ahead()

@@ -93,7 +93,9 @@ class SessionStore:
         for session_id in self._ids():
             try:
                 sessions.append(self.meta(session_id))
-            except (UnknownSessionError, CorruptSessionError) as error:
+            except UnknownSessionError as error:  # being created or deleted right now
+                logger.debug("skipping session %s: %s", session_id, error)
+            except CorruptSessionError as error:
                 logger.warning("skipping session %s: %s", session_id, error)
         sessions.sort(key=lambda meta: meta.updated, reverse=True)
         return sessions

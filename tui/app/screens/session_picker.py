@@ -137,7 +137,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         current_id: str | None,
         *,
         clock: Callable[[], float] = time.time,
+        initial: Sequence[SessionMetaLike] | None = None,
     ) -> None:
+        """``initial``: a recent listing to show at once (it is refreshed from the store right after)."""
         super().__init__()
         self.store = store
         self.current_id = current_id
@@ -146,6 +148,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self._by_id: dict[str, SessionMetaLike] = {}
         self._shown: list[_Entry] = []
         self._loaded = False
+        self._initial = initial
 
     # -- layout --
 
@@ -175,6 +178,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
 
     def on_mount(self) -> None:
         self.filter_input.focus()
+        if self._initial is not None:
+            self.set_sessions(self._initial)
         self.reload()
 
     # -- loading and filtering --
