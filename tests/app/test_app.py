@@ -273,3 +273,24 @@ async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: P
         await pilot.pause(0.2)
     assert app.return_code == 2 and "deadbeef" in (app.startup_error or "")
     assert not (tmp_path / "data" / "sessions").exists() or not any((tmp_path / "data" / "sessions").iterdir())
+
+
+async def test_copy_uses_osc52_and_a_system_tool_when_present(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import stat
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    sink = tmp_path / "clipboard.txt"
+    fake = tools / "xclip"
+    fake.write_text(f"#!/bin/sh\n{shutil.which('cat')} > {sink}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tools))
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.copy_to_clipboard("the [bold] selection")
+        await pilot.pause()
+        assert app.clipboard == "the [bold] selection"
+        assert sink.read_text() == "the [bold] selection"
+        assert any("via terminal and xclip" in str(n.message) for n in app._notifications)
+    await app.runtime.aclose()

@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Static, TabbedContent, TabPane
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.app.clipboard import copy_with_system_tool
 from tui.app.command_registry import bindings, parse_slash
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
@@ -76,6 +77,13 @@ class DeepTuiApp(App[int]):
         """An app that paints at once and opens its session in the background."""
         return cls(factory=None, runtime=OpeningSession(memory_path, data_root), store=None, settings=settings,
                    opener=opener)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
+        super().copy_to_clipboard(text)
+        tool = copy_with_system_tool(text)
+        via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
+        self.notify(f"copied {len(text):,} characters via {via}", timeout=2)
 
     @property
     def ready(self) -> bool:

@@ -17,7 +17,7 @@ EXTRA_KEYS = (
     ("enter", "send the prompt"),
     ("ctrl+j", "new line in the prompt"),
     ("esc", "cancel the running turn"),
-    ("ctrl+c", "copy the selection"),
+    ("ctrl+c", "copy the selection (terminal OSC 52, and pbcopy/wl-copy/xclip/xsel when present)"),
     ("ctrl+p", "command palette"),
     ("f", "on a selected chat message (click it or Tab to it): fork the session there"),
 )

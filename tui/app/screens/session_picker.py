@@ -192,6 +192,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         except _store_errors() as error:
             self.notify(str(error), title="Could not list sessions", severity="error")
             sessions = []
+        if not self.is_attached:  # the picker was closed while the listing was read
+            return
         self.set_sessions(sessions, highlight=highlight)
 
     def set_sessions(self, sessions: Sequence[SessionMetaLike], *, highlight: str | None = None) -> None:

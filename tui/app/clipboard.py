@@ -1,0 +1,35 @@
+"""Copying: OSC 52 through the terminal, plus the system clipboard tool when one is installed.
+
+OSC 52 does not work everywhere (macOS Terminal, some multiplexers), so the text
+also goes to ``pbcopy``, ``wl-copy``, ``xclip`` or ``xsel`` if present.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+
+logger = logging.getLogger(__name__)
+
+SYSTEM_TOOLS: tuple[tuple[str, ...], ...] = (
+    ("pbcopy",),
+    ("wl-copy",),
+    ("xclip", "-selection", "clipboard"),
+    ("xsel", "--clipboard", "--input"),
+)
+
+
+def copy_with_system_tool(text: str) -> str | None:
+    """Pipe ``text`` to the first clipboard tool found; returns its name, or ``None`` if none worked."""
+    for command in SYSTEM_TOOLS:
+        if shutil.which(command[0]) is None:
+            continue
+        try:
+            subprocess.run(command, input=text.encode("utf-8"), check=True, timeout=2,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as error:
+            logger.info("clipboard tool %s failed: %s", command[0], error)
+            continue
+        return command[0]
+    return None
