@@ -192,7 +192,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         except _store_errors() as error:
             self.notify(str(error), title="Could not list sessions", severity="error")
             sessions = []
-        if not self.is_attached:  # the picker was closed while the listing was read
+        if not self.is_attached or not self.is_active:  # closed (or closing) while the listing was read
             return
         self.set_sessions(sessions, highlight=highlight)
 
