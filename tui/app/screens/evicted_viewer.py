@@ -18,6 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Input, Static, TextArea
+
+from tui.app.widgets.highlighted_text import HighlightedTextArea
 from textual.widgets.text_area import Selection
 
 from tui.app.formatting import human_size, literal
@@ -221,7 +223,7 @@ class EvictedViewerScreen(DialogScreen[None]):
                 yield action_button("▲ Prev", "screen.find_previous", id="viewer-prev", focusable=False)
                 yield action_button("▼ Next", "screen.find_next", id="viewer-next", focusable=False)
                 yield action_button("Copy path", "screen.copy_path", id="viewer-copy", focusable=False)
-            yield TextArea(id="viewer-text", read_only=True, show_line_numbers=True, soft_wrap=False)
+            yield HighlightedTextArea(id="viewer-text", read_only=True, show_line_numbers=True, soft_wrap=False)
             yield Static("", id="viewer-missing")
 
     def on_mount(self) -> None:
@@ -246,9 +248,11 @@ class EvictedViewerScreen(DialogScreen[None]):
             self.query_one("#viewer-text").display = False
             self.notify(loaded.error, title="Evicted output", severity="error", markup=False)
             return
-        text_area = self.query_one("#viewer-text", TextArea)
+        text_area = self.query_one("#viewer-text", HighlightedTextArea)
         text_area.language = supported_language(text_area, language)
         text_area.load_text(loaded.text)
+        if text_area.language is None and language is not None:
+            text_area.highlight_with_pygments(language)
         size = f"  {human_size(loaded.total_bytes)}"
         if loaded.truncated:
             size += f" · showing the first {human_size(MAX_VIEW_BYTES)}"
