@@ -294,3 +294,27 @@ async def test_copy_uses_osc52_and_a_system_tool_when_present(tmp_path: Path, mo
         assert sink.read_text() == "the [bold] selection"
         assert any("via terminal and xclip" in str(n.message) for n in app._notifications)
     await app.runtime.aclose()
+
+
+async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> None:
+    factory = make_factory(tmp_path)
+    handle = factory.store.create(model="offline")
+    batch = []
+    for number in range(100):
+        batch += [ModelRequest(parts=[UserPromptPart(f"q{number}")]), ModelResponse(parts=[TextPart(f"a{number}")])]
+    handle.append_messages(batch)
+    handle.close()
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        chat = app.query_one(ChatView)
+        assert chat.loaded_from == 200 - PAGE_SIZE
+        chat.scroll_home(animate=False)
+        for _ in range(60):
+            if chat.loaded_from < 200 - PAGE_SIZE:
+                break
+            await pilot.pause(0.05)
+        assert chat.loaded_from == 200 - 2 * PAGE_SIZE
+        await pilot.pause(0.3)
+        assert chat.scroll_y > 0, "the reader stays where they were, not at the new top"
+    await app.runtime.aclose()

@@ -30,6 +30,7 @@ class ChatView(VerticalScroll):
         self._finished: dict[int, CompactionFinished] = {}
         self._tools: dict[str, ToolBlock] = {}
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
+        self._loading_earlier = False
 
     async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
         """Replace the transcript with the tail of ``runtime``'s history."""
@@ -65,6 +66,21 @@ class ChatView(VerticalScroll):
         self._earlier.display = start > 0
         self._earlier.label = f"load earlier messages ({start} more)"
         return added
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 < old and self.loaded_from > 0 and not self._loading_earlier:
+            self._loading_earlier = True
+            self.run_worker(self._load_earlier_at_top(), group="load-earlier", exclusive=True)
+
+    async def _load_earlier_at_top(self) -> None:
+        """Scrolled to the top: add the previous page and keep the view where the reader was."""
+        try:
+            before = self.virtual_size.height
+            if await self.load_earlier():
+                self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - before, animate=False))
+        finally:
+            self._loading_earlier = False
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button is self._earlier:
