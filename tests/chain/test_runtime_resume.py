@@ -24,6 +24,7 @@ async def test_summary_is_recorded_and_resume_starts_from_it(tmp_path: Path) -> 
         (work / f"f{number}.txt").write_text("".join(f"file {number} row {r}\n" for r in range(150)))
     settings = Settings(context=ContextSettings(window=6_000, large_result_tokens=400, compaction_threshold=0.5,
                                                 summarize_threshold=0.6, protect_recent_tokens=300,
+                                                keep_recent_fraction=0.1,
                                                 min_savings_tokens=50))
     factory = RuntimeFactory.create(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
                                     model_flag="offline")
@@ -44,7 +45,7 @@ async def test_summary_is_recorded_and_resume_starts_from_it(tmp_path: Path) -> 
         if kind == "compaction_finished":
             assert kinds[index + 1] == "usage"
     summaries = [r for r in records if r["kind"] == "compaction_finished" and r["strategy"] in ("summary", "fallback")]
-    assert summaries, kinds
+    assert summaries, "\n".join(str((r["kind"], r.get("strategy"), r.get("reason"), r.get("tokens_before"), r.get("tokens_after"), r.get("tokens"))) for r in records if r["kind"] != "usage")
     meta = json.loads((directory / "session.json").read_text())
     assert meta["compressions"] == kinds.count("compaction_finished") and meta["message_count"] == count
 

@@ -20,7 +20,7 @@ window = 6000
 large_result_tokens = 400
 compaction_threshold = 0.5
 summarize_threshold = 0.6
-keep_recent_fraction = 0.2
+keep_recent_fraction = 0.1
 protect_recent_tokens = 300
 min_savings_tokens = 50
 """
