@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):
         parser.error("--fork needs --continue or --resume ID")
+    if args.command == "run" and not " ".join(args.prompt).strip():
+        parser.error("the prompt is empty")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
         parser.error("--context-window must be at least 1000 tokens")
 
@@ -127,6 +129,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
+        silence_stdout()
+        return 0
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null after its reader went away, so the exit flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

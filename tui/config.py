@@ -6,6 +6,7 @@ naming the key, so the CLI can print one line and exit 2.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -98,10 +99,16 @@ _TOP_KEYS = {f.name for f in fields(Settings)} - {"context"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
-def _check_type(key: str, value: Any, expected: type | tuple[type, ...]) -> None:
+_TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string"}
+
+
+def _check_type(source: str, key: str, value: Any, expected: type | tuple[type, ...]) -> None:
+    kinds = (expected,) if isinstance(expected, type) else expected
     if isinstance(value, bool) or not isinstance(value, expected):
-        names = expected.__name__ if isinstance(expected, type) else " or ".join(t.__name__ for t in expected)
-        raise ConfigError(f"{key} must be a {names} (got {value!r})")
+        words = " or ".join(dict.fromkeys(_TYPE_WORDS[kind] for kind in kinds))
+        raise ConfigError(f"{source}: {key} must be {words} (got {value!r})")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{source}: {key} must be a finite number (got {value!r})")
 
 
 def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Settings:
@@ -116,13 +123,13 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
                 if ckey not in _CONTEXT_KEYS:
                     raise ConfigError(f"{source}: unknown key context.{ckey}")
                 if ckey in {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens"}:
-                    _check_type(f"context.{ckey}", cvalue, int)
+                    _check_type(source, f"context.{ckey}", cvalue, int)
                 else:
-                    _check_type(f"context.{ckey}", cvalue, (int, float))
+                    _check_type(source, f"context.{ckey}", cvalue, (int, float))
                     cvalue = float(cvalue)
                 context[ckey] = cvalue
         elif key in _STRING_KEYS:
-            _check_type(key, value, str)
+            _check_type(source, key, value, str)
             top[key] = value
         else:
             raise ConfigError(f"{source}: unknown key {key}")

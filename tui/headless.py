@@ -18,11 +18,35 @@ from tui.formatting_plain import describe_event
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
     """Run one turn and return the exit status (0 ok, 1 the turn failed)."""
-    return asyncio.run(_run(factory, request, prompt, sys.stdout, sys.stderr))
+    return asyncio.run(_run(factory, request, prompt, _AnswerOut(sys.stdout), sys.stderr))
+
+
+class _AnswerOut:
+    """stdout for the answer; when its reader goes away (``| head``) the turn still runs to the end
+    and is recorded, the rest of the answer is just not printed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed_by_reader = False
+
+    def write(self, text: str) -> None:
+        if self.closed_by_reader:
+            return
+        try:
+            self._stream.write(text)
+            self._stream.flush()
+        except BrokenPipeError:
+            self.closed_by_reader = True
+            from tui.cli import silence_stdout
+
+            silence_stdout()
+
+    def flush(self) -> None:
+        self.write("")
 
 
 async def _run(
-    factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO, err: TextIO
+    factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO | _AnswerOut, err: TextIO
 ) -> int:
     runtime = await factory.open_request(request)
     try:

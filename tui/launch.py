@@ -41,6 +41,9 @@ class LaunchContext:
 def resolve_context(args: argparse.Namespace) -> LaunchContext:
     """Settings (file, then flags), data directory and working directory."""
     data_dir = DataDir.resolve(getattr(args, "data_dir", None))
+    unusable = data_dir.unusable_reason()
+    if unusable:
+        raise UserFacingError(unusable)
     config_flag = getattr(args, "config", None)
     config_path = Path(config_flag).expanduser() if config_flag else data_dir.config_file
     try:

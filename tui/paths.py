@@ -26,6 +26,23 @@ class DataDir:
             return cls(Path(env_value).expanduser().resolve())
         return cls(((cwd or Path.cwd()) / DEFAULT_DATA_DIR_NAME).resolve())
 
+    def unusable_reason(self) -> str | None:
+        """Why this data directory cannot be used (not a directory, cannot be created), or None."""
+        if self.root.exists():
+            if not self.root.is_dir():
+                return f"the data directory {self.root} is a file, not a directory"
+            if not os.access(self.root, os.W_OK | os.X_OK):
+                return f"the data directory {self.root} is not writable"
+            return None
+        ancestor = self.root.parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            return f"the data directory {self.root} cannot be created: {ancestor} is not a directory"
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            return f"the data directory {self.root} cannot be created: {ancestor} is not writable"
+        return None
+
     @property
     def config_file(self) -> Path:
         return self.root / "config.toml"

@@ -23,7 +23,7 @@ def agent_env(tmp_path: Path) -> tuple[Agent[None, str], Path, MemoryFile]:
     memory = MemoryFile(data.memory_file())
     history = [ModelRequest(parts=[UserPromptPart("we chose PostgreSQL 16 last week")])]
     parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: history)
-    return Agent(build_offline_model(), toolsets=parts.toolsets), work, memory
+    return Agent(build_offline_model(), toolsets=parts.toolsets, capabilities=parts.capabilities), work, memory
 
 
 def tool_calls(result: object) -> list[ToolCallPart]:

@@ -47,7 +47,7 @@ def call(env: tuple[Path, DataDir, MemoryFile], tool: str, history: list[ModelMe
     work, data, memory = env
     parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: history or [])
     driver = ToolDriver(tool, args)
-    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, instructions=[memory_instructions(memory)])
+    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, capabilities=parts.capabilities, instructions=[memory_instructions(memory)])
     return agent.run_sync("go").output
 
 
@@ -114,7 +114,7 @@ def test_memory_tools_and_injection(env: tuple[Path, DataDir, MemoryFile]) -> No
     work, data, _ = env
     parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: [])
     driver = ToolDriver("read_memory", {})
-    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, instructions=[memory_instructions(memory)])
+    agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, capabilities=parts.capabilities, instructions=[memory_instructions(memory)])
     agent.run_sync("go")
     injected = driver.instructions[0] or ""
     assert "fact 200" in injected and "fact 201" not in injected and "1 more lines" in injected

@@ -37,6 +37,21 @@ async def test_prompt_streams_a_reply_with_a_collapsed_tool_call(tmp_path: Path)
     await app.runtime.aclose()
 
 
+async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"write notes.txt/child hello", "enter")  # notes.txt is a file, not a directory
+        await wait_idle(app, pilot)
+        assert app.is_running
+        [tool] = app.query(ToolBlock)
+        assert tool.tool_name == "write_file" and tool.has_class("-error")
+        assert app.runtime.history_count() == 4  # prompt, call, failed return, answer: all recorded
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        assert "notes.txt" in app.query(AssistantBlock).last().received
+    await app.runtime.aclose()
+
+
 async def test_markup_in_model_text_and_prompts_is_literal(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=reply_model("use [bold] and [/] and [red]x[/red] literally")))
     async with app.run_test(size=(100, 30)) as pilot:

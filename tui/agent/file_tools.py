@@ -1,50 +1,64 @@
-"""File tools on the working directory: read_file (also for evicted outputs), write, edit, ls, glob, grep."""
+"""File tools on the working directory: read_file (also for evicted outputs), write, edit, ls, glob, grep.
+
+Every file operation goes through the run's pydantic-ai workspace (a ``LocalWorkspace`` on the
+working directory); deep-tui's :class:`PathPolicy` decides first which paths are allowed at all,
+because the local workspace itself is not a jail.
+"""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from pydantic_ai import FunctionToolset, ModelRetry
+from pydantic_ai import FunctionToolset, RunContext
+from pydantic_ai.workspaces import Workspace
 
+from tui.agent.file_search import WalkStats, glob_regex, walk_files
 from tui.agent.path_policy import PathPolicy
+from tui.agent.tool_errors import refuse, reported_as_tool_error
 
 READ_CHAR_LIMIT = 50_000
+LINE_CHAR_LIMIT = 2_000
+READ_BYTE_LIMIT = 64 * 1024 * 1024
 LIST_LIMIT = 500
 GREP_LIMIT = 200
-SKIPPED_DIRS = frozenset({".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache"})
+GREP_FILE_BYTE_LIMIT = 8 * 1024 * 1024
+GREP_LINE_CHARS = 300
 
 
-def _is_binary(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return b"\x00" in handle.read(4096)
+def _looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:4096]
 
 
-def _existing_file(policy: PathPolicy, path: str) -> Path:
-    target = policy.resolve(path)
-    if not target.exists():
-        raise ModelRetry(f"{path} does not exist")
-    if target.is_dir():
-        raise ModelRetry(f"{path} is a directory; use ls to list it")
-    return target
+def _cap_line(text: str) -> str:
+    if len(text) <= LINE_CHAR_LIMIT:
+        return text
+    return f"{text[:LINE_CHAR_LIMIT]}… [line cut: {len(text):,} characters]"
 
 
-def read_file_text(policy: PathPolicy, path: str, offset: int = 0, limit: int = 400) -> str:
-    """Lines ``offset+1 .. offset+limit`` numbered like ``cat -n``, capped in characters."""
-    if offset < 0 or limit <= 0:
-        raise ModelRetry("offset must be ≥ 0 and limit > 0")
-    target = _existing_file(policy, path)
-    if _is_binary(target):
-        raise ModelRetry(f"{path} is a binary file ({target.stat().st_size} bytes); it cannot be shown as text")
-    lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+async def _read_text_file(workspace: Workspace, target: Path, shown_as: str) -> str:
+    with reported_as_tool_error(f"reading {shown_as}"):
+        entry = await workspace.stat(str(target))
+        if entry.is_dir:
+            raise refuse(f"{shown_as} is a directory; use ls to list it")
+        if entry.size is not None and entry.size > READ_BYTE_LIMIT:
+            raise refuse(f"{shown_as} is {entry.size:,} bytes, too large to read; use grep to find the part you need")
+        data = await workspace.read_bytes(str(target))
+    if _looks_binary(data):
+        raise refuse(f"{shown_as} is a binary file ({len(data):,} bytes); it cannot be shown as text")
+    return data.decode("utf-8", errors="replace")
+
+
+def number_lines(text: str, shown_as: str, offset: int, limit: int) -> str:
+    """Lines ``offset+1 .. offset+limit`` numbered like ``cat -n``, capped per line and in total."""
+    lines = text.splitlines()
     total = len(lines)
     if total and offset >= total:
-        raise ModelRetry(f"offset {offset} is past the end: {path} has {total} lines")
+        raise refuse(f"offset {offset} is past the end: {shown_as} has {total} lines")
     shown: list[str] = []
     used = 0
     for number in range(offset, min(total, offset + limit)):
-        line = f"{number + 1:>6}\t{lines[number]}"
+        line = f"{number + 1:>6}\t{_cap_line(lines[number])}"
         if used + len(line) > READ_CHAR_LIMIT and shown:
             break
         shown.append(line)
@@ -52,104 +66,134 @@ def read_file_text(policy: PathPolicy, path: str, offset: int = 0, limit: int = 
     last = offset + len(shown)
     footer = f"[lines {offset + 1}-{last} of {total}]" if total else "[empty file]"
     if last < total:
-        footer += f" — continue with read_file(path={path!r}, offset={last})"
+        footer += f" — continue with read_file(path={shown_as!r}, offset={last})"
     return "\n".join([*shown, footer])
 
 
 def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
-    """The file tools, every path checked by ``policy``."""
+    """The file tools, every path checked by ``policy`` and every I/O done through ``ctx.workspace``."""
     toolset: FunctionToolset[None] = FunctionToolset()
 
-    @toolset.tool_plain
-    def read_file(path: str, offset: int = 0, limit: int = 400) -> str:
+    @toolset.tool
+    async def read_file(ctx: RunContext[None], path: str, offset: int = 0, limit: int = 400) -> str:
         """Read a text file with line numbers. Use offset/limit to page through long files, including saved
         tool outputs under the data directory's large_tool_results/."""
-        return read_file_text(policy, path, offset, limit)
+        if offset < 0 or limit <= 0:
+            raise refuse("offset must be ≥ 0 and limit > 0")
+        target = policy.resolve(path)
+        text = await _read_text_file(ctx.workspace, target, path)
+        return number_lines(text, path, offset, limit)
 
-    @toolset.tool_plain
-    def write_file(path: str, content: str) -> str:
+    @toolset.tool
+    async def write_file(ctx: RunContext[None], path: str, content: str) -> str:
         """Create or overwrite a file with ``content`` (parent directories are created)."""
         target = policy.resolve(path)
-        if target.is_dir():
-            raise ModelRetry(f"{path} is a directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
-        target.write_bytes(data)
+        with reported_as_tool_error(f"writing {path}"):
+            if await ctx.workspace.exists(str(target)) and (await ctx.workspace.stat(str(target))).is_dir:
+                raise refuse(f"{path} is a directory")
+            await ctx.workspace.write_bytes(str(target), data)
         return f"wrote {len(data)} bytes to {policy.display(target)}"
 
-    @toolset.tool_plain
-    def edit_file(path: str, old_text: str, new_text: str) -> str:
+    @toolset.tool
+    async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
-        target = _existing_file(policy, path)
-        text = target.read_text(encoding="utf-8")
+        target = policy.resolve(path)
+        with reported_as_tool_error(f"editing {path}"):
+            entry = await ctx.workspace.stat(str(target))
+            if entry.is_dir:
+                raise refuse(f"{path} is a directory")
+            text = (await ctx.workspace.read_bytes(str(target))).decode("utf-8")
         matches = text.count(old_text) if old_text else 0
         if matches != 1:
-            raise ModelRetry(
+            raise refuse(
                 f"old_text must match exactly once in {path}; it matches {matches} times"
                 + (" — include more surrounding lines" if matches > 1 else "")
             )
-        target.write_text(text.replace(old_text, new_text, 1), encoding="utf-8")
+        with reported_as_tool_error(f"writing {path}"):
+            await ctx.workspace.write_bytes(str(target), text.replace(old_text, new_text, 1).encode("utf-8"))
         return f"edited {policy.display(target)}"
 
-    @toolset.tool_plain
-    def ls(path: str = ".") -> str:
+    @toolset.tool
+    async def ls(ctx: RunContext[None], path: str = ".") -> str:
         """List a directory: sub-directories end with '/', files show their size in bytes."""
         target = policy.resolve(path)
-        if not target.is_dir():
-            raise ModelRetry(f"{path} is not a directory")
-        entries = sorted(os.scandir(target), key=lambda entry: (not entry.is_dir(), entry.name))
-        rows = [f"{entry.name}/" if entry.is_dir() else f"{entry.name}  {entry.stat().st_size}" for entry in entries]
+        with reported_as_tool_error(f"listing {path}"):
+            if not (await ctx.workspace.stat(str(target))).is_dir:
+                raise refuse(f"{path} is not a directory")
+            entries = await ctx.workspace.list_dir(str(target))
+        ordered = sorted(entries, key=lambda entry: (not entry.is_dir, entry.name))
+        rows = [f"{entry.name}/" if entry.is_dir else f"{entry.name}  {entry.size if entry.size is not None else '?'}"
+                for entry in ordered]
         more = f"\n… and {len(rows) - LIST_LIMIT} more" if len(rows) > LIST_LIMIT else ""
         return ("\n".join(rows[:LIST_LIMIT]) or "(empty directory)") + more
 
-    @toolset.tool_plain
-    def glob(pattern: str, path: str = ".") -> str:
+    @toolset.tool
+    async def glob(ctx: RunContext[None], pattern: str, path: str = ".") -> str:
         """Files matching a glob pattern such as '**/*.py', relative to ``path``."""
-        base = policy.resolve(path)
         if ".." in Path(pattern).parts or Path(pattern).is_absolute():
-            raise ModelRetry("the pattern must be relative and must not contain '..'")
+            raise refuse("the pattern must be relative and must not contain '..'")
+        base = policy.resolve(path)
+        matcher = glob_regex(pattern)
+        stats = WalkStats()
         found: list[str] = []
-        for match in base.glob(pattern):
-            if SKIPPED_DIRS.intersection(match.relative_to(base).parts):
-                continue
-            found.append(policy.display(match))
-            if len(found) > LIST_LIMIT:
-                break
+        with reported_as_tool_error(f"searching {path}"):
+            async for file in walk_files(ctx.workspace, policy, base, stats):
+                if matcher.match(file.relative):
+                    found.append(policy.display(file.path))
+                    if len(found) > LIST_LIMIT:
+                        break
+        note = _truncation_note(stats)
         if not found:
-            return f"no files match {pattern!r}"
-        extra = "\n… (more matches not shown)" if len(found) > LIST_LIMIT else ""
+            return f"no files match {pattern!r}{note}"
+        extra = "\n… (more matches not shown)" if len(found) > LIST_LIMIT else note
         return "\n".join(sorted(found[:LIST_LIMIT])) + extra
 
-    @toolset.tool_plain
-    def grep(pattern: str, path: str = ".", glob: str | None = None) -> str:
+    @toolset.tool
+    async def grep(ctx: RunContext[None], pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Search file contents with a regular expression; prints ``file:line: text``."""
         try:
             regex = re.compile(pattern)
         except re.error as error:
-            raise ModelRetry(f"invalid regular expression {pattern!r}: {error}") from None
+            raise refuse(f"invalid regular expression {pattern!r}: {error}") from None
         base = policy.resolve(path)
-        files = [base] if base.is_file() else _walk(base, glob)
+        matcher = glob_regex(glob) if glob else None
+        stats = WalkStats()
         hits: list[str] = []
-        for file in files:
-            if _is_binary(file):
+        with reported_as_tool_error(f"searching {path}"):
+            if not (await ctx.workspace.stat(str(base))).is_dir:
+                candidates = [base]
+            else:
+                candidates = [file.path async for file in walk_files(ctx.workspace, policy, base, stats)
+                              if matcher is None or matcher.match(file.relative) or matcher.match(file.path.name)]
+        for file in candidates:
+            text = await _searchable_text(ctx.workspace, file)
+            if text is None:
                 continue
-            with file.open(encoding="utf-8", errors="replace") as handle:
-                for number, line in enumerate(handle, start=1):
-                    if regex.search(line):
-                        hits.append(f"{policy.display(file)}:{number}: {line.rstrip()[:300]}")
-                        if len(hits) >= GREP_LIMIT:
-                            return "\n".join(hits) + f"\n… stopped after {GREP_LIMIT} matches; narrow the search"
-        return "\n".join(hits) if hits else f"no matches for {pattern!r}"
+            for number, line in enumerate(text.splitlines(), start=1):
+                if regex.search(line):
+                    hits.append(f"{policy.display(file)}:{number}: {line.rstrip()[:GREP_LINE_CHARS]}")
+                    if len(hits) >= GREP_LIMIT:
+                        return "\n".join(hits) + f"\n… stopped after {GREP_LIMIT} matches; narrow the search"
+        note = _truncation_note(stats)
+        return ("\n".join(hits) if hits else f"no matches for {pattern!r}") + note
 
     return toolset
 
 
-def _walk(base: Path, pattern: str | None) -> list[Path]:
-    files: list[Path] = []
-    for root, directories, names in os.walk(base):
-        directories[:] = sorted(d for d in directories if d not in SKIPPED_DIRS)
-        for name in sorted(names):
-            candidate = Path(root) / name
-            if pattern is None or candidate.match(pattern):
-                files.append(candidate)
-    return files
+async def _searchable_text(workspace: Workspace, file: Path) -> str | None:
+    """A file's text for grep, or None for what grep skips: binary, huge, special or unreadable files."""
+    try:
+        entry = await workspace.stat(str(file))
+        if entry.is_dir or (entry.size is not None and entry.size > GREP_FILE_BYTE_LIMIT):
+            return None
+        data = await workspace.read_bytes(str(file))  # refuses FIFOs and devices instead of blocking
+    except OSError:
+        return None
+    return None if _looks_binary(data) else data.decode("utf-8", errors="replace")
+
+
+def _truncation_note(stats: WalkStats) -> str:
+    if not stats.truncated:
+        return ""
+    return f"\n… stopped after scanning {stats.visited - 1:,} files; give a narrower path"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from pydantic_ai import FunctionToolset, ModelRetry
+from pydantic_ai import FunctionToolset
 from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
@@ -16,6 +16,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+
+from tui.agent.tool_errors import refuse
 
 
 def _labelled_texts(index: int, message: ModelMessage) -> Iterator[tuple[str, str]]:
@@ -68,7 +70,7 @@ def history_toolset(load_messages: Callable[[], Sequence[ModelMessage]]) -> Func
     def search_conversation_history(query: str) -> str:
         """Search this session's whole recorded conversation (including summarized turns) for ``query``."""
         if not query.strip():
-            raise ModelRetry("query is empty")
+            raise refuse("query is empty")
         return search_history(load_messages(), query)
 
     return toolset

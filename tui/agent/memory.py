@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai import FunctionToolset, ModelRetry
+from pydantic_ai import FunctionToolset
+
+from tui.agent.tool_errors import refuse, reported_as_tool_error
 
 INJECTED_LINES = 200
 
@@ -60,7 +62,10 @@ def memory_instructions(memory: MemoryFile) -> Callable[[], str]:
     """An instructions function re-reading MEMORY.md on every run (its first 200 lines)."""
 
     def instructions() -> str:
-        text, more = memory.head()
+        try:
+            text, more = memory.head()
+        except (OSError, UnicodeError) as error:
+            return f"## Your memory (MEMORY.md)\n(could not be read: {error}; tell the user)"
         if not text.strip():
             return (
                 "## Your memory (MEMORY.md)\n(empty — use write_memory to keep facts, preferences and decisions "
@@ -79,23 +84,26 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
     @toolset.tool_plain
     def read_memory() -> str:
         """Read the whole MEMORY.md."""
-        return memory.read() or "(MEMORY.md is empty)"
+        with reported_as_tool_error("reading MEMORY.md"):
+            return memory.read() or "(MEMORY.md is empty)"
 
     @toolset.tool_plain
     def write_memory(content: str) -> str:
         """Append ``content`` to MEMORY.md (facts, preferences, decisions worth keeping)."""
         if not content.strip():
-            raise ModelRetry("content is empty")
-        memory.append(content)
+            raise refuse("content is empty")
+        with reported_as_tool_error("writing MEMORY.md"):
+            memory.append(content)
         return f"added {len(content)} characters to MEMORY.md"
 
     @toolset.tool_plain
     def update_memory(old_text: str, new_text: str) -> str:
         """Replace ``old_text`` (must occur exactly once) with ``new_text`` in MEMORY.md."""
         try:
-            memory.replace(old_text, new_text)
+            with reported_as_tool_error("updating MEMORY.md"):
+                memory.replace(old_text, new_text)
         except ValueError as error:
-            raise ModelRetry(str(error)) from None
+            raise refuse(str(error)) from None
         return "MEMORY.md updated"
 
     return toolset

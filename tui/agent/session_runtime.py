@@ -7,13 +7,15 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
 from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
     AgentStreamEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     ModelMessage,
+    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     RetryPromptPart,
@@ -218,15 +220,20 @@ class SessionRuntime:
         self._busy = True
         self.manager.begin_user_turn()
         result_event: AgentRunResultEvent[str] | None = None
+        run_messages: list[ModelMessage] = []
         try:
-            async with self.agent.run_stream_events(prompt, message_history=self.messages) as stream:
-                async for event in stream:
-                    if isinstance(event, AgentRunResultEvent):
-                        result_event = event
-                        continue
-                    translated = self._translate(event)
-                    if translated is not None:
-                        yield translated
+            # workspace="new": the workspace is always this process's --workdir, even when the history
+            # was recorded in another directory (a resumed or copied session).
+            with capture_run_messages() as run_messages:
+                async with self.agent.run_stream_events(prompt, message_history=self.messages,
+                                                        workspace="new") as stream:
+                    async for event in stream:
+                        if isinstance(event, AgentRunResultEvent):
+                            result_event = event
+                            continue
+                        translated = self._translate(event)
+                        if translated is not None:
+                            yield translated
             if result_event is None:
                 yield TurnFailed("the run ended without a result")
                 return
@@ -244,9 +251,15 @@ class SessionRuntime:
             self._keep_partial(cancelled)
             yield TurnFailed("cancelled", cancelled=True)
         except AgentRunError as error:
+            self._keep_failed(run_messages)
             yield TurnFailed(f"{type(error).__name__}: {_first_line(str(error))}")
         except UserError as error:
+            self._keep_failed(run_messages)
             yield TurnFailed(f"configuration problem: {_first_line(str(error))}")
+        except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
+            logger.debug("turn failed unexpectedly", exc_info=True)
+            self._keep_failed(run_messages)
+            yield TurnFailed(f"unexpected {type(error).__name__}: {_first_line(str(error))}")
         finally:
             self._busy = False
 
@@ -258,6 +271,15 @@ class SessionRuntime:
         if messages:
             self.manager.record_pending(messages)
             self.messages = messages
+
+    def _keep_failed(self, run_messages: list[ModelMessage]) -> None:
+        """Record what a failed run exchanged before the error, so disk and working context agree."""
+        while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
+            run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
+        if run_messages:
+            self.manager.record_pending(run_messages)
+            self.messages = list(run_messages)
+            self._refresh_title()
 
     def _refresh_title(self) -> None:
         self.info.title = self.handle.meta.title
@@ -283,7 +305,7 @@ class SessionRuntime:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                 evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
-                                        evicted_path=evicted)
+                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
             if isinstance(part, RetryPromptPart):
                 text = part.model_response()
                 return ToolCallFinished(part.tool_call_id, part.tool_name or "tool", text[:PREVIEW_CHARS],

@@ -1,4 +1,4 @@
-"""Everything the agent is given: file, memory and history tools (capabilities come from the chain)."""
+"""Everything the agent is given: the workspace, file, memory and history tools (the chain adds its own capabilities)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset
-from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities import AbstractCapability, LocalWorkspace
 from pydantic_ai.messages import ModelMessage
 
 from tui.agent.file_tools import file_toolset
@@ -25,6 +25,9 @@ class AgentParts:
 
 def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile,
                       load_messages: Callable[[], Sequence[ModelMessage]]) -> AgentParts:
-    """The toolsets for one session's agent."""
+    """The toolsets for one session's agent, and the local workspace its file tools work through."""
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
-    return AgentParts(toolsets=[file_toolset(policy), memory_toolset(memory), history_toolset(load_messages)])
+    return AgentParts(
+        toolsets=[file_toolset(policy), memory_toolset(memory), history_toolset(load_messages)],
+        capabilities=[LocalWorkspace(workdir)],
+    )

@@ -268,7 +268,12 @@ class DeepTuiApp(App[int]):
                 self.switcher.handle_pick(result)
 
         self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id,
-                                             initial=self.recent_sessions), chosen)  # type: ignore[arg-type]
+                                             initial=self.recent_sessions, rename_current=self._rename_current),
+                         chosen)  # type: ignore[arg-type]
+
+    def _rename_current(self, title: str) -> None:
+        self.runtime.rename(title)
+        self.refresh_title()
 
     @work(thread=True, exclusive=True, group="list-sessions")
     def _list_sessions_ahead(self) -> None:

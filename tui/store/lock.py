@@ -18,11 +18,13 @@ class SessionLock:
         self.path = directory / "lock"
         self.session_id = session_id
         self._descriptor: int | None = None
+        self._created = False
 
     def acquire(self) -> None:
         key = self.path.resolve()
         if key in _HELD_IN_PROCESS:
             raise SessionLockedError(f"session {self.session_id} is already open in this deep-tui")
+        self._created = not self.path.exists()
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -37,10 +39,14 @@ class SessionLock:
         self._descriptor = descriptor
         _HELD_IN_PROCESS.add(key)
 
-    def release(self) -> None:
+    def release(self, *, remove_if_created: bool = False) -> None:
+        """Unlock; ``remove_if_created`` also deletes a lock file this lock made (an open that failed
+        leaves the session directory as it found it)."""
         if self._descriptor is None:
             return
         _HELD_IN_PROCESS.discard(self.path.resolve())
+        if remove_if_created and self._created:
+            self.path.unlink(missing_ok=True)
         fcntl.flock(self._descriptor, fcntl.LOCK_UN)
         os.close(self._descriptor)
         self._descriptor = None

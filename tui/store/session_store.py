@@ -64,7 +64,7 @@ class SessionStore:
             try:
                 return read_meta(path, session_id)
             except (ValueError, TypeError, KeyError, OSError) as error:
-                corrupt = path.with_name("session.json.corrupt")
+                corrupt = _free_name(path.with_name("session.json.corrupt"))
                 logger.warning("%s is unreadable (%s); kept as %s and rebuilt", path, error, corrupt.name)
                 os.replace(path, corrupt)
         return self._derive_meta(directory, session_id)
@@ -143,12 +143,15 @@ class SessionStore:
             return handle
         except BaseException:
             if lock is not None:
-                lock.release()
+                lock.release(remove_if_created=True)
             raise
 
     # -- changing ------------------------------------------------------------------
 
     def rename(self, session_id: str, title: str) -> None:
+        """Rename a closed session (an open one is renamed through its handle, which owns session.json)."""
+        if is_locked(self.root / session_id):
+            raise SessionLockedError(f"session {session_id} is open in a deep-tui; rename it there or close it first")
         meta = self.meta(session_id)
         meta.title = " ".join(title.split()) or UNTITLED
         meta.updated = time.time()
@@ -183,3 +186,12 @@ class SessionStore:
             shutil.rmtree(handle.directory, ignore_errors=True)
             raise
         return handle
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path.1``, ``path.2``… — the first that does not exist, so no kept copy is overwritten."""
+    candidate, number = path, 0
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.{number}")
+    return candidate

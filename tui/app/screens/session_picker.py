@@ -138,11 +138,17 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         *,
         clock: Callable[[], float] = time.time,
         initial: Sequence[SessionMetaLike] | None = None,
+        rename_current: Callable[[str], None] | None = None,
     ) -> None:
-        """``initial``: a recent listing to show at once (it is refreshed from the store right after)."""
+        """``initial``: a recent listing to show at once (it is refreshed from the store right after).
+
+        ``rename_current`` renames the open session through its own handle: the store refuses to
+        rename a session another handle owns, since that handle would write its old title back.
+        """
         super().__init__()
         self.store = store
         self.current_id = current_id
+        self._rename_current = rename_current
         self._clock = clock
         self._entries: list[_Entry] = []
         self._by_id: dict[str, SessionMetaLike] = {}
@@ -351,8 +357,12 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
 
     @work(group="picker-write")
     async def _rename(self, session_id: str, title: str) -> None:
+        current = session_id == self.current_id and self._rename_current is not None
         try:
-            await asyncio.to_thread(self.store.rename, session_id, title)
+            if current and self._rename_current is not None:
+                self._rename_current(title)
+            else:
+                await asyncio.to_thread(self.store.rename, session_id, title)
         except _store_errors() as error:
             self.notify(str(error), title="Not renamed", severity="warning")
             return

@@ -9,6 +9,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ERROR_OUTCOMES,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -72,7 +73,7 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     metadata = part.metadata if isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict) else {}
                     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
                     block.set_result(text, len(text), evicted_path=path if isinstance(path, str) else None,
-                                     is_error=isinstance(part, RetryPromptPart))
+                                     is_error=isinstance(part, RetryPromptPart) or part.outcome in ERROR_OUTCOMES)
         elif isinstance(message, ModelResponse):
             for part in message.parts:
                 if isinstance(part, TextPart) and part.content.strip():
