@@ -95,7 +95,7 @@ def main() -> list[BenchResult]:
 
         def tier2() -> None:  # a fresh directory each time: every copy is really written
             compact_tool_calls(history, estimator=estimator, large_results_dir=root / f"t2-{next(runs)}",
-                               protect_recent_tokens=4_000)
+                               protect_recent_tokens=4_000).save()
 
         figures.append(result("tier 2 on a 1,000-message history (250 outputs saved)", median_ms(tier2, runs=9),
                               "ms", 20.0))

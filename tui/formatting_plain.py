@@ -24,12 +24,21 @@ def tokens_short(tokens: int) -> str:
     return str(tokens)
 
 
+def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
+    """What a compaction replaced: messages for a summary, old tool outputs/arguments (parts) for tier 2."""
+    count = event.messages_replaced
+    plural = "s" if count != 1 else ""
+    if event.strategy in ("pointer", "mask"):
+        return f"{count} tool part{plural}" if short else f"{count} old tool output{plural}/argument{plural}"
+    return f"{count} msg{plural}" if short else f"{count} message{plural}"
+
+
 def describe_event(event: ChainEvent) -> str:
     """One line saying what happened, e.g. ``summarized 142 messages, 96k → 18k tokens, retention 0.97``."""
     if isinstance(event, CompactionFinished):
         verbs = {"summary": "summarized", "fallback": "dropped (fallback)",
-                 "pointer": "compacted tool calls in", "mask": "masked tool outputs in"}
-        text = (f"{verbs.get(event.strategy, event.strategy)} {event.messages_replaced} messages, "
+                 "pointer": "compacted", "mask": "masked"}
+        text = (f"{verbs.get(event.strategy, event.strategy)} {replaced_label(event)}, "
                 f"{tokens_short(event.tokens_before)} → {tokens_short(event.tokens_after)} tokens")
         if event.retention_score is not None:
             text += f", retention {event.retention_score:.2f}"

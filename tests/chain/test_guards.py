@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from tests.chain.support import SummarizerScript, history, make_harness, seed
 from tui.chain.cut_points import tool_pairs_intact
@@ -196,3 +197,34 @@ def test_tier2_events_and_usage_after_compaction(tmp_path: Path) -> None:
     done = harness.events[2]
     assert isinstance(done, CompactionFinished) and final_usage.tokens == done.tokens_after
     assert isinstance(harness.received[0][2].parts[0], ToolReturnPart)
+
+
+def test_resume_after_tier2_counts_the_loaded_history_not_an_old_provider_figure(tmp_path: Path) -> None:
+    """Tier-2 pointers live only in memory; a provider count measured on them must not anchor a resume."""
+    sent: list[int] = []
+
+    def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tokens = TokenEstimator().total(messages)
+        sent.append(tokens)
+        return ModelResponse(parts=[TextPart("ok")], usage=RequestUsage(input_tokens=tokens), provider_name="openai")
+
+    first = make_harness(tmp_path / "first", window=10_000, compaction_threshold=0.5, summarize_threshold=0.99)
+    result = Agent(FunctionModel(provider), capabilities=first.manager.capabilities()).run_sync(
+        "turn A", message_history=seed(first, history(12, 4000)))
+    first.manager.record_pending(result.all_messages())
+    assert any(isinstance(e, CompactionFinished) and e.strategy == "pointer" for e in first.events)
+    on_disk = list(first.recorder.messages)  # originals, never the pointers
+
+    resumed = make_harness(tmp_path / "resumed", window=10_000, compaction_threshold=0.5, summarize_threshold=0.99)
+    Agent(FunctionModel(provider), capabilities=resumed.manager.capabilities()).run_sync(
+        "turn B", message_history=seed(resumed, on_disk))
+    first_usage = next(e for e in resumed.events if isinstance(e, UsageEvent))
+    assert first_usage.tokens > 10_000, "the loaded originals are counted, not the old compacted figure"
+    assert sent[-1] <= 10_000, "and so tier 2 runs again before anything is sent over the window"
+
+
+def test_eviction_threshold_never_exceeds_a_quarter_of_the_window(tmp_path: Path) -> None:
+    small = make_harness(tmp_path / "small", window=3_000, large_result_tokens=20_000)
+    large = make_harness(tmp_path / "large", window=200_000, large_result_tokens=20_000)
+    assert small.manager.eviction_threshold == 750
+    assert large.manager.eviction_threshold == 20_000

@@ -91,6 +91,14 @@ def test_hostile_ids_stay_inside_and_never_collide(tmp_path: Path) -> None:
     assert len(list((tmp_path / "out").iterdir())) == len(ids)
 
 
+def test_a_reused_call_id_never_overwrites_a_saved_output(tmp_path: Path) -> None:
+    first = write_output(tmp_path / "out", "call_0", "session one's output", ".txt")
+    second = write_output(tmp_path / "out", "call_0", "session two's output", ".txt")
+    assert first != second and first.parent == second.parent
+    assert first.read_text() == "session one's output" and second.read_text() == "session two's output"
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".saving-")]
+
+
 def test_tier2_is_idempotent_and_never_mutates_its_input(tmp_path: Path) -> None:
     messages = history(8, 4000)
     messages.insert(1, ModelResponse(parts=[ToolCallPart("write_file", {"path": "big.py", "content": "x = 1\n" * 500},

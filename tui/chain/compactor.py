@@ -94,17 +94,18 @@ class Compactor:
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
                    focus: str | None, force: bool) -> StepResult:
         """Pointers for old tool activity, applied only when it frees a meaningful amount."""
+        result = compact_tool_calls(messages, estimator=self.accountant.estimator,
+                                    large_results_dir=self.large_results_dir,
+                                    protect_recent_tokens=self.settings.protect_recent_tokens)
+        saved = result.tokens_saved
+        if saved <= 0 or (not force and saved < self.settings.min_savings_tokens):
+            return StepResult(messages, tokens)
         try:
-            result = compact_tool_calls(messages, estimator=self.accountant.estimator,
-                                        large_results_dir=self.large_results_dir,
-                                        protect_recent_tokens=self.settings.protect_recent_tokens)
+            files_created = result.save()
         except OSError as error:
             failed = self._fail(strategy="pointer", trigger=trigger, tokens=tokens, focus=focus,
                                 reason=f"could not save tool outputs before compacting them: {error}")
             return StepResult(messages, tokens, failed)
-        saved = result.tokens_saved
-        if saved <= 0 or (not force and saved < self.settings.min_savings_tokens):
-            return StepResult(messages, tokens)
         self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
         for original, rewritten in zip(messages, result.messages, strict=True):
             index = self.ledger.index_of(original)
@@ -115,7 +116,7 @@ class Compactor:
         event = self._finish(CompactionFinished(
             strategy="pointer" if result.pointered_returns else "mask", trigger=trigger, tokens_before=tokens,
             tokens_after=after, messages_replaced=result.pointered_returns + result.masked_args,
-            files_created=tuple(result.files_created), focus=focus))
+            files_created=tuple(files_created), focus=focus))
         return StepResult(result.messages, after, event)
 
     # -- tier 3 ------------------------------------------------------------------------
@@ -139,7 +140,7 @@ class Compactor:
             text = await self.summarizer.summarize(body, previous_summary=previous, focus=focus)
             identifiers = extract_identifiers(body)
             score, missing = retention_score(text, identifiers)
-            if score < RETENTION_TARGET and self.summarizer.uses_model and missing:
+            if score < RETENTION_TARGET and missing:  # the extractive summary takes the list too
                 second = await self.summarizer.summarize(body, previous_summary=previous, focus=focus,
                                                          must_include=missing)
                 second_score, second_missing = retention_score(second, identifiers)

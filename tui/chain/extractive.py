@@ -17,6 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from tui.chain.retention import extract_identifiers
+from tui.chain.tool_compaction import EVICTED_PATH_KEY
 from tui.chain.transcript import cap, prompt_text
 
 MAX_PROMPTS = 12
@@ -46,6 +47,9 @@ def extractive_summary(span: Sequence[ModelMessage], *, previous_summary: str | 
                 elif isinstance(part, RetryPromptPart):
                     errors.append(_one_line(part.model_response(), 200))
                 elif isinstance(part, ToolReturnPart):
+                    saved = part.metadata.get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
+                    if isinstance(saved, str) and saved not in files:
+                        files.insert(0, saved)  # where detail can be read back: kept before anything else
                     text = part.model_response_str()
                     if "error" in text[:200].lower():
                         errors.append(f"{part.tool_name}: {_one_line(text, 200)}")

@@ -75,7 +75,8 @@ class ContextManager:
         self.compactor = Compactor(
             settings=settings, window=self.window, large_results_dir=large_results_dir, ledger=self.ledger,
             accountant=self.accountant,
-            summarizer=Summarizer(summarizer_model, timeout=settings.summarizer_timeout),
+            summarizer=Summarizer(summarizer_model, timeout=settings.summarizer_timeout,
+                                  chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2),
             emit=self._emit, on_before_compress=on_before_compress, on_after_compress=on_after_compress,
         )
         self.fixed_tokens = 0
@@ -84,6 +85,18 @@ class ContextManager:
         self._pending_focus: str | None = None
         self._summarized_this_turn = False
         self._blocked_this_turn = False
+
+    def _summarizer_window(self, summarizer_model: Model | None, chat_model: Model | None) -> int:
+        """The summarizer's own window: the session's (incl. an explicit override) when it is the chat model."""
+        if summarizer_model is None or summarizer_model is chat_model:
+            return self.window
+        return resolve_window(summarizer_model, None)[0]
+
+    @property
+    def eviction_threshold(self) -> int:
+        """Tool outputs above this many tokens are saved to disk: ``large_result_tokens``, but never more
+        than a quarter of the window (one output could not fit a small window otherwise)."""
+        return min(self.settings.large_result_tokens, max(100, self.window // 4))
 
     # -- public API ----------------------------------------------------------------------
 
@@ -98,13 +111,18 @@ class ContextManager:
     def capabilities(self) -> list[AbstractCapability[Any]]:
         """Eviction (after each tool) and the per-request chain (before each model request)."""
         return [
-            EvictionCapability(self.large_results_dir, self.settings.large_result_tokens, self._emit),
+            EvictionCapability(self.large_results_dir, self.eviction_threshold, self._emit),
             ContextCapability(self),
         ]
 
     def mark_recorded(self, messages: Sequence[ModelMessage], indices: Sequence[int]) -> None:
-        """Messages loaded from messages.json (resume) and where each sits in it."""
+        """Messages loaded from messages.json (resume) and where each sits in it.
+
+        Their provider-reported token counts are not trusted: they measured the context as it was
+        sent then (possibly with tier-2 pointers, which are not on disk), not the list loaded now.
+        """
         self.ledger.mark_recorded(messages, indices)
+        self.accountant.invalidate(messages)
 
     def record_pending(self, messages: Sequence[ModelMessage]) -> None:
         """Append whatever of ``messages`` is not recorded yet (the end of a run, a cancelled run)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -20,27 +21,51 @@ def output_file_name(tool_call_id: str, suffix: str) -> str:
     return f"{readable}-{digest}{clean_suffix}"
 
 
-def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: str, *,
-                 atomic: bool = True) -> Path:
-    """Write ``data`` whole and return its path; refuses anything outside ``directory``.
+def unique_output_name(tool_call_id: str, suffix: str) -> str:
+    """Like :func:`output_file_name` with a random tag: for files named before they are written."""
+    stem, dot, extension = output_file_name(tool_call_id, suffix).partition(".")
+    return f"{stem}-{secrets.token_hex(4)}{dot}{extension}"
 
-    ``atomic`` writes a temp file and renames it (evictions); tier-2 copies of
-    outputs already in messages.json use a plain write, which is much faster.
+
+def _numbered(name: str, number: int) -> str:
+    if number == 0:
+        return name
+    stem, dot, extension = name.partition(".")
+    return f"{stem}-{number}{dot}{extension}"
+
+
+def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: str) -> Path:
+    """Write ``data`` whole under a new name and return its path; never overwrites, never leaves ``directory``.
+
+    Call ids are not unique across sessions (or even within one, for some servers), and the
+    directory is shared, so a taken name gets ``-1``, ``-2``… rather than replacing what is there.
+    The bytes are written to a temporary file first and then linked in, so the final name never
+    holds half an output.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    target = (directory / output_file_name(tool_call_id, suffix)).resolve()
-    if target.parent != directory.resolve():
-        raise ValueError(f"refusing to write outside {directory}")
+    base = directory.resolve()
+    name = output_file_name(tool_call_id, suffix)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    if not atomic:
-        target.write_bytes(payload)
-        return target
-    descriptor, temporary = tempfile.mkstemp(prefix=".saving-", dir=directory)
+    descriptor, temporary = tempfile.mkstemp(prefix=".saving-", dir=base)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(payload)
-        os.replace(temporary, target)
-    except BaseException:
+        for number in range(10_000):
+            target = base / _numbered(name, number)
+            if target.parent != base:
+                raise ValueError(f"refusing to write outside {directory}")
+            try:
+                os.link(temporary, target)
+            except FileExistsError:
+                continue
+            return target
+        raise FileExistsError(f"no free file name for {name!r} in {directory}")
+    finally:
         Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Create ``path`` with ``text``; fails with ``FileExistsError`` rather than replace anything."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as handle:
+        handle.write(text)

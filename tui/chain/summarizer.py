@@ -75,10 +75,6 @@ class Summarizer:
         self.last_prompts: list[str] = []
         """Prompts sent in the last ``summarize`` call (for tests and the event log)."""
 
-    @property
-    def uses_model(self) -> bool:
-        return self._agent is not None
-
     async def summarize(self, span: Sequence[ModelMessage], *, previous_summary: str | None,
                         focus: str | None, must_include: Sequence[str] = ()) -> str:
         """The summary of ``span`` (merged with ``previous_summary``); raises :class:`SummarizerError`."""

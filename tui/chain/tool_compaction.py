@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.estimate import TokenEstimator, text_tokens
-from tui.chain.safe_names import output_file_name
+from tui.chain.safe_names import unique_output_name, write_new_file
 
 MASKED_KEY = "deep_tui_masked"
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
@@ -31,11 +31,17 @@ class ToolCompactionResult:
     tokens_after: int
     masked_args: int = 0
     pointered_returns: int = 0
-    files_created: list[str] = field(default_factory=list)
+    pending: _Bundle | None = None
+    """The copies the pointers refer to; written by :meth:`save` only if the rewrite is applied."""
 
     @property
     def tokens_saved(self) -> int:
         return self.tokens_before - self.tokens_after
+
+    def save(self) -> list[str]:
+        """Write the copies the pointers name (raises ``OSError``); returns the files created."""
+        written = self.pending.write() if self.pending is not None else None
+        return [written] if written is not None else []
 
 
 def _current_turn_start(messages: Sequence[ModelMessage]) -> int:
@@ -76,7 +82,7 @@ class _Bundle:
     def add(self, part: ToolReturnPart, text: str) -> tuple[str, int, int]:
         """Queue ``text``; returns (path, offset, lines) for ``read_file``."""
         if self.path is None:
-            self.path = self.directory.resolve() / output_file_name(f"tier2-{part.tool_call_id}", ".txt")
+            self.path = self.directory.resolve() / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
         body = text if text.endswith("\n") else text + "\n"
         lines = body.count("\n")
         offset = self.line_count + 1
@@ -87,8 +93,7 @@ class _Bundle:
     def write(self) -> str | None:
         if self.path is None:
             return None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.path.write_text("".join(self.chunks), encoding="utf-8")
+        write_new_file(self.path, "".join(self.chunks))
         return str(self.path)
 
 
@@ -135,7 +140,8 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                        protect_recent_tokens: int, preview_chars: int = 600) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
 
-    Raises ``OSError`` when the copies cannot be written (the caller keeps the history as it was).
+    Nothing is written here: the caller decides whether the rewrite is worth applying and then
+    calls :meth:`ToolCompactionResult.save` (an ``OSError`` there means: keep the history as it was).
     """
     before = estimator.total(messages)
     protected_from = _protected_from(messages, protect_recent_tokens)
@@ -161,8 +167,6 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
         if changed:
             assert isinstance(message, (ModelRequest, ModelResponse))
             result.messages[index] = replace(message, parts=new_parts)
-    written = bundle.write()
-    if written is not None:
-        result.files_created.append(written)
+    result.pending = bundle
     result.tokens_after = estimator.total(result.messages)
     return result

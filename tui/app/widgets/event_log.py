@@ -23,6 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
+from tui.formatting_plain import replaced_label
 from tui.app.screens.confirm import TextViewerModal
 from tui.chain.events import (
     ChainEvent,
@@ -79,7 +80,7 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
         if event.files_created:
             count = len(event.files_created)
             details.append(f"{count} file{'s' if count != 1 else ''}")
-        details.append(f"{event.messages_replaced} msgs")
+        details.append(replaced_label(event, short=True))
         second = Content(" · ").join(part if isinstance(part, Content) else Content.assemble(part) for part in details)
         return Content.assemble(
             stamp,
