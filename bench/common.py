@@ -15,7 +15,8 @@ class BenchResult:
     name: str
     value: float
     unit: str
-    target: float
+    target: float | None
+    """None: a figure shown for context, with no target to meet."""
     ok: bool
 
 
@@ -34,9 +35,17 @@ def result(name: str, value: float, unit: str, target: float) -> BenchResult:
     return BenchResult(name, value, unit, target, value <= target)
 
 
+def info(name: str, value: float, unit: str) -> BenchResult:
+    """A figure printed for context (always counts as met)."""
+    return BenchResult(name, value, unit, None, True)
+
+
 def report(results: list[BenchResult]) -> None:
     """Print each figure with its target and verdict."""
     width = max((len(r.name) for r in results), default=10)
     for r in results:
+        if r.target is None:
+            print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} (for context, no target)")
+            continue
         verdict = "OK" if r.ok else "MISSED"
         print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} target ≤ {r.target:g} {r.unit:<4} {verdict}")

@@ -26,8 +26,9 @@ def main() -> int:
         module_results = module.main()
         report(module_results)
         results.extend(module_results)
-    missed = [r.name for r in results if not r.ok]
-    print(f"\n{len(results) - len(missed)} of {len(results)} figures within target"
+    judged = [r for r in results if r.target is not None]
+    missed = [r.name for r in judged if not r.ok]
+    print(f"\n{len(judged) - len(missed)} of {len(judged)} figures within target"
           + (f"; missed: {', '.join(missed)}" if missed else ""))
     return 0
 
