@@ -141,3 +141,11 @@ def test_history_tool_reads_the_recorded_history(env: tuple[Path, DataDir, Memor
     recorded = [ModelRequest(parts=[UserPromptPart("the password rotation is on Fridays")])]
     reply = call(env, "search_conversation_history", history=recorded, query="rotation")
     assert "User (message 0)" in reply and "Fridays" in reply
+
+
+def test_history_search_shows_five_lines_of_context_each_side() -> None:
+    body = "\n".join(f"line {n}" for n in range(1, 21))
+    history: list[ModelMessage] = [ModelRequest(parts=[ToolReturnPart("read_file", body.replace("line 10", "line 10 NEEDLE"), "c1")])]
+    excerpt = search_history(history, "needle")
+    shown = [line for line in excerpt.splitlines() if line.startswith("line ")]
+    assert shown == [f"line {n}" if n != 10 else "line 10 NEEDLE" for n in range(5, 16)]

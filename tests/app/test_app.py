@@ -52,6 +52,22 @@ async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp
     await app.runtime.aclose()
 
 
+async def test_ctrl_j_inserts_a_newline_and_enter_sends_both_lines(tmp_path: Path) -> None:
+    from tui.app.widgets.prompt_input import PromptInput
+
+    app = make_app(make_factory(tmp_path, chat_model=reply_model("got it")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"first line", "ctrl+j", *"second line")
+        assert app.query_one(PromptInput).text == "first line\nsecond line"
+        assert not app.runtime.busy and app.runtime.history_count() == 0
+        await pilot.press("enter")
+        await wait_idle(app, pilot)
+        assert app.query_one(PromptInput).text == ""
+        first = app.runtime.load_history(0, 1)[0]
+        assert first.parts[0].content == "first line\nsecond line"  # type: ignore[union-attr]
+    await app.runtime.aclose()
+
+
 async def test_markup_in_model_text_and_prompts_is_literal(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=reply_model("use [bold] and [/] and [red]x[/red] literally")))
     async with app.run_test(size=(100, 30)) as pilot:
