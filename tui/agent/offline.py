@@ -8,11 +8,13 @@ else gets an honest reply saying it is offline and what is in its context.
 from __future__ import annotations
 
 import json
+import secrets
 import shlex
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -108,6 +110,9 @@ def _reply_to_tool_results(request: ModelRequest) -> str | None:
         if isinstance(part, RetryPromptPart):
             pieces.append(f"The tool `{part.tool_name}` refused: {part.model_response().strip()}")
             continue
+        if part.outcome in ERROR_OUTCOMES:
+            pieces.append(f"The tool `{part.tool_name}` failed: {part.model_response_str(wrap_if_error=False).strip()}")
+            continue
         text = part.model_response_str()
         lines = text.splitlines()
         shown = "\n".join(lines[:PREVIEW_LINES])
@@ -137,7 +142,8 @@ def _decide(messages: Sequence[ModelMessage]) -> ToolRequest | str:
 
 
 def _call_id(messages: Sequence[ModelMessage]) -> str:
-    return f"offline-{len(messages)}"
+    """Unique like a provider's ids: the message count alone repeats after a summary or in a fork."""
+    return f"offline-{len(messages)}-{secrets.token_hex(4)}"
 
 
 def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

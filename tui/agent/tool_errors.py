@@ -25,5 +25,23 @@ def reported_as_tool_error(action: str) -> Iterator[None]:
     except UnicodeError as error:
         raise refuse(f"{action} failed: the file is not valid UTF-8 text ({error.reason})") from None
     except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise refuse(f"{action} failed: {reason}") from None
+        raise refuse(f"{action} failed: {_reason(error)}") from None
+
+
+_PLAIN_REASONS: tuple[tuple[type[OSError], str], ...] = (
+    (NotADirectoryError, "a part of the path is a file, not a directory"),
+    (IsADirectoryError, "it is a directory"),
+    (FileNotFoundError, "no such file or directory"),
+    (PermissionError, "permission denied"),
+    (FileExistsError, "it already exists"),
+)
+
+
+def _reason(error: OSError) -> str:
+    """The operating system's words when it gave some, else a plain sentence for the error's kind."""
+    if error.strerror:
+        return error.strerror
+    for kind, words in _PLAIN_REASONS:
+        if isinstance(error, kind):
+            return words
+    return str(error) or type(error).__name__

@@ -75,15 +75,20 @@ class NoticeBlock(Static):
         super().__init__(Content(text), classes=f"notice-block -{tone}")
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _args_summary(args_json: str) -> str:
+    """The arguments on one line (a title must not wrap because an argument holds newlines)."""
     try:
         args = json.loads(args_json) if args_json else {}
     except ValueError:
-        return args_json[:80]
+        return _one_line(args_json)[:80]
     if isinstance(args, dict):
-        parts = [f"{key}={str(value)[:40]!s}" for key, value in args.items()]
+        parts = [f"{key}={_one_line(str(value))[:40]}" for key, value in args.items()]
         return ", ".join(parts)[:100]
-    return str(args)[:80]
+    return _one_line(str(args))[:80]
 
 
 class ToolBlock(Collapsible):
