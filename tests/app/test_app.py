@@ -15,7 +15,7 @@ from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
@@ -154,6 +154,45 @@ async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -
         assert found == [f"/{command.name}" for command in COMMANDS]
         footer_keys = {binding.key for binding in app.BINDINGS if hasattr(binding, "key")}
         assert {command.key for command in COMMANDS if command.key} <= footer_keys
+    await app.runtime.aclose()
+
+
+async def test_choosing_a_palette_command_runs_it(tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"/context")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ContextScreen), "the palette's choice opened /context"
+    await app.runtime.aclose()
+
+
+async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_screen(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read x[/]y[bold]", "enter")
+        await wait_idle(app, pilot)
+        [tool] = app.query(ToolBlock)
+        assert "x[/]y[bold]" in str(tool.title)
+        await pilot.press(*"/nope[/]", "enter")
+        await pilot.pause(0.2)
+        app.runtime.rename("main [/] work [bold]")
+        app.refresh_title()
+        app.notify(f"now in {app.runtime.info.title}", markup=False)
+        info = DividerInfo(strategy="summary", replaced=3, tokens_before=900, tokens_after=100, retention=0.9,
+                           focus="keep [/] the [red]needle", summary="s [/] t", replaced_range=None)
+        divider = CompactionDivider(info)
+        await app.query_one(ChatView).mount(divider)
+        await pilot.pause(0.2)
+        assert "keep [/] the [red]needle" in str(divider.title)
+        assert app.is_running
     await app.runtime.aclose()
 
 

@@ -12,8 +12,8 @@ from tui.app.command_registry import COMMANDS, Command
 class DeepTuiCommands(Provider):
     """Every registry command; selecting one runs its app action."""
 
-    def _run(self, command: Command) -> None:
-        self.app.run_action(command.action)
+    async def _run(self, command: Command) -> None:
+        await self.app.run_action(command.action)
 
     async def discover(self) -> Hits:
         for command in COMMANDS:

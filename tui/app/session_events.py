@@ -49,7 +49,7 @@ class SessionSwitcher:
     def switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str) -> None:
         if self.app.runtime.busy:
             self.app.notify("A turn is running — wait for it or press Esc before switching sessions.",
-                            severity="warning")
+                            severity="warning", markup=False)
             return
         self.app.run_worker(self._switch(opener, label), group="switch", exclusive=True)
 
@@ -57,9 +57,9 @@ class SessionSwitcher:
         try:
             runtime = await opener()
         except StoreError as error:
-            self.app.notify(f"could not open {label}: {error}", severity="error", timeout=8)
+            self.app.notify(f"could not open {label}: {error}", severity="error", timeout=8, markup=False)
             return
         previous = self.app.runtime
         await self.app.adopt_runtime(runtime)
         await previous.aclose()
-        self.app.notify(f"now in {runtime.info.title} ({runtime.info.session_id})")
+        self.app.notify(f"now in {runtime.info.title} ({runtime.info.session_id})", markup=False)

@@ -83,13 +83,13 @@ class DeepTuiApp(App[int]):
         super().copy_to_clipboard(text)
         tool = copy_with_system_tool(text)
         via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
-        self.notify(f"copied {len(text):,} characters via {via}", timeout=2)
+        self.notify(f"copied {len(text):,} characters via {via}", timeout=2, markup=False)
 
     @property
     def ready(self) -> bool:
         """False while the session is still opening (actions that need it say so)."""
         if self.factory is None or self.store is None:
-            self.notify("The session is still opening…", severity="warning", timeout=3)
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
             return False
         return True
 
@@ -126,7 +126,7 @@ class DeepTuiApp(App[int]):
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
-            self.notify(warning, severity="warning", timeout=10)
+            self.notify(warning, severity="warning", timeout=10, markup=False)
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:
@@ -200,10 +200,10 @@ class DeepTuiApp(App[int]):
                 await self.run_action(command.action)
             return
         if message.text.startswith("/"):
-            self.notify(f"unknown command {message.text.split()[0]} — F1 lists them", severity="warning")
+            self.notify(f"unknown command {message.text.split()[0]} — F1 lists them", severity="warning", markup=False)
             return
         if self.runtime.busy:
-            self.notify("a turn is still running (Esc cancels it)", severity="warning")
+            self.notify("a turn is still running (Esc cancels it)", severity="warning", markup=False)
             return
         self.run_turn(message.text)
 

@@ -196,7 +196,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         try:
             sessions = await asyncio.to_thread(self.store.list_sessions)
         except _store_errors() as error:
-            self.notify(str(error), title="Could not list sessions", severity="error")
+            self.notify(str(error), title="Could not list sessions", severity="error", markup=False)
             sessions = []
         if not self.is_attached or not self.is_active:  # closed (or closing) while the listing was read
             return
@@ -269,7 +269,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         session_id = self.highlighted_id
         meta = self._by_id.get(session_id) if session_id else None
         if meta is None:
-            self.notify("No session selected.", severity="warning")
+            self.notify("No session selected.", severity="warning", markup=False)
         return meta
 
     # -- actions --
@@ -314,7 +314,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
             if title is None:
                 return
             if not title:
-                self.notify("A session title cannot be empty.", severity="warning")
+                self.notify("A session title cannot be empty.", severity="warning", markup=False)
             elif title != meta.title:
                 self._rename(meta.id, title)
 
@@ -328,7 +328,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         if meta is None:
             return
         if meta.id == self.current_id:
-            self.notify("This session is open here; switch to another one before deleting it.", severity="warning")
+            self.notify("This session is open here; switch to another one before deleting it.", severity="warning", markup=False)
             return
         forks = sum(1 for other in self._by_id.values() if other.parent is not None and other.parent.session == meta.id)
         message = Content.from_markup(
@@ -364,7 +364,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
             else:
                 await asyncio.to_thread(self.store.rename, session_id, title)
         except _store_errors() as error:
-            self.notify(str(error), title="Not renamed", severity="warning")
+            self.notify(str(error), title="Not renamed", severity="warning", markup=False)
             return
         self.reload(highlight=session_id)
 
@@ -373,7 +373,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         try:
             await asyncio.to_thread(self.store.delete, session_id)
         except _store_errors() as error:
-            self.notify(str(error), title="Not deleted", severity="warning")
+            self.notify(str(error), title="Not deleted", severity="warning", markup=False)
             return
-        self.notify(f"Deleted session {short_id(session_id)}.")
+        self.notify(f"Deleted session {short_id(session_id)}.", markup=False)
         self.reload(highlight=next_highlight)

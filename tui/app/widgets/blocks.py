@@ -108,8 +108,10 @@ class ToolBlock(Collapsible):
         self._saved = Button("open saved output", classes="tool-saved", compact=True)
         self._saved.display = False
         self.saved_path: Path | None = None
-        super().__init__(self._args, self._result, self._saved,
-                         title=f"{tool_name}({_args_summary(args_json)})", classes="tool-block")
+        self._call_title = f"{tool_name}({_args_summary(args_json)})"
+        super().__init__(self._args, self._result, self._saved, classes="tool-block")
+        # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
+        self.title = Content(self._call_title)  # type: ignore[assignment]
 
     def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool) -> None:
         self._result.update(Content(preview[:PREVIEW_LIMIT]))
@@ -117,10 +119,10 @@ class ToolBlock(Collapsible):
         if evicted_path:
             self.saved_path = Path(evicted_path)
             self._saved.display = True
-            self.title = f"{self.title}  ·  {size}, saved to disk"
+            self.title = Content(f"{self._call_title}  ·  {size}, saved to disk")  # type: ignore[assignment]
             self.add_class("-evicted")
         else:
-            self.title = f"{self.title}  ·  {size}"
+            self.title = Content(f"{self._call_title}  ·  {size}")  # type: ignore[assignment]
         self.set_class(is_error, "-error")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -169,7 +171,8 @@ class CompactionDivider(Collapsible):
         button = Button("show the replaced messages", classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
         super().__init__(Static(Content(info.summary), classes="divider-summary"), button, self._originals,
-                         title=f"── {info.title()} ──", classes="compaction-divider")
+                         classes="compaction-divider")
+        self.title = Content(f"── {info.title()} ──")  # type: ignore[assignment]  # a focus is user text
         self._button = button
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
