@@ -196,6 +196,35 @@ async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_sc
     await app.runtime.aclose()
 
 
+async def test_panel_keys_put_the_keyboard_in_the_panel(tmp_path: Path) -> None:
+    from textual.widgets import OptionList, TextArea
+
+    from tui.app.widgets.prompt_input import PromptInput
+
+    factory = make_factory(tmp_path, window=4_000)  # outputs over 1,000 tokens are evicted
+    (factory.workdir / "big.txt").write_text("".join(f"row {n} of a long file\n" for n in range(400)))
+    app = make_app(factory)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read big.txt", "enter")
+        await wait_idle(app, pilot)
+        for key, kind, panel in (("ctrl+o", TextArea, "memory-tab"), ("ctrl+l", OptionList, "log-tab"),
+                                 ("ctrl+b", OptionList, "evicted-tab")):
+            await pilot.press(key)
+            await pilot.pause(0.2)
+            focused = app.focused
+            assert isinstance(focused, kind) and not isinstance(focused, PromptInput), (key, focused)
+            assert any(ancestor.id == panel for ancestor in focused.ancestors), (key, focused)
+        await pilot.press("enter")  # the evicted list's first entry opens in the viewer, by keyboard alone
+        await pilot.pause(0.3)
+        assert type(app.screen).__name__ == "EvictedViewerScreen"
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        await pilot.press("ctrl+b")  # the same key again closes the panel and gives the prompt back
+        await pilot.pause(0.1)
+        assert isinstance(app.focused, PromptInput)
+    await app.runtime.aclose()
+
+
 async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -235,7 +264,7 @@ async def test_divider_expands_and_loads_the_replaced_messages(tmp_path: Path) -
     app = make_app(factory, SessionRequest(resume=session_id))
     async with app.run_test(size=(120, 40)) as pilot:
         divider = app.query_one(CompactionDivider)
-        assert "summarized 20 messages" in divider.title
+        assert "summarized 20 messages" in str(divider.title)
         divider.collapsed = False
         await pilot.pause()
         pilot.app.query_one(".divider-show", Button).press()

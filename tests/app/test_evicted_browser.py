@@ -97,6 +97,10 @@ async def test_enter_opens_viewer_with_json_content(tmp_path: Path) -> None:
         assert json.loads(text_area.text)["items"][3]["name"] == "n3"
         assert text_area.read_only
         assert text_area.language in ("json", None)  # None only without tree-sitter
+        await pilot.press("slash", *"n3")
+        await pilot.press("escape")  # leaves the search box, keeps the viewer
+        await pilot.pause()
+        assert isinstance(app.screen, EvictedViewerScreen) and text_area.has_focus
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, EvictedViewerScreen)

@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Button, Footer, Static, TabbedContent, TabPane
+from textual.widgets import Button, Footer, Static, TabbedContent, TabPane, Tabs
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
@@ -159,7 +159,7 @@ class DeepTuiApp(App[int]):
                 ("deep-tui ", "bold $accent"), (f"· {info.title}", "$text-muted")))
             return
         offline = [("  offline — no LLM configured (type help)", "bold $warning")] if info.offline else []
-        fork = [(f"  fork of {info.parent[:8]}", "$text-muted")] if info.parent else []
+        fork = [(f" fork of {info.parent[:8]} ", "$text-muted")] if info.parent else []
         self.query_one("#title-bar", Static).update(Content.assemble(
             ("deep-tui ", "bold $accent"), (f"· {info.title} ", "bold"), *fork,
             (f"· {info.model_name} ", "$text-muted"), (f"· {info.session_id} ", "$text-muted"), *offline))
@@ -300,6 +300,14 @@ class DeepTuiApp(App[int]):
             return
         side.display = True
         side.active = tab
+        self.call_after_refresh(self._focus_panel, tab)
+
+    def _focus_panel(self, tab: str) -> None:
+        """Put the keyboard in the panel just opened (its editor or list), so its keys work at once."""
+        side = self.query_one("#side", TabbedContent)
+        pane = side.get_pane(tab)
+        target = next((widget for widget in pane.query("*") if widget.focusable and widget.display), None)
+        (target or side.query_one(Tabs)).focus()  # an empty panel: the tab row, so arrows still move
 
     def action_memory(self) -> None:
         self._show_panel("memory-tab")

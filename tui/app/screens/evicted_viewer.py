@@ -329,4 +329,9 @@ class EvictedViewerScreen(DialogScreen[None]):
         self.notify(f"Copied {self.path}", title="Path copied", markup=False)
 
     def action_close(self) -> None:
+        """Esc in the search box leaves the search (back to the text); anywhere else it closes the viewer."""
+        search = self.query_one("#viewer-search", Input)
+        if search.has_focus:
+            self.query_one(TextArea).focus()
+            return
         self.dismiss(None)
