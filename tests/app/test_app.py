@@ -314,6 +314,68 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
     await app.runtime.aclose()
 
 
+async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    from tui.app.screens.confirm import ConfirmModal, PromptModal
+
+    factory = make_factory(tmp_path)
+    for prompt in ("alpha [bold] notes", "beta deploy plan"):
+        handle = factory.store.create(model="offline")
+        handle.append_messages([ModelRequest(parts=[UserPromptPart(prompt)]), ModelResponse(parts=[TextPart("ok")])])
+        handle.close()
+    app = make_app(factory)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        current = app.runtime.info.session_id
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        await pilot.press(*"beta")
+        await pilot.pause(0.2)
+        assert [entry.meta.title for entry in picker._shown] == ["beta deploy plan"]
+
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, PromptModal)
+        await pilot.press(*"release [/] plan", "enter")  # the old title is pre-selected: typing replaces it
+        await pilot.pause(0.3)
+        titles = {meta.title for meta in factory.store.list_sessions()}
+        assert "release [/] plan" in titles and "beta deploy plan" not in titles
+
+        for _ in range(4):
+            await pilot.press("backspace")
+        await pilot.press(*"alpha")
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")  # no: nothing is deleted
+        await pilot.pause(0.1)
+        assert len(factory.store.list_sessions()) == 3
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.1)
+        await pilot.press("y")
+        await pilot.pause(0.3)
+        assert {meta.title for meta in factory.store.list_sessions()} == {"release [/] plan", "ls"}
+
+        for _ in range(5):
+            await pilot.press("backspace")
+        await pilot.pause(0.2)
+        [row] = [entry for entry in picker._shown if entry.meta.id == current]
+        picker.query_one("#sessions", OptionList).highlighted = picker._shown.index(row)
+        await pilot.press("ctrl+r", *"my work", "enter")  # the open session, through its handle
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await pilot.press(*"ls", "enter")  # the handle writes session.json again: the new title stays
+        await wait_idle(app, pilot)
+        assert factory.store.meta(current).title == "my work"
+        assert "my work" in str(app.query_one("#title-bar").render())
+    await app.runtime.aclose()
+
+
 async def test_fork_at_a_selected_chat_message(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -72,6 +72,23 @@ def test_memory_editor_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> 
     assert snap_compare(PanelApp(MemoryEditor(path)), terminal_size=(60, 14), run_before=edit)
 
 
+def test_memory_conflict_dialog_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
+    path = in_tmp_cwd / ".deep-tui" / "main" / "MEMORY.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("# Memory\n\n- v1\n", encoding="utf-8")
+
+    async def conflict(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        editor = pilot.app.query_one(MemoryEditor)
+        editor.text_area.move_cursor((3, 0))
+        editor.text_area.insert("- my unsaved line\n")
+        path.write_text("# Memory\n\n- v1\n- written by the agent\n", encoding="utf-8")
+        editor.external_change_detected(path.read_text(encoding="utf-8"))
+        await pilot.pause(0.2)
+
+    assert snap_compare(PanelApp(MemoryEditor(path)), terminal_size=(80, 20), run_before=conflict)
+
+
 def test_event_log_snapshot(snap_compare: SnapCompare) -> None:
     events = [
         UsageEvent(timestamp=BASE, tokens=1000, window=200_000, window_source="model"),

@@ -28,8 +28,13 @@ def fixed_ids_and_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.store.handle.time.time", lambda: 2_000_000_000.0 - 120)
 
 
-def seeded_app(tmp_path: Path, *, with_summary: bool = False):  # type: ignore[no-untyped-def]
+def seeded_app(tmp_path: Path, *, with_summary: bool = False, extra_session: bool = False):  # type: ignore[no-untyped-def]
     factory = make_factory(tmp_path)
+    if extra_session:
+        other = factory.store.create(model="offline")
+        other.append_messages([ModelRequest(parts=[UserPromptPart("an older [bold] experiment")]),
+                               ModelResponse(parts=[TextPart("done")])])
+        other.close()
     handle = factory.store.create(model="offline")
     messages = [
         ModelRequest(parts=[UserPromptPart("make the tokenizer handle CRLF")]),
@@ -115,3 +120,24 @@ def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore
 
 def test_small_terminal(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(seeded_app(tmp_path), terminal_size=(80, 24))
+
+
+def test_rename_dialog(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def rename(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.2)
+
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=rename)
+
+
+def test_delete_confirmation(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def delete_other(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        await pilot.press("down")  # the seeded session, not the one open now
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.2)
+
+    assert snap_compare(seeded_app(tmp_path, extra_session=True), terminal_size=SIZE, run_before=delete_other)

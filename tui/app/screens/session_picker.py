@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app.formatting import short_id
 from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
 
