@@ -12,7 +12,7 @@ from typing import TextIO
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
 
 
@@ -57,7 +57,7 @@ async def _run(
             print(f"deep-tui: warning: {warning}", file=err)
 
         def on_event(event: ChainEvent) -> None:
-            if isinstance(event, (CompactionFinished, CompactionFailed, EvictedEvent)):
+            if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
                 print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)

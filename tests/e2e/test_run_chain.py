@@ -48,7 +48,7 @@ def test_eviction_and_summary_keep_every_byte(tmp_path: Path) -> None:
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")
     originals: dict[str, str] = {}
-    for number in range(6):
+    for number in range(10):
         name = f"log{number}.txt"
         text = "".join(f"file {number} line {line}: value {number * 1000 + line}\n" for line in range(120))
         (workdir / name).write_text(text, encoding="utf-8")
@@ -58,7 +58,7 @@ def test_eviction_and_summary_keep_every_byte(tmp_path: Path) -> None:
     first = _deep_tui(workdir, data, "run", "read", "log0.txt")
     assert first.returncode == 0, first.stderr
     stderr_lines += first.stderr.splitlines()
-    for number in range(1, 6):
+    for number in range(1, 10):
         turn = _deep_tui(workdir, data, "run", "--continue", "read", f"log{number}.txt")
         assert turn.returncode == 0, turn.stderr
         stderr_lines += turn.stderr.splitlines()
@@ -75,10 +75,10 @@ def test_eviction_and_summary_keep_every_byte(tmp_path: Path) -> None:
     # messages.json only grew: all six user prompts, every tool return, and a summary marker.
     messages = ModelMessagesTypeAdapter.validate_json((session / "messages.json").read_bytes())
     raw = (session / "messages.json").read_text(encoding="utf-8")
-    for number in range(6):
+    for number in range(10):
         assert f"read log{number}.txt" in raw
     returns = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_name == "read_file"]
-    assert len(returns) >= 6
+    assert len(returns) >= 10
     assert "deep_tui_summary" in raw, "no summary was recorded"
 
     events = [json.loads(line) for line in (session / "events.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -94,6 +94,15 @@ def test_eviction_and_summary_keep_every_byte(tmp_path: Path) -> None:
     ]
     assert all(event["tokens"] <= event["window"] for event in after_compaction), "context left over the window"
 
+    # Each eviction's file still holds the output it was saved for (no later turn overwrote it).
+    evicted = [event for event in events if event["kind"] == "evicted"]
+    assert len({event["path"] for event in evicted}) == len(evicted) >= 10
+    for order, event in enumerate(evicted):
+        content = Path(event["path"]).read_text(encoding="utf-8")
+        assert f"file {order} line 0: value {order * 1000}" in content, (order, event["path"])
+        assert all(f"file {other} line 0:" not in content for other in range(10) if other != order)
+
     # run prints one line per compaction event on stderr.
     assert any("evicted" in line for line in stderr_lines)
     assert any("summar" in line for line in stderr_lines)
+    assert any("compaction started" in line for line in stderr_lines)
