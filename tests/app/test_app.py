@@ -311,6 +311,8 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
         assert app.runtime.info.session_id != parent and app.runtime.info.parent == parent
         assert app.runtime.history_count() == 4
         assert "fork of" in str(app.query_one("#title-bar").render())
+        gauge = app.query_one(ContextGauge).usage
+        assert gauge is not None and gauge.tokens > 0, "the fork shows the context it inherited, not a blank gauge"
     await app.runtime.aclose()
 
 

@@ -140,6 +140,12 @@ class SessionRuntime:
             capabilities=[*parts.capabilities, *self.manager.capabilities()],
         )
         self.last_usage: UsageEvent | None = None
+        known = handle.meta.last_usage  # the last figure recorded (a fork inherits its parent's)
+        if known is not None:
+            self.last_usage = UsageEvent(tokens=known.tokens, window=self.manager.window,
+                                         window_source=self.manager.window_source,
+                                         compaction_threshold=settings.context.compaction_threshold,
+                                         summarize_threshold=settings.context.summarize_threshold)
 
     # -- state -----------------------------------------------------------------
 
