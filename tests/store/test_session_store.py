@@ -113,6 +113,33 @@ def test_rename_and_delete(store: SessionStore) -> None:
         store.delete(handle.id)
 
 
+def test_rename_of_an_open_session_is_refused_so_it_cannot_be_lost(store: SessionStore) -> None:
+    handle = store.create()
+    handle.append_messages(exchange("x"))
+    with pytest.raises(SessionLockedError):
+        store.rename(handle.id, "elsewhere")
+    handle.rename("through the handle")
+    handle.close()
+    assert store.meta(handle.id).title == "through the handle"
+
+
+def test_empty_sessions_left_by_a_killed_app_are_cleared_and_never_continued(store: SessionStore) -> None:
+    real = store.create()
+    real.append_messages(exchange("real work"))
+    real.close()
+    abandoned = store.create()  # the app was killed before the first prompt: no discard ran
+    abandoned.close()
+    open_empty = store.create()  # the app running now, before its first prompt
+    forked_empty = store.fork(real.id, upto=0)
+    forked_empty.close()
+    listed = {meta.id for meta in store.list_sessions()}
+    assert listed == {real.id, open_empty.id, forked_empty.id}
+    assert not abandoned.directory.exists()
+    open_empty.close()
+    assert store.newest() in (real.id, forked_empty.id)
+    assert open_empty.id not in {meta.id for meta in store.list_sessions()}
+
+
 def test_corrupt_session_json_is_kept_and_rebuilt(store: SessionStore) -> None:
     handle = store.create()
     handle.append_messages(exchange("keep me"))
@@ -123,6 +150,10 @@ def test_corrupt_session_json_is_kept_and_rebuilt(store: SessionStore) -> None:
     assert meta.title == "keep me" and meta.message_count == 2
     assert (handle.directory / "session.json.corrupt").read_text() == "{ not json"
     assert json.loads(meta_path.read_text())["message_count"] == 2
+    meta_path.write_text("{ broken again", encoding="utf-8")
+    store.list_sessions()
+    assert (handle.directory / "session.json.corrupt").read_text() == "{ not json", "the first copy is kept"
+    assert (handle.directory / "session.json.corrupt.1").read_text() == "{ broken again"
 
 
 def test_legacy_directory_with_only_messages_json(store: SessionStore) -> None:

@@ -92,13 +92,29 @@ class SessionStore:
         sessions: list[SessionMeta] = []
         for session_id in self._ids():
             try:
-                sessions.append(self.meta(session_id))
+                meta = self.meta(session_id)
+                if self._discard_if_abandoned(meta):
+                    continue
+                sessions.append(meta)
             except UnknownSessionError as error:  # being created or deleted right now
                 logger.debug("skipping session %s: %s", session_id, error)
             except CorruptSessionError as error:
                 logger.warning("skipping session %s: %s", session_id, error)
         sessions.sort(key=lambda meta: meta.updated, reverse=True)
         return sessions
+
+    def _discard_if_abandoned(self, meta: SessionMeta) -> bool:
+        """Remove a session a killed deep-tui left empty (no message, no parent, no lock held): it holds
+        nothing, and it must not become the newest session that ``--continue`` picks."""
+        directory = self.root / meta.id
+        history = directory / "messages.json"
+        if meta.message_count or meta.parent is not None or is_locked(directory):
+            return False
+        if history.exists() and history.stat().st_size > 2:  # more than "[]": keep, let open() recount
+            return False
+        logger.info("removing empty abandoned session %s", meta.id)
+        shutil.rmtree(directory, ignore_errors=True)
+        return not directory.exists()
 
     def newest(self) -> str | None:
         sessions = self.list_sessions()
