@@ -21,7 +21,7 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.shell import DeepTuiApp
-from tui.app.widgets.blocks import AssistantBlock
+from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.prompt_input import PromptInput
 from tui.config import Settings
 from tui.paths import DataDir
@@ -145,6 +145,7 @@ def main() -> list[BenchResult]:
         factory = _factory(Path(directory))
         for number in range(1_000):
             handle = factory.store.create(model="offline")
+            handle.append_messages(_exchange(number))  # a real session: a prompt and its answer
             handle.rename(f"session {number}")
             handle.close()
         opened, filtered = asyncio.run(_picker_ms(factory))
@@ -171,3 +172,8 @@ if __name__ == "__main__":
     from common import report
 
     report(main())
+
+
+def _exchange(number: int) -> list[ModelMessage]:
+    return [ModelRequest(parts=[UserPromptPart(f"question {number}")]),
+            ModelResponse(parts=[TextPart(f"answer {number}")])]

@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from common import BenchResult, median_ms, result
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.paths import DataDir
 from tui.store import SessionStore
@@ -48,6 +48,7 @@ def main() -> list[BenchResult]:
         store = SessionStore(DataDir(Path(directory)))
         for number in range(1_000):
             handle = store.create(model="offline")
+            handle.append_messages(_exchange(number))  # a real session: a prompt and its answer
             handle.rename(f"session {number}")
             handle.close()
         figures.append(result("list 1,000 sessions", median_ms(store.list_sessions, runs=7), "ms", 150.0))
@@ -58,3 +59,8 @@ if __name__ == "__main__":
     from common import report
 
     report(main())
+
+
+def _exchange(number: int) -> list[ModelMessage]:
+    return [ModelRequest(parts=[UserPromptPart(f"question {number}")]),
+            ModelResponse(parts=[TextPart(f"answer {number}")])]

@@ -22,8 +22,8 @@ async def _show(data_dir: str, size: tuple[int, int]) -> None:
     from tui.paths import DataDir
 
     class TimedApp(DeepTuiApp):
-        async def on_mount(self) -> None:
-            await super().on_mount()
+        # Textual runs DeepTuiApp.on_mount too (handlers are called for each class): do not call super().
+        def on_mount(self) -> None:
             self.call_after_refresh(lambda: print("FRAME", flush=True))
 
     context = LaunchContext(Settings(), DataDir(Path(data_dir)), Path.cwd(), "offline")

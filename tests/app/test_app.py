@@ -15,7 +15,8 @@ from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
@@ -90,6 +91,30 @@ async def test_escape_cancels_a_running_turn_and_keeps_what_was_said(tmp_path: P
         assert not app.runtime.busy
         assert any("cancelled" in str(n.render()) for n in app.query(NoticeBlock))
         assert app.runtime.history_count() >= 1, "the prompt is recorded even though the turn was cancelled"
+    await app.runtime.aclose()
+
+
+async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path: Path) -> None:
+    text = " ".join(f"word{n}" + ("\n\n" if n % 8 == 7 else "") for n in range(240))
+    app = make_app(make_factory(tmp_path, chat_model=slow_model(text, delay=0.01)))
+    async with app.run_test(size=(100, 24)) as pilot:
+        chat = app.query_one(ChatView)
+        await pilot.press(*"go", "enter")
+        for _ in range(100):  # until the answer is taller than the view
+            await pilot.pause(0.05)
+            if chat.max_scroll_y > 5:
+                break
+        assert app.runtime.busy and chat.max_scroll_y > 5
+        await pilot.pause(0.1)
+        assert chat.scroll_y >= chat.max_scroll_y - 1, "streaming keeps the newest text in view"
+        chat.scroll_to(y=0, animate=False)  # the reader goes back up to read
+        await pilot.pause(0.3)
+        assert app.runtime.busy and chat.scroll_y < chat.max_scroll_y - 5, "the stream does not yank the reader down"
+        await wait_idle(app, pilot)
+        await pilot.press(*"again", "enter")  # a new prompt follows the bottom again
+        await pilot.pause(0.3)
+        assert chat.scroll_y >= chat.max_scroll_y - 1
+        await wait_idle(app, pilot)
     await app.runtime.aclose()
 
 
@@ -407,11 +432,15 @@ async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: 
                              data_root=context.data_dir.root,
                              opener=lambda: open_session(context, SessionRequest()))
     async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"read notes.txt", "enter")  # typed while opening: kept, sent once open
         for _ in range(200):
             if app.factory is not None:
                 break
             await pilot.pause(0.05)
         assert app.runtime.info.session_id and "offline" in str(app.query_one("#title-bar").render())
+        await wait_idle(app, pilot)
+        assert "beta" in app.query(AssistantBlock).last().received
+        assert app.runtime.history_count() == 4
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert "notes.txt" in app.query(AssistantBlock).last().received

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.screens.session_picker import PickerResult
 from tui.chain.events import ChainEvent
 from tui.store.errors import StoreError
 
 if TYPE_CHECKING:
+    from tui.app.screens.session_picker import PickerResult
     from tui.app.shell import DeepTuiApp
 
 

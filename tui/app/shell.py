@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -19,13 +19,8 @@ from tui.app.clipboard import copy_with_system_tool
 from tui.app.command_registry import bindings, parse_slash
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
-from tui.app.screens.compact_dialog import CompactDialog
-from tui.app.screens.context_report import ContextScreen
-from tui.app.screens.evicted_viewer import EvictedViewerScreen
-from tui.app.screens.help import HelpScreen
-from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
-from tui.app.widgets.blocks import AssistantBlock, ForkAt, ToolBlock
+from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
@@ -34,6 +29,13 @@ from tui.app.widgets.memory_editor import MemoryEditor
 from tui.app.widgets.prompt_input import PromptInput
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+
+if TYPE_CHECKING:
+    from tui.app.screens.session_picker import PickerResult, SessionStoreLike
+    from tui.app.widgets.answer_block import AssistantBlock
+
+# The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
+# none is needed for the first frame, and together they are a good part of the start-up time.
 
 
 def stylesheets() -> list[str | Path]:
@@ -71,6 +73,7 @@ class DeepTuiApp(App[int]):
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self._answer: AssistantBlock | None = None
+        self._queued_prompt: str | None = None
 
     @classmethod
     def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
@@ -98,14 +101,7 @@ class DeepTuiApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Static(id="title-bar")
         with Horizontal(id="main"):
-            yield ChatView(id="chat")
-            with TabbedContent(id="side", initial="memory-tab"):
-                with TabPane("Memory", id="memory-tab"):
-                    yield MemoryEditor(self.runtime.memory_path)
-                with TabPane("Log", id="log-tab"):
-                    yield EventLogPanel(self.runtime.past_events())
-                with TabPane("Evicted", id="evicted-tab"):
-                    yield EvictedBrowser(self.runtime.evicted_outputs())
+            yield ChatView(id="chat")  # the side panels are mounted just after the first frame
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
             yield Button("Compact ^g", id="compact-button", compact=True)
@@ -113,16 +109,31 @@ class DeepTuiApp(App[int]):
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.query_one("#side").display = False
         self.refresh_title()
         self.query_one(PromptInput).focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
-            self.call_after_refresh(self._open_in_background, self._opener)
+            self.call_after_refresh(self._after_first_frame, self._opener)
             return
+        await self._mount_side_panels()
         self.query_one(ContextGauge).usage = self._initial_usage()
         await self.show_current_session()
         self._show_warnings()
         self._list_sessions_ahead()
+
+    async def _after_first_frame(self, opener: SessionOpener) -> None:
+        await self._mount_side_panels()
+        self._open_in_background(opener)
+
+    async def _mount_side_panels(self) -> None:
+        """Memory, log and evicted panels (hidden until asked for). Built after the first frame: with
+        their editor, lists and file watcher they cost about as much as the rest of the screen."""
+        side = TabbedContent(id="side")
+        side.display = False
+        await self.query_one("#main", Horizontal).mount(side)
+        await side.add_pane(TabPane("Memory", MemoryEditor(self.runtime.memory_path), id="memory-tab"))
+        await side.add_pane(TabPane("Log", EventLogPanel(self.runtime.past_events()), id="log-tab"))
+        await side.add_pane(TabPane("Evicted", EvictedBrowser(self.runtime.evicted_outputs()), id="evicted-tab"))
+        side.active = "memory-tab"
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
@@ -145,6 +156,9 @@ class DeepTuiApp(App[int]):
         self.store = factory.store  # type: ignore[attr-defined]
         await self.adopt_runtime(runtime)
         self._show_warnings()
+        if self._queued_prompt is not None:  # typed while the session was opening: send it now
+            prompt, self._queued_prompt = self._queued_prompt, None
+            self.run_turn(prompt)
 
     def _initial_usage(self) -> UsageEvent | None:
         if self.runtime.last_usage is not None:
@@ -178,9 +192,11 @@ class DeepTuiApp(App[int]):
         if isinstance(event, UsageEvent):
             self.query_one(ContextGauge).usage = event
             return
-        self.query_one(EventLogPanel).add_event(event)
+        for log in self.query(EventLogPanel):
+            log.add_event(event)
         if isinstance(event, EvictedEvent):
-            self.query_one(EvictedBrowser).set_outputs(self.runtime.evicted_outputs())
+            for browser in self.query(EvictedBrowser):
+                browser.set_outputs(self.runtime.evicted_outputs())
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
             summary = ""
             if event.summary_index is not None:
@@ -204,6 +220,11 @@ class DeepTuiApp(App[int]):
             return
         if self.runtime.busy:
             self.notify("a turn is still running (Esc cancels it)", severity="warning", markup=False)
+            return
+        if self.factory is None:  # the session is still opening: keep the prompt, send it once open
+            self._queued_prompt = message.text
+            self.notify("The session is still opening; your message will be sent as soon as it is.",
+                        timeout=3, markup=False)
             return
         self.run_turn(message.text)
 
@@ -249,14 +270,20 @@ class DeepTuiApp(App[int]):
         def done(result: object) -> None:
             self.query_one(PromptInput).focus()
 
+        from tui.app.screens.compact_dialog import CompactDialog
+
         self.push_screen(CompactDialog(self.runtime, focus=focus, autostart=bool(focus)), done)
 
     def action_context(self) -> None:
         if not self.ready:
             return
+        from tui.app.screens.context_report import ContextScreen
+
         self.push_screen(ContextScreen(self.runtime.context_breakdown()))
 
     def action_help(self) -> None:
+        from tui.app.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     def action_sessions(self) -> None:
@@ -266,6 +293,8 @@ class DeepTuiApp(App[int]):
         def chosen(result: PickerResult | None) -> None:
             if result is not None:
                 self.switcher.handle_pick(result)
+
+        from tui.app.screens.session_picker import SessionPickerScreen
 
         self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id,
                                              initial=self.recent_sessions, rename_current=self._rename_current),
@@ -293,7 +322,10 @@ class DeepTuiApp(App[int]):
         self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
 
     def _show_panel(self, tab: str) -> None:
-        side = self.query_one("#side", TabbedContent)
+        found = self.query("#side").results(TabbedContent)
+        side = next(found, None)
+        if side is None:  # a key in the first instant, before the panels are mounted
+            return
         if side.display and side.active == tab:
             side.display = False
             self.query_one(PromptInput).focus()
@@ -316,7 +348,8 @@ class DeepTuiApp(App[int]):
         self._show_panel("log-tab")
 
     def action_evicted(self) -> None:
-        self.query_one(EvictedBrowser).set_outputs(self.runtime.evicted_outputs())
+        for browser in self.query(EvictedBrowser):
+            browser.set_outputs(self.runtime.evicted_outputs())
         self._show_panel("evicted-tab")
 
     def on_fork_at(self, message: ForkAt) -> None:
@@ -327,6 +360,8 @@ class DeepTuiApp(App[int]):
                              f"fork of {current} at message {message.upto}")
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
+        from tui.app.screens.evicted_viewer import EvictedViewerScreen
+
         self.push_screen(EvictedViewerScreen(message.path))
 
     # -- session switching hooks (used by SessionSwitcher) ---------------------------------

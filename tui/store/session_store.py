@@ -104,16 +104,16 @@ class SessionStore:
         return sessions
 
     def _discard_if_abandoned(self, meta: SessionMeta) -> bool:
-        """Remove a session a killed deep-tui left empty (no message, no parent, no lock held): it holds
-        nothing, and it must not become the newest session that ``--continue`` picks."""
+        """Remove a session a killed deep-tui left empty (untitled, no message, no parent, no lock held):
+        it holds nothing, and it must not become the newest session that ``--continue`` picks."""
         directory = self.root / meta.id
         history = directory / "messages.json"
-        if meta.message_count or meta.parent is not None or is_locked(directory):
+        if meta.message_count or meta.parent is not None or meta.title != UNTITLED or is_locked(directory):
             return False
         if history.exists() and history.stat().st_size > 2:  # more than "[]": keep, let open() recount
             return False
         logger.info("removing empty abandoned session %s", meta.id)
-        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(directory, onerror=_vanished_is_fine)
         return not directory.exists()
 
     def newest(self) -> str | None:
@@ -179,7 +179,7 @@ class SessionStore:
             raise UnknownSessionError(f"no session {session_id!r} in {self.root}")
         if is_locked(directory):
             raise SessionLockedError(f"session {session_id} is open in a deep-tui; close it before deleting")
-        shutil.rmtree(directory)
+        shutil.rmtree(directory, onerror=_vanished_is_fine)
 
     def fork(self, session_id: str, upto: int | None = None, model: str | None = None) -> SessionHandle:
         """A new session starting with the parent's messages ``[0:upto]`` (all by default)."""
@@ -211,3 +211,9 @@ def _free_name(path: Path) -> Path:
         number += 1
         candidate = path.with_name(f"{path.name}.{number}")
     return candidate
+
+
+def _vanished_is_fine(function: object, path: str, error: tuple[type[BaseException], BaseException, object]) -> None:
+    """rmtree error handler: a file another deleter removed first is not an error; anything else is."""
+    if not isinstance(error[1], FileNotFoundError):
+        raise error[1]

@@ -7,7 +7,6 @@ loaded (off the UI thread) and the header says so.
 from __future__ import annotations
 
 import json
-from importlib.util import find_spec
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -23,6 +22,7 @@ from tui.app.widgets.highlighted_text import HighlightedTextArea
 from textual.widgets.text_area import Selection
 
 from tui.app.formatting import human_size, literal
+from tui.app.text_display import display_path, supported_language
 from tui.app.screens.confirm import DialogScreen, action_button
 
 __all__ = [
@@ -43,35 +43,6 @@ MAX_VIEW_BYTES = 2 * 1024 * 1024
 
 MAX_MATCHES = 10_000
 """Search stops counting after this many matches."""
-
-
-def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when inside it, else with ``~`` for the home directory."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
-        pass
-    home = str(Path.home())
-    text = str(path)
-    if home not in ("", "/") and text.startswith(home + "/"):
-        return "~" + text[len(home) :]
-    return text
-
-
-def supported_language(text_area: TextArea, language: str | None) -> str | None:
-    """``language`` when this environment can highlight it, else ``None`` (plain text).
-
-    Highlighting needs the optional ``tree-sitter`` package and its grammar
-    (``tree-sitter-<language>``, both in ``textual[syntax]``); a TextArea given
-    a language whose grammar is missing would raise, so check first.
-    """
-    if language is None or language not in text_area.available_languages:
-        return None
-    try:
-        grammar_found = find_spec("tree_sitter") is not None and find_spec(f"tree_sitter_{language}") is not None
-    except (ImportError, ValueError):
-        grammar_found = False
-    return language if grammar_found else None
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
 
@@ -39,33 +38,6 @@ class UserBlock(Static, can_focus=True):
     def action_fork_here(self) -> None:
         if self.message_index is not None:
             self.post_message(ForkAt(self.message_index + 1))
-
-
-class AssistantBlock(Markdown, can_focus=True):
-    """One answer; streamed answers get deltas appended through one ``MarkdownStream``."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
-
-    def action_fork_here(self) -> None:
-        if self.message_index is not None:
-            self.post_message(ForkAt(self.message_index + 1))
-
-    def __init__(self, text: str = "", *, message_index: int | None = None) -> None:
-        super().__init__(text, classes="assistant-block")
-        self.message_index = message_index
-        self._stream: MarkdownStream | None = None
-        self.received = text
-
-    async def add_delta(self, delta: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        self.received += delta
-        await self._stream.write(delta)
-
-    async def finish(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
 
 
 class NoticeBlock(Static):

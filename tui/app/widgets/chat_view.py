@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -10,8 +11,11 @@ from textual.widgets import Button
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
-from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.chain.events import CompactionFinished
+
+if TYPE_CHECKING:
+    from tui.app.widgets.answer_block import AssistantBlock
 
 PAGE_SIZE = 20
 
@@ -101,9 +105,15 @@ class ChatView(VerticalScroll):
         await self.mount(widget)
 
     async def add_user(self, text: str, *, message_index: int | None = None) -> None:
+        """A new prompt: the reader wants its answer, so the view follows the bottom again even if
+        it had been scrolled (or moved by focusing an old message) away from it."""
         await self._append(UserBlock(text, message_index=message_index))
+        self.anchor()
+        self.scroll_end(animate=False)
 
     async def start_answer(self) -> AssistantBlock:
+        from tui.app.widgets.answer_block import AssistantBlock  # Markdown: loaded with the first answer
+
         block = AssistantBlock()
         await self._append(block)
         return block

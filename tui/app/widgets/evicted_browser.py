@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 
 from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
-from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.widgets.event_log import compact_timestamp
 
 __all__ = ["EvictedBrowser", "header_row", "output_row"]
@@ -148,5 +147,7 @@ class EvictedBrowser(Widget):
                 markup=False,
             )
             return False
+        from tui.app.screens.evicted_viewer import EvictedViewerScreen  # loaded when first opened
+
         self.app.push_screen(EvictedViewerScreen(path))
         return True

@@ -18,7 +18,8 @@ from pydantic_ai.messages import (
 )
 from textual.widget import Widget
 
-from tui.app.widgets.blocks import AssistantBlock, CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 

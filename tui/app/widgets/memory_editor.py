@@ -28,7 +28,7 @@ from watchfiles import awatch
 
 from tui.app.formatting import clock_time, literal
 from tui.app.screens.confirm import Choice, ChoiceModal, ConfirmModal, TextViewerModal
-from tui.app.screens.evicted_viewer import display_path, supported_language
+from tui.app.text_display import display_path, supported_language
 
 __all__ = ["MemoryEditor", "write_text_atomic"]
 
