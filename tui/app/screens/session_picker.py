@@ -187,7 +187,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self.filter_input.focus()
         if self._initial is not None:
             self.set_sessions(self._initial)
-        self.reload()
+            self.call_after_refresh(self.reload)  # refresh from disk once the recent listing is on screen
+        else:
+            self.reload()
 
     # -- loading and filtering --
 
