@@ -145,6 +145,7 @@ class DeepTuiApp(App[int]):
 
         try:
             factory, runtime = opener()
+            import tui.app.widgets.answer_block  # noqa: F401  Markdown, off the UI thread, before the first answer
         except UserFacingError as error:
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
