@@ -57,31 +57,38 @@ def in_tmp_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_memory_editor_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
-    path = in_tmp_cwd / ".deep-tui" / "main" / "MEMORY.md"
+def memory_file(cwd: Path, text: str) -> Path:
+    path = cwd / ".deep-tui" / "main" / "MEMORY.md"
     path.parent.mkdir(parents=True)
-    path.write_text("# Memory\n\n- The user prefers `pytest -x`.\n- Project root: /srv/app\n- [bold] is shown literally\n", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def type_into_memory(pilot: Pilot[Any], row: int, text: str) -> MemoryEditor:
+    """The user types ``text`` at the start of ``row`` (the buffer becomes unsaved)."""
+    await settle(pilot)
+    editor = pilot.app.query_one(MemoryEditor)
+    editor.text_area.move_cursor((row, 0))
+    editor.text_area.insert(text)
+    return editor
+
+
+def test_memory_editor_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
+    path = memory_file(in_tmp_cwd, "# Memory\n\n- The user prefers `pytest -x`.\n- Project root: /srv/app\n"
+                                   "- [bold] is shown literally\n")
 
     async def edit(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        editor = pilot.app.query_one(MemoryEditor)
-        editor.text_area.move_cursor((5, 0))
-        editor.text_area.insert("- Deploy with `make release`\n")
+        await type_into_memory(pilot, 5, "- Deploy with `make release`\n")
         await pilot.pause()
 
     assert snap_compare(PanelApp(MemoryEditor(path)), terminal_size=(60, 14), run_before=edit)
 
 
 def test_memory_conflict_dialog_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
-    path = in_tmp_cwd / ".deep-tui" / "main" / "MEMORY.md"
-    path.parent.mkdir(parents=True)
-    path.write_text("# Memory\n\n- v1\n", encoding="utf-8")
+    path = memory_file(in_tmp_cwd, "# Memory\n\n- v1\n")
 
     async def conflict(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        editor = pilot.app.query_one(MemoryEditor)
-        editor.text_area.move_cursor((3, 0))
-        editor.text_area.insert("- my unsaved line\n")
+        editor = await type_into_memory(pilot, 3, "- my unsaved line\n")
         path.write_text("# Memory\n\n- v1\n- written by the agent\n", encoding="utf-8")
         editor.external_change_detected(path.read_text(encoding="utf-8"))
         await pilot.pause(0.2)
