@@ -403,6 +403,34 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
     await app.runtime.aclose()
 
 
+async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        first_id = app.runtime.info.session_id
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        await pilot.press(*"zzz")
+        await pilot.pause(0.1)
+        assert picker._shown == []
+        await pilot.press("ctrl+n")  # a new session: the picker closes, the app switches
+        await pilot.pause(0.5)
+        await wait_idle(app, pilot)
+        assert app.runtime.info.session_id != first_id
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(app, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        assert app.screen is picker, "the same picker, kept between openings"
+        assert picker.filter_input.value == "" and picker.current_id == app.runtime.info.session_id
+        assert {entry.meta.id for entry in picker._shown} == {first_id, app.runtime.info.session_id}
+        await pilot.press("escape")
+    await app.runtime.aclose()
+
+
 async def test_fork_at_a_selected_chat_message(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -30,8 +30,10 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 
+PICKER_SCREEN = "sessions"
+
 if TYPE_CHECKING:
-    from tui.app.screens.session_picker import PickerResult, SessionStoreLike
+    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
     from tui.app.widgets.answer_block import AssistantBlock
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
@@ -74,6 +76,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self._answer: AssistantBlock | None = None
         self._queued_prompt: str | None = None
+        self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
 
     @classmethod
     def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
@@ -297,9 +300,16 @@ class DeepTuiApp(App[int]):
 
         from tui.app.screens.session_picker import SessionPickerScreen
 
-        self.push_screen(SessionPickerScreen(self.store, self.runtime.info.session_id,
-                                             initial=self.recent_sessions, rename_current=self._rename_current),
-                         chosen)  # type: ignore[arg-type]
+        current = self.runtime.info.session_id
+        if self._picker is None or self._picker.store is not self.store:
+            if self._picker is not None:
+                self.uninstall_screen(self._picker)
+            self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
+                                               rename_current=self._rename_current)
+            self.install_screen(self._picker, name=PICKER_SCREEN)
+        else:
+            self._picker.reopen(current, self.recent_sessions)
+        self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
 
     def _rename_current(self, title: str) -> None:
         self.runtime.rename(title)

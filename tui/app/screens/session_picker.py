@@ -156,6 +156,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self._shown: list[_Entry] = []
         self._loaded = False
         self._initial = initial
+        self._reopening = False
 
     # -- layout --
 
@@ -184,6 +185,25 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         return self.query_one("#filter", Input)
 
     def on_mount(self) -> None:
+        self._show_listing()
+
+    def reopen(self, current_id: str | None, initial: Sequence[SessionMetaLike] | None) -> None:
+        """Ready this (installed, kept) picker for another opening, for ``current_id`` with a fresh listing.
+
+        The app keeps one picker: building its dialog again costs more than listing 1,000 sessions.
+        """
+        self.current_id = current_id
+        self._initial = initial
+        self._reopening = True
+
+    def on_screen_resume(self) -> None:
+        if self._reopening:  # not when a dialog on top of the picker (rename, delete) closes
+            self._reopening = False
+            if self.filter_input.value:
+                self.filter_input.value = ""
+            self._show_listing()
+
+    def _show_listing(self) -> None:
         self.filter_input.focus()
         if self._initial is not None:
             self.set_sessions(self._initial)
