@@ -321,15 +321,21 @@ async def test_ten_thousand_message_session_opens_at_its_end(tmp_path: Path) -> 
     await app.runtime.aclose()
 
 
+async def picker_after_a_turn(app, pilot) -> SessionPickerScreen:  # type: ignore[no-untyped-def]
+    """One recorded turn (``ls``), then the session picker opened with Ctrl+S."""
+    await pilot.press(*"ls", "enter")
+    await wait_idle(app, pilot)
+    await pilot.press("ctrl+s")
+    await pilot.pause(0.3)
+    assert isinstance(app.screen, SessionPickerScreen)
+    return app.screen
+
+
 async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"ls", "enter")
-        await wait_idle(app, pilot)
+        await picker_after_a_turn(app, pilot)
         parent = app.runtime.info.session_id
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, SessionPickerScreen)
         await pilot.press("ctrl+f")
         await pilot.pause(0.5)
         await wait_idle(app, pilot)
@@ -353,13 +359,8 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
         handle.close()
     app = make_app(factory)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"ls", "enter")
-        await wait_idle(app, pilot)
+        picker = await picker_after_a_turn(app, pilot)
         current = app.runtime.info.session_id
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
-        picker = app.screen
-        assert isinstance(picker, SessionPickerScreen)
         await pilot.press(*"beta")
         await pilot.pause(0.2)
         assert [entry.meta.title for entry in picker._shown] == ["beta deploy plan"]
@@ -406,13 +407,8 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
 async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"ls", "enter")
-        await wait_idle(app, pilot)
+        picker = await picker_after_a_turn(app, pilot)
         first_id = app.runtime.info.session_id
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
-        picker = app.screen
-        assert isinstance(picker, SessionPickerScreen)
         await pilot.press(*"zzz")
         await pilot.pause(0.1)
         assert picker._shown == []

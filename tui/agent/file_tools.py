@@ -99,10 +99,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
     async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
         target = policy.resolve(path)
-        with reported_as_tool_error(f"editing {path}"):
-            entry = await ctx.workspace.stat(str(target))
-            if entry.is_dir:
-                raise refuse(f"{path} is a directory")
+        with reported_as_tool_error(f"editing {path}"):  # a directory: IsADirectoryError, said plainly
             text = (await ctx.workspace.read_bytes(str(target))).decode("utf-8")
         matches = text.count(old_text) if old_text else 0
         if matches != 1:
@@ -161,13 +158,14 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         stats = WalkStats()
         hits: list[str] = []
         with reported_as_tool_error(f"searching {path}"):
-            if not (await ctx.workspace.stat(str(base))).is_dir:
-                candidates = [base]
-            else:
-                candidates = [file.path async for file in walk_files(ctx.workspace, policy, base, stats)
+            entry = await ctx.workspace.stat(str(base))
+            if not entry.is_dir:
+                candidates = [(base, entry.size)]
+            else:  # the listing already gives each size: no second stat per file
+                candidates = [(file.path, file.size) async for file in walk_files(ctx.workspace, policy, base, stats)
                               if matcher is None or matcher.match(file.relative) or matcher.match(file.path.name)]
-        for file in candidates:
-            text = await _searchable_text(ctx.workspace, file)
+        for file, size in candidates:
+            text = await _searchable_text(ctx.workspace, file, size)
             if text is None:
                 continue
             for number, line in enumerate(text.splitlines(), start=1):
@@ -181,12 +179,11 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
     return toolset
 
 
-async def _searchable_text(workspace: Workspace, file: Path) -> str | None:
+async def _searchable_text(workspace: Workspace, file: Path, size: int | None) -> str | None:
     """A file's text for grep, or None for what grep skips: binary, huge, special or unreadable files."""
+    if size is not None and size > GREP_FILE_BYTE_LIMIT:
+        return None
     try:
-        entry = await workspace.stat(str(file))
-        if entry.is_dir or (entry.size is not None and entry.size > GREP_FILE_BYTE_LIMIT):
-            return None
         data = await workspace.read_bytes(str(file))  # refuses FIFOs and devices instead of blocking
     except OSError:
         return None

@@ -271,15 +271,11 @@ class SessionRuntime:
 
     def _keep_partial(self, cancelled: RunCancelled | None) -> None:
         """Record what a cancelled run produced so nothing the model saw is lost."""
-        if cancelled is None:
-            return
-        messages = list(cancelled.all_messages())
-        if messages:
-            self.manager.record_pending(messages)
-            self.messages = messages
+        if cancelled is not None:
+            self._keep_failed(list(cancelled.all_messages()))
 
     def _keep_failed(self, run_messages: list[ModelMessage]) -> None:
-        """Record what a failed run exchanged before the error, so disk and working context agree."""
+        """Record what a stopped or failed run exchanged, so disk and working context agree."""
         while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
             run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
         if run_messages:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui.app.formatting import short_id
 from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
+from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
 
 __all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
@@ -55,37 +56,6 @@ class _Entry:
 
 def _matches(haystack: str, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
-
-
-class SessionList(OptionList):
-    """The picker's list: single-key actions, and any other printable key types into the filter."""
-
-    DEFAULT_CSS = """
-    SessionList {
-        height: 1fr;
-        border: none;
-        padding: 0;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-        background: $surface;
-        &:focus { border: none; }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "screen.fork", "Fork", show=False),
-        Binding("r", "screen.rename", "Rename", show=False),
-        Binding("d", "screen.delete", "Delete", show=False),
-        Binding("n", "screen.new", "New", show=False),
-    ]
-
-    def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character and event.character not in "frdn":
-            event.stop()
-            event.prevent_default()
-            filter_input = self.screen.query_one("#filter", Input)
-            filter_input.focus()
-            filter_input.insert_text_at_cursor(event.character)
 
 
 class SessionPickerScreen(DialogScreen[PickerResult | None]):
