@@ -38,6 +38,8 @@ environment:
   DEEP_TUI_HOME     data directory when --data-dir is not given (default ./.deep-tui)
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_API_KEY / GEMINI_API_KEY
                     pick a default model for that provider when no model is set
+
+log: <data-dir>/deep-tui.log (rotated at 1 MB, 3 older files kept); --debug logs more detail
 """
 
 
@@ -71,6 +73,8 @@ def _add_storage_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         help="data directory (default: $DEEP_TUI_HOME or ./.deep-tui)")
     parser.add_argument("--config", metavar="FILE", default=default,
                         help="config file (default: <data-dir>/config.toml)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="log at debug level to <data-dir>/deep-tui.log (default: info)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from tui.chain.events import (
     MemoryChanged,
     UsageEvent,
 )
+from tui.wording import plural
 
 
 def tokens_short(tokens: int) -> str:
@@ -27,10 +28,10 @@ def tokens_short(tokens: int) -> str:
 def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
     """What a compaction replaced: messages for a summary, old tool outputs/arguments (parts) for tier 2."""
     count = event.messages_replaced
-    plural = "s" if count != 1 else ""
     if event.strategy in ("pointer", "mask"):
-        return f"{count} tool part{plural}" if short else f"{count} old tool output{plural}/argument{plural}"
-    return f"{count} msg{plural}" if short else f"{count} message{plural}"
+        return (plural(count, "tool part") if short
+                else plural(count, "old tool output/argument", "old tool outputs/arguments"))
+    return plural(count, "msg") if short else plural(count, "message")
 
 
 def describe_event(event: ChainEvent) -> str:
@@ -45,7 +46,7 @@ def describe_event(event: ChainEvent) -> str:
         if event.focus:
             text += f", focus: {event.focus}"
         if event.files_created:
-            text += f", {len(event.files_created)} file(s) saved"
+            text += f", {plural(len(event.files_created), 'file')} saved"
         return text
     if isinstance(event, CompactionFailed):
         return f"compaction ({event.strategy}) failed: {event.reason}"

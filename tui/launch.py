@@ -65,6 +65,12 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
 def launch(args: argparse.Namespace) -> int:
     """Dispatch to the app, ``run`` or ``sessions``; returns the exit status."""
     context = resolve_context(args)
+    from tui.log_setup import configure_logging
+
+    # The app draws on the terminal: its log goes to the file only; the headless commands also
+    # print warnings on stderr.
+    configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
+                      stderr=args.command in ("run", "sessions"))
     if args.command == "sessions":
         from tui.session_commands import run_sessions_command
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -31,9 +31,27 @@ def _offline_choice():  # type: ignore[no-untyped-def]
     return choose_model("offline", None)
 
 
+OPENED: list[DeepTuiApp] = []
+"""Apps made by :func:`make_app` in the running test; the conftest closes their runtimes afterwards
+(even when the test failed), so no session lock outlives its test."""
+
+
 def make_app(factory: RuntimeFactory, request: SessionRequest | None = None) -> DeepTuiApp:
     runtime = factory.open_request_sync(request or SessionRequest())
-    return DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
+    app = DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
+    OPENED.append(app)
+    return app
+
+
+async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition",  # type: ignore[no-untyped-def]
+                     timeout: float = 10.0) -> None:
+    """Let the app run until ``condition()`` is true; fails the test after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        await pilot.pause(0.02)
 
 
 def slow_model(text: str = "slow answer " * 40, delay: float = 0.05) -> FunctionModel:

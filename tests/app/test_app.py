@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle
+from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.palette import DeepTuiCommands
@@ -35,7 +35,6 @@ async def test_prompt_streams_a_reply_with_a_collapsed_tool_call(tmp_path: Path)
         answer = app.query(AssistantBlock).last()
         assert "alpha" in answer.received and "beta" in answer.source
         assert app.runtime.history_count() == 4
-    await app.runtime.aclose()
 
 
 async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp_path: Path) -> None:
@@ -50,7 +49,6 @@ async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert "notes.txt" in app.query(AssistantBlock).last().received
-    await app.runtime.aclose()
 
 
 async def test_ctrl_j_inserts_a_newline_and_enter_sends_both_lines(tmp_path: Path) -> None:
@@ -66,7 +64,6 @@ async def test_ctrl_j_inserts_a_newline_and_enter_sends_both_lines(tmp_path: Pat
         assert app.query_one(PromptInput).text == ""
         first = app.runtime.load_history(0, 1)[0]
         assert first.parts[0].content == "first line\nsecond line"  # type: ignore[union-attr]
-    await app.runtime.aclose()
 
 
 async def test_markup_in_model_text_and_prompts_is_literal(tmp_path: Path) -> None:
@@ -77,21 +74,20 @@ async def test_markup_in_model_text_and_prompts_is_literal(tmp_path: Path) -> No
         assert "[bold] and [/]" in app.query(AssistantBlock).last().received
         user = app.query(UserBlock).last()
         assert "[bold]?" in str(user.render())
-    await app.runtime.aclose()
 
 
 async def test_escape_cancels_a_running_turn_and_keeps_what_was_said(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=slow_model()))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"go", "enter")
-        await pilot.pause(0.4)
+        await wait_until(pilot, lambda: app.query(AssistantBlock) and "slow" in app.query(AssistantBlock).last().received,
+                         "the first words of the answer")
         assert app.runtime.busy
         await pilot.press("escape")
         await wait_idle(app, pilot)
         assert not app.runtime.busy
         assert any("cancelled" in str(n.render()) for n in app.query(NoticeBlock))
         assert app.runtime.history_count() >= 1, "the prompt is recorded even though the turn was cancelled"
-    await app.runtime.aclose()
 
 
 async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path: Path) -> None:
@@ -100,22 +96,18 @@ async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path:
     async with app.run_test(size=(100, 24)) as pilot:
         chat = app.query_one(ChatView)
         await pilot.press(*"go", "enter")
-        for _ in range(100):  # until the answer is taller than the view
-            await pilot.pause(0.05)
-            if chat.max_scroll_y > 5:
-                break
-        assert app.runtime.busy and chat.max_scroll_y > 5
-        await pilot.pause(0.1)
-        assert chat.scroll_y >= chat.max_scroll_y - 1, "streaming keeps the newest text in view"
+        await wait_until(pilot, lambda: chat.max_scroll_y > 5, "an answer taller than the view")
+        assert app.runtime.busy
+        await wait_until(pilot, lambda: chat.scroll_y >= chat.max_scroll_y - 1, "streaming keeps the newest text in view")
         chat.scroll_to(y=0, animate=False)  # the reader goes back up to read
-        await pilot.pause(0.3)
+        grown = chat.max_scroll_y
+        await wait_until(pilot, lambda: chat.max_scroll_y > grown + 2, "more streamed text")
         assert app.runtime.busy and chat.scroll_y < chat.max_scroll_y - 5, "the stream does not yank the reader down"
         await wait_idle(app, pilot)
         await pilot.press(*"again", "enter")  # a new prompt follows the bottom again
-        await pilot.pause(0.3)
-        assert chat.scroll_y >= chat.max_scroll_y - 1
+        await wait_until(pilot, lambda: app.runtime.busy and chat.scroll_y >= chat.max_scroll_y - 1,
+                         "the view back at the bottom")
         await wait_idle(app, pilot)
-    await app.runtime.aclose()
 
 
 async def test_switching_sessions_mid_stream_is_refused(tmp_path: Path) -> None:
@@ -123,54 +115,51 @@ async def test_switching_sessions_mid_stream_is_refused(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         before = app.runtime.info.session_id
         await pilot.press(*"go", "enter")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: app.runtime.busy, "the turn to start")
         await pilot.press("ctrl+n")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: any("A turn is running" in str(n.message) for n in app._notifications),
+                         "the refusal")
         assert app.runtime.info.session_id == before
-        assert any("A turn is running" in str(n.message) for n in app._notifications)
         await pilot.press("escape")
         await wait_idle(app, pilot)
-    await app.runtime.aclose()
 
 
 async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path) -> None:
-    app = make_app(make_factory(tmp_path))
+    factory = make_factory(tmp_path, window=8_000)  # three reads fill most of it; a summary must shrink it
+    (factory.workdir / "spec.txt").write_text("".join(
+        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
+    app = make_app(factory)
     async with app.run_test(size=(120, 36)) as pilot:
         for _ in range(3):
-            await pilot.press(*"read notes.txt", "enter")
+            await pilot.press(*"read spec.txt", "enter")
             await wait_idle(app, pilot)
         await pilot.press(*"/compact keep the notes", "enter")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
         dialog = app.screen
         assert isinstance(dialog, CompactDialog)
-        for _ in range(100):
-            if dialog.result is not None:
-                break
-            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish", timeout=20)
         result = dialog.result
-        assert isinstance(result, (CompactionFinished, CompactionFailed)) and result.focus == "keep the notes"
+        assert isinstance(result, CompactionFinished), result
+        assert result.focus == "keep the notes" and result.strategy == "summary"
+        assert result.tokens_after < result.tokens_before and result.messages_replaced > 0
         await pilot.press("escape")
         await pilot.press("ctrl+l")
-        await pilot.pause(0.1)
-        logged = app.query_one(EventLogPanel).visible_events
-        assert any(getattr(e, "focus", None) == "keep the notes" for e in logged)
-        if isinstance(result, CompactionFinished):
-            assert app.query(CompactionDivider), "a summary shows as a divider in the chat"
-    await app.runtime.aclose()
+        await wait_until(pilot, lambda: any(getattr(e, "focus", None) == "keep the notes"
+                                            for e in app.query_one(EventLogPanel).visible_events), "the log entry")
+        await wait_until(pilot, lambda: app.query(CompactionDivider), "a divider in the chat for the summary")
+        assert f"summarized {result.messages_replaced} messages" in str(app.query_one(CompactionDivider).title)
 
 
 async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"/context", "enter")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, ContextScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen), "/context")
         labels = [row.label for row in app.screen.report.slices]
         assert labels[:2] == ["instructions and memory", "tool definitions"]
         await pilot.press("escape")
         await pilot.press("f1")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, HelpScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         text = str(app.screen.query_one(".dialog--message").render())
         assert all(f"/{command.name}" in text for command in COMMANDS)
         await pilot.press("escape")
@@ -179,7 +168,6 @@ async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -
         assert found == [f"/{command.name}" for command in COMMANDS]
         footer_keys = {binding.key for binding in app.BINDINGS if hasattr(binding, "key")}
         assert {command.key for command in COMMANDS if command.key} <= footer_keys
-    await app.runtime.aclose()
 
 
 async def test_choosing_a_palette_command_runs_it(tmp_path: Path) -> None:
@@ -189,14 +177,35 @@ async def test_choosing_a_palette_command_runs_it(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"/context")
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"context")
+        await wait_until(pilot, lambda: palette_choices(app)[:1] == ["/context"], "/context ranked first")
         await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, ContextScreen), "the palette's choice opened /context"
-    await app.runtime.aclose()
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen), "the palette's choice to open /context")
+
+
+def palette_choices(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """The commands the open palette lists, in its order."""
+    from textual.command import CommandList
+
+    found = app.screen.query(CommandList)
+    return [str(option.prompt).split("\n")[0].strip() for option in found.first().options] if found else []
+
+
+async def test_the_palette_ranks_a_name_match_above_a_description_match(tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"context")  # /compact's description says "context" too
+        await wait_until(pilot, lambda: len(palette_choices(app)) >= 2, "the matches")
+        assert palette_choices(app)[:2] == ["/context", "/compact"]
+        for _ in "context":
+            await pilot.press("backspace")
+        await pilot.press(*"comp")
+        await wait_until(pilot, lambda: palette_choices(app)[:1] == ["/compact"], "/compact first for comp")
 
 
 async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_screen(tmp_path: Path) -> None:
@@ -207,7 +216,8 @@ async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_sc
         [tool] = app.query(ToolBlock)
         assert "x[/]y[bold]" in str(tool.title)
         await pilot.press(*"/nope[/]", "enter")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: any("is not a command" in str(n.message) for n in app._notifications),
+                         "the unknown-command note")
         app.runtime.rename("main [/] work [bold]")
         app.refresh_title()
         app.notify(f"now in {app.runtime.info.title}", markup=False)
@@ -215,10 +225,9 @@ async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_sc
                            focus="keep [/] the [red]needle", summary="s [/] t", replaced_range=None)
         divider = CompactionDivider(info)
         await app.query_one(ChatView).mount(divider)
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert "keep [/] the [red]needle" in str(divider.title)
         assert app.is_running
-    await app.runtime.aclose()
 
 
 async def test_panel_keys_put_the_keyboard_in_the_panel(tmp_path: Path) -> None:
@@ -235,19 +244,16 @@ async def test_panel_keys_put_the_keyboard_in_the_panel(tmp_path: Path) -> None:
         for key, kind, panel in (("ctrl+o", TextArea, "memory-tab"), ("ctrl+l", OptionList, "log-tab"),
                                  ("ctrl+b", OptionList, "evicted-tab")):
             await pilot.press(key)
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: any(a.id == panel for a in app.focused.ancestors), f"focus in {panel}")  # noqa: B023
             focused = app.focused
             assert isinstance(focused, kind) and not isinstance(focused, PromptInput), (key, focused)
             assert any(ancestor.id == panel for ancestor in focused.ancestors), (key, focused)
         await pilot.press("enter")  # the evicted list's first entry opens in the viewer, by keyboard alone
-        await pilot.pause(0.3)
-        assert type(app.screen).__name__ == "EvictedViewerScreen"
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "EvictedViewerScreen", "the viewer")
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0], "the viewer to close")
         await pilot.press("ctrl+b")  # the same key again closes the panel and gives the prompt back
-        await pilot.pause(0.1)
-        assert isinstance(app.focused, PromptInput)
-    await app.runtime.aclose()
+        await wait_until(pilot, lambda: isinstance(app.focused, PromptInput), "the prompt to have the keyboard")
 
 
 async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
@@ -266,7 +272,6 @@ async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert gauge.usage is not None and gauge.usage.window_source == "default", "live usage from the chain"
-    await app.runtime.aclose()
 
 
 def seed_session_with_summary(factory, total: int = 30) -> str:  # type: ignore[no-untyped-def]
@@ -292,14 +297,14 @@ async def test_divider_expands_and_loads_the_replaced_messages(tmp_path: Path) -
         assert "summarized 20 messages" in str(divider.title)
         divider.collapsed = False
         await pilot.pause()
-        pilot.app.query_one(".divider-show", Button).press()
-        for _ in range(100):
-            if divider.query(".original-line"):
-                break
-            await pilot.pause(0.05)
+        await pilot.click(".divider-show")
+        await wait_until(pilot, lambda: divider.query(".original-line"), "the replaced messages")
         lines = [str(line.render()) for line in divider.query(".original-line")]
         assert len(lines) == 20 and "question 0" in lines[0]
-    await app.runtime.aclose()
+        await pilot.pause()
+        originals = divider.query_one(".divider-originals")
+        assert originals.outer_size.height == sum(line.outer_size.height for line in divider.query(".original-line")), \
+            "the replaced messages take their own height, not a screen of blank space"
 
 
 async def test_ten_thousand_message_session_opens_at_its_end(tmp_path: Path) -> None:
@@ -318,7 +323,6 @@ async def test_ten_thousand_message_session_opens_at_its_end(tmp_path: Path) -> 
         assert len(chat.children) <= PAGE_SIZE + 1 and chat.loaded_from == 10_000 - PAGE_SIZE
         assert await chat.load_earlier() == PAGE_SIZE
         assert len(chat.children) <= 2 * PAGE_SIZE + 1
-    await app.runtime.aclose()
 
 
 async def picker_after_a_turn(app, pilot) -> SessionPickerScreen:  # type: ignore[no-untyped-def]
@@ -326,8 +330,7 @@ async def picker_after_a_turn(app, pilot) -> SessionPickerScreen:  # type: ignor
     await pilot.press(*"ls", "enter")
     await wait_idle(app, pilot)
     await pilot.press("ctrl+s")
-    await pilot.pause(0.3)
-    assert isinstance(app.screen, SessionPickerScreen)
+    await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), "the picker")
     return app.screen
 
 
@@ -337,14 +340,13 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
         await picker_after_a_turn(app, pilot)
         parent = app.runtime.info.session_id
         await pilot.press("ctrl+f")
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: app.runtime.info.parent == parent, "the fork to open")
         await wait_idle(app, pilot)
-        assert app.runtime.info.session_id != parent and app.runtime.info.parent == parent
+        assert app.runtime.info.session_id != parent
         assert app.runtime.history_count() == 4
         assert "fork of" in str(app.query_one("#title-bar").render())
         gauge = app.query_one(ContextGauge).usage
         assert gauge is not None and gauge.tokens > 0, "the fork shows the context it inherited, not a blank gauge"
-    await app.runtime.aclose()
 
 
 async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Path) -> None:
@@ -362,46 +364,45 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
         picker = await picker_after_a_turn(app, pilot)
         current = app.runtime.info.session_id
         await pilot.press(*"beta")
-        await pilot.pause(0.2)
-        assert [entry.meta.title for entry in picker._shown] == ["beta deploy plan"]
+        await wait_until(pilot, lambda: [entry.meta.title for entry in picker._shown] == ["beta deploy plan"],
+                         "the filter")
 
         await pilot.press("ctrl+r")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, PromptModal)
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptModal), "the rename dialog")
         await pilot.press(*"release [/] plan", "enter")  # the old title is pre-selected: typing replaces it
-        await pilot.pause(0.3)
-        titles = {meta.title for meta in factory.store.list_sessions()}
-        assert "release [/] plan" in titles and "beta deploy plan" not in titles
+
+        def titles() -> set[str]:
+            return {meta.title for meta in factory.store.list_sessions()}
+
+        await wait_until(pilot, lambda: "release [/] plan" in titles(), "the rename")
+        assert "beta deploy plan" not in titles()
 
         for _ in range(4):
             await pilot.press("backspace")
         await pilot.press(*"alpha")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: len(picker._shown) == 1, "the filter")
         await pilot.press("ctrl+d")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, ConfirmModal)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the delete confirmation")
         await pilot.press("n")  # no: nothing is deleted
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app.screen is picker, "back in the picker")
         assert len(factory.store.list_sessions()) == 3
         await pilot.press("ctrl+d")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the delete confirmation")
         await pilot.press("y")
-        await pilot.pause(0.3)
-        assert {meta.title for meta in factory.store.list_sessions()} == {"release [/] plan", "ls"}
+        await wait_until(pilot, lambda: titles() == {"release [/] plan", "ls"}, "the delete")
 
         for _ in range(5):
             await pilot.press("backspace")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: len(picker._shown) == 2, "the whole list again")
         [row] = [entry for entry in picker._shown if entry.meta.id == current]
         picker.query_one("#sessions", OptionList).highlighted = picker._shown.index(row)
         await pilot.press("ctrl+r", *"my work", "enter")  # the open session, through its handle
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "my work" in titles(), "the rename of the open session")
         await pilot.press("escape")
         await pilot.press(*"ls", "enter")  # the handle writes session.json again: the new title stays
         await wait_idle(app, pilot)
         assert factory.store.meta(current).title == "my work"
         assert "my work" in str(app.query_one("#title-bar").render())
-    await app.runtime.aclose()
 
 
 async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
@@ -410,39 +411,17 @@ async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
         picker = await picker_after_a_turn(app, pilot)
         first_id = app.runtime.info.session_id
         await pilot.press(*"zzz")
-        await pilot.pause(0.1)
-        assert picker._shown == []
+        await wait_until(pilot, lambda: picker._shown == [], "the filter")
         await pilot.press("ctrl+n")  # a new session: the picker closes, the app switches
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: app.runtime.info.session_id != first_id, "the new session")
         await wait_idle(app, pilot)
-        assert app.runtime.info.session_id != first_id
         await pilot.press(*"read notes.txt", "enter")
         await wait_idle(app, pilot)
         await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
-        assert app.screen is picker, "the same picker, kept between openings"
+        await wait_until(pilot, lambda: app.screen is picker, "the same picker, kept between openings")
         assert picker.filter_input.value == "" and picker.current_id == app.runtime.info.session_id
         assert {entry.meta.id for entry in picker._shown} == {first_id, app.runtime.info.session_id}
         await pilot.press("escape")
-    await app.runtime.aclose()
-
-
-async def test_fork_at_a_selected_chat_message(tmp_path: Path) -> None:
-    app = make_app(make_factory(tmp_path))
-    async with app.run_test(size=(120, 36)) as pilot:
-        for prompt in ("ls", "read notes.txt"):
-            await pilot.press(*prompt, "enter")
-            await wait_idle(app, pilot)
-        parent = app.runtime.info.session_id
-        first_answer = app.query(AssistantBlock).first()
-        assert first_answer.message_index == 3
-        first_answer.focus()
-        await pilot.press("f")
-        await pilot.pause(0.3)
-        await wait_idle(app, pilot)
-        assert app.runtime.info.parent == parent
-        assert app.runtime.history_count() == 4, "the fork keeps the first turn only"
-    await app.runtime.aclose()
 
 
 async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: Path) -> None:
@@ -457,10 +436,7 @@ async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: 
                              opener=lambda: open_session(context, SessionRequest()))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"read notes.txt", "enter")  # typed while opening: kept, sent once open
-        for _ in range(200):
-            if app.factory is not None:
-                break
-            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: app.factory is not None, "the session to open")
         assert app.runtime.info.session_id and "offline" in str(app.query_one("#title-bar").render())
         await wait_idle(app, pilot)
         assert "beta" in app.query(AssistantBlock).last().received
@@ -468,7 +444,6 @@ async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: 
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert "notes.txt" in app.query(AssistantBlock).last().received
-    await app.runtime.aclose()
 
 
 async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: Path) -> None:
@@ -482,11 +457,7 @@ async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: P
                              data_root=context.data_dir.root,
                              opener=lambda: open_session(context, SessionRequest(resume="deadbeef")))
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(200):
-            if app.startup_error:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to end itself")
     assert app.return_code == 2 and "deadbeef" in (app.startup_error or "")
     assert not (tmp_path / "data" / "sessions").exists() or not any((tmp_path / "data" / "sessions").iterdir())
 
@@ -509,7 +480,6 @@ async def test_copy_uses_osc52_and_a_system_tool_when_present(tmp_path: Path, mo
         assert app.clipboard == "the [bold] selection"
         assert sink.read_text() == "the [bold] selection"
         assert any("via terminal and xclip" in str(n.message) for n in app._notifications)
-    await app.runtime.aclose()
 
 
 async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> None:
@@ -526,11 +496,6 @@ async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> N
         chat = app.query_one(ChatView)
         assert chat.loaded_from == 200 - PAGE_SIZE
         chat.scroll_home(animate=False)
-        for _ in range(60):
-            if chat.loaded_from < 200 - PAGE_SIZE:
-                break
-            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: chat.loaded_from < 200 - PAGE_SIZE, "the previous page")
         assert chat.loaded_from == 200 - 2 * PAGE_SIZE
-        await pilot.pause(0.3)
-        assert chat.scroll_y > 0, "the reader stays where they were, not at the new top"
-    await app.runtime.aclose()
+        await wait_until(pilot, lambda: chat.scroll_y > 0, "the reader kept where they were, not at the new top")

@@ -173,7 +173,8 @@ async def test_copy_path(tmp_path: Path) -> None:
         await pilot.click("#viewer-copy")
         await pilot.pause()
         assert app.clipboard == str(outputs[0].path)
-        assert any("Copied" in n.message for n in app._notifications)
+        toasts = [str(n.message) for n in app._notifications]
+        assert len(toasts) == 1 and "copied the path" in toasts[0] and str(outputs[0].path) in toasts[0], toasts
 
 
 async def test_missing_file_is_reported_not_opened(tmp_path: Path) -> None:
@@ -245,3 +246,37 @@ def test_find_matches_is_case_insensitive_per_line() -> None:
 def test_display_path_is_relative_inside_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert display_path(tmp_path / "a" / "b.txt") == "a/b.txt"
+
+
+async def test_each_row_says_which_call_and_file_the_output_came_from(tmp_path: Path) -> None:
+    saved = tmp_path / "call_9.txt"
+    saved.write_text("x", encoding="utf-8")
+    outputs = [
+        EvictedOutput(path=saved, tool_name="read_file", size_bytes=1, tokens=5_000, timestamp=BASE,
+                      tool_call_id="call_9", args='{"path": "src/parser.py", "offset": 0}'),
+        EvictedOutput(path=saved, tool_name="grep", size_bytes=1, tokens=6_000, timestamp=BASE + 1,
+                      tool_call_id="call_10", args='{"pattern": "[/]TODO"}'),
+    ]
+    app = BrowserApp(outputs)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        rows = list_rows(app)
+        assert "pattern=[/]TODO · call call_10" in rows[0]  # newest first; markup stays literal
+        assert "path=src/parser.py, offset=0 · call call_9" in rows[1]
+
+
+async def test_the_viewer_shows_one_column_of_line_numbers(tmp_path: Path) -> None:
+    numbered = tmp_path / "read.txt"  # read_file's own output: numbers, a tab, the line
+    numbered.write_text("".join(f"{n:>6}\tline {n}\n" for n in range(1, 40)) + "[lines 1-39 of 39]", encoding="utf-8")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("".join(f"entry {n}\n" for n in range(40)), encoding="utf-8")
+    app = BrowserApp([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        for path, gutter in ((numbered, False), (plain, True)):
+            await app.push_screen(EvictedViewerScreen(path))
+            viewer = await open_first_viewer(app)
+            await pilot.pause()
+            text_area = viewer.query_one("#viewer-text", TextArea)
+            assert text_area.show_line_numbers is gutter, path.name
+            await pilot.press("escape")
+            await pilot.pause()

@@ -75,7 +75,7 @@ async def test_save_creates_missing_parent_directories(tmp_path: Path) -> None:
         await type_text(editor, "remember this")
         await pilot.click("#memory-save")
         await pilot.pause()
-        assert path.read_text(encoding="utf-8") == "remember this"
+        assert path.read_text(encoding="utf-8") == "remember this\n"
 
 
 def test_write_text_atomic_keeps_permissions(tmp_path: Path) -> None:
@@ -287,3 +287,45 @@ async def test_unreadable_file_is_never_overwritten(tmp_path: Path) -> None:
         await pilot.pause()
         assert path.read_bytes() == b"\xff\xfe not utf-8"
         assert app.saved == []
+
+
+async def test_saved_memory_ends_with_a_newline_so_an_appended_line_stays_separate(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_text("- first", encoding="utf-8")  # written by something else, without a final newline
+    app = EditorApp(path)
+    async with app.run_test() as pilot:
+        editor = app.query_one(MemoryEditor)
+        await type_text(editor, "\n- second")
+        editor.text_area.focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert path.read_text(encoding="utf-8") == "- first\n- second\n"
+        assert editor.text == "- first\n- second\n" and not editor.dirty, "the buffer shows what was saved"
+        with path.open("a", encoding="utf-8") as outside:  # `echo "- third" >> MEMORY.md`
+            outside.write("- third\n")
+        assert path.read_text(encoding="utf-8").splitlines() == ["- first", "- second", "- third"]
+
+
+async def test_a_huge_memory_file_opens_read_only_with_a_notice(tmp_path: Path) -> None:
+    from tui.app.memory_io import MAX_EDIT_BYTES, PREVIEW_BYTES
+
+    path = tmp_path / "MEMORY.md"
+    huge = "x" * (10 * 1024 * 1024)  # 10 MB on one line
+    path.write_text(huge, encoding="utf-8")
+    app = EditorApp(path)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        editor = app.query_one(MemoryEditor)
+        assert editor.too_large and editor.text_area.read_only
+        assert len(editor.text) == PREVIEW_BYTES < MAX_EDIT_BYTES
+        assert "too large to edit here" in status_text(app)
+        assert any("read-only" in str(n.message) for n in app._notifications)
+        editor.text_area.focus()
+        await pilot.press(*"typed", "ctrl+s")
+        await pilot.pause()
+        assert path.stat().st_size == len(huge), "nothing typed, nothing saved: the file is untouched"
+        path.write_text("# Memory\n- small again\n", encoding="utf-8")  # cut down by another editor
+        editor.reload_from_disk()
+        await pilot.pause()
+        assert not editor.too_large and not editor.text_area.read_only
+        assert editor.text == "# Memory\n- small again\n"

@@ -25,6 +25,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from tui.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
 CHUNK_CHARS = 24
@@ -136,7 +137,7 @@ def _decide(messages: Sequence[ModelMessage]) -> ToolRequest | str:
     tokens = (_context_chars(messages) + 3) // 4
     return (
         "I am the offline stand-in model — no LLM is configured, so I cannot answer that. "
-        f"My context holds {len(messages)} messages (about {tokens:,} tokens). "
+        f"My context holds {plural(len(messages), 'message')} (about {tokens:,} tokens). "
         "Type `help` for the commands I can run with the real tools."
     )
 

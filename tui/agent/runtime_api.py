@@ -54,6 +54,9 @@ class EvictedOutput:
     size_bytes: int
     tokens: int
     timestamp: float
+    tool_call_id: str = ""
+    args: str = ""
+    """The call's arguments as JSON (empty for outputs saved before deep-tui recorded them)."""
 
 
 @dataclass

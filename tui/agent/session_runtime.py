@@ -210,7 +210,8 @@ class SessionRuntime:
                 continue
             path = Path(event.path)
             if path.is_file():
-                outputs.append(EvictedOutput(path, event.tool_name, path.stat().st_size, event.tokens, event.timestamp))
+                outputs.append(EvictedOutput(path, event.tool_name, path.stat().st_size, event.tokens, event.timestamp,
+                                             tool_call_id=event.tool_call_id, args=event.args))
         return outputs
 
     # -- turns -----------------------------------------------------------------
@@ -257,13 +258,15 @@ class SessionRuntime:
             self._keep_partial(cancelled)
             yield TurnFailed("cancelled", cancelled=True)
         except AgentRunError as error:
+            logger.warning("turn failed: %s", error, exc_info=True)
             self._keep_failed(run_messages)
             yield TurnFailed(f"{type(error).__name__}: {_first_line(str(error))}")
         except UserError as error:
+            logger.warning("turn failed (configuration): %s", error, exc_info=True)
             self._keep_failed(run_messages)
             yield TurnFailed(f"configuration problem: {_first_line(str(error))}")
         except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
-            logger.debug("turn failed unexpectedly", exc_info=True)
+            logger.error("turn failed unexpectedly", exc_info=True)
             self._keep_failed(run_messages)
             yield TurnFailed(f"unexpected {type(error).__name__}: {_first_line(str(error))}")
         finally:

@@ -10,6 +10,8 @@ import logging
 import shutil
 import subprocess
 
+from textual.app import App
+
 logger = logging.getLogger(__name__)
 
 SYSTEM_TOOLS: tuple[tuple[str, ...], ...] = (
@@ -33,3 +35,11 @@ def copy_with_system_tool(text: str) -> str | None:
             continue
         return command[0]
     return None
+
+
+def copy_text(app: App[object], text: str, what: str) -> None:
+    """Copy ``text`` (OSC 52 and the system tool) and say so in one toast: ``copied <what> via …``."""
+    App.copy_to_clipboard(app, text)  # the terminal (OSC 52) and app.clipboard, without any override
+    tool = copy_with_system_tool(text)
+    via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
+    app.notify(f"copied {what} via {via}", timeout=2, markup=False)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.fuzzy import Matcher
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,9 @@ class Command:
         return f"/{self.name}" + (f" [{self.argument}]" if self.argument else "")
 
 
+# The order is the footer's: at 80 columns the last ones are cut, so F1 (which lists them all) comes first.
 COMMANDS: tuple[Command, ...] = (
+    Command("help", "Keys and commands", "help", "f1", "F1"),
     Command("compact", "Compact the context now (optional focus)", "compact", "ctrl+g", "^g", argument="focus"),
     Command("context", "Show what fills the context window", "context", "f2", "F2"),
     Command("sessions", "Open the session picker", "sessions", "ctrl+s", "^s"),
@@ -34,7 +38,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("memory", "Show the MEMORY.md editor", "memory", "ctrl+o", "^o"),
     Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
-    Command("help", "Keys and commands", "help", "f1", "F1"),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 
@@ -52,6 +55,48 @@ def parse_slash(text: str) -> tuple[Command, str] | None:
     name, _, argument = text[1:].strip().partition(" ")
     command = find(name)
     return (command, argument.strip()) if command else None
+
+
+def rank(query: str, *, descriptions: bool = True) -> list[tuple[Command, float]]:
+    """Commands matching ``query`` (fuzzy, as the palette matches), best first.
+
+    A match in a command's name always ranks above a match found only in its description
+    (``context`` puts /context first, though /compact's description says "context" too); among
+    name matches the fuzzy score decides, the registry order breaks ties. An empty query lists all.
+    """
+    text = query.strip().lstrip("/")
+    if not text:
+        return [(command, 0.0) for command in COMMANDS]
+    matcher = Matcher(text)
+    scored: list[tuple[int, float, int, Command]] = []
+    for order, command in enumerate(COMMANDS):
+        name_score = matcher.match(command.name)
+        if name_score > 0:
+            scored.append((1, name_score, -order, command))
+        elif descriptions and (description_score := matcher.match(command.description)) > 0:
+            scored.append((0, description_score, -order, command))
+    scored.sort(key=lambda item: item[:3], reverse=True)
+    # One float a Hit can carry: the tier is worth more than any fuzzy score can reach.
+    return [(command, tier * 1000.0 + score) for tier, score, _, command in scored]
+
+
+def closest(name: str, limit: int = 3) -> list[Command]:
+    """The commands a mistyped name most likely meant (``/contxt`` → /context), best first."""
+    name = name.strip().lstrip("/").lower()
+    names = [command.name for command in COMMANDS]
+    found = difflib.get_close_matches(name, names, n=limit, cutoff=0.5)
+    found += [command.name for command, _ in rank(name, descriptions=False) if command.name not in found]
+    return [_BY_NAME[found_name] for found_name in found[:limit]]
+
+
+def unknown_command_message(text: str) -> str:
+    """What to tell someone who typed a command that does not exist."""
+    name = text.split()[0]
+    guesses = closest(name)
+    known = ", ".join(f"/{command.name}" for command in COMMANDS)
+    guess = f" — did you mean {' or '.join('/' + command.name for command in guesses)}?" if guesses else "."
+    return (f"{name} is not a command{guess} Known: {known}. "
+            f"To send a message that starts with /, begin it with //.")
 
 
 def bindings() -> list[Binding]:

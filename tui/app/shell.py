@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import logging
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Button, Footer, Static, TabbedContent, TabPane, Tabs
+from textual.logging import TextualHandler
+from textual.widgets import Button, Footer, Input, OptionList, TabbedContent, TabPane, Tabs, TextArea
+from textual.worker import Worker, WorkerState
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
-from tui.app.clipboard import copy_with_system_tool
-from tui.app.command_registry import bindings, parse_slash
+from tui.app.clipboard import copy_text
+from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
+from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
@@ -26,11 +30,15 @@ from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.memory_editor import MemoryEditor
-from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
+from tui.app.widgets.prompt_queue import PromptQueue
+from tui.app.widgets.title_bar import TitleBar
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 
 PICKER_SCREEN = "sessions"
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
@@ -56,6 +64,8 @@ class DeepTuiApp(App[int]):
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
         *bindings(),
     ]
+    CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
+                                              "home": "scroll_home", "end": "scroll_end"}
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
                  settings: Settings, opener: SessionOpener | None = None) -> None:
@@ -75,8 +85,11 @@ class DeepTuiApp(App[int]):
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self._answer: AssistantBlock | None = None
-        self._queued_prompt: str | None = None
+        self.prompts = PromptFlow(self)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
+        self._log_handler = TextualHandler(stderr=False, stdout=False)
+        self._welcome_done = False
+        """The first prompt was sent: the welcome does not come back in this run."""
 
     @classmethod
     def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
@@ -86,10 +99,7 @@ class DeepTuiApp(App[int]):
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
-        super().copy_to_clipboard(text)
-        tool = copy_with_system_tool(text)
-        via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
-        self.notify(f"copied {len(text):,} characters via {via}", timeout=2, markup=False)
+        copy_text(self, text, f"{len(text):,} characters")
 
     @property
     def ready(self) -> bool:
@@ -102,26 +112,37 @@ class DeepTuiApp(App[int]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title-bar")
+        yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
             yield ChatView(id="chat")  # the side panels are mounted just after the first frame
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
             yield Button("Compact ^g", id="compact-button", compact=True)
+        yield PromptQueue(id="queue")
+        yield CommandSuggestions(id="suggestions")
         yield PromptInput(id="prompt")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
+        # Records go to the log file (configured at launch) and to `textual console`; with a handler on
+        # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
+        logging.getLogger().addHandler(self._log_handler)
         self.refresh_title()
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.recall_queued = self.prompts.recall_newest
+        prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.call_after_refresh(self._after_first_frame, self._opener)
             return
         await self._mount_side_panels()
         self.query_one(ContextGauge).usage = self._initial_usage()
+        self.prompts.use_session(self.runtime)
         await self.show_current_session()
         self._show_warnings()
         self._list_sessions_ahead()
+
+    def on_unmount(self) -> None:
+        logging.getLogger().removeHandler(self._log_handler)
 
     async def _after_first_frame(self, opener: SessionOpener) -> None:
         await self._mount_side_panels()
@@ -140,6 +161,7 @@ class DeepTuiApp(App[int]):
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
+            logger.warning("session %s: %s", self.runtime.info.session_id, warning)
             self.notify(warning, severity="warning", timeout=10, markup=False)
 
     @work(thread=True, exclusive=True, group="open")
@@ -150,6 +172,7 @@ class DeepTuiApp(App[int]):
             factory, runtime = opener()
             import tui.app.widgets.answer_block  # noqa: F401  Markdown, off the UI thread, before the first answer
         except UserFacingError as error:
+            logger.warning("the session could not be opened: %s", error)
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
             return
@@ -160,9 +183,7 @@ class DeepTuiApp(App[int]):
         self.store = factory.store  # type: ignore[attr-defined]
         await self.adopt_runtime(runtime)
         self._show_warnings()
-        if self._queued_prompt is not None:  # typed while the session was opening: send it now
-            prompt, self._queued_prompt = self._queued_prompt, None
-            self.run_turn(prompt)
+        self.prompts.send_next()  # typed while the session was opening: send it now
 
     def _initial_usage(self) -> UsageEvent | None:
         if self.runtime.last_usage is not None:
@@ -171,20 +192,28 @@ class DeepTuiApp(App[int]):
         return usage[-1] if usage else None
 
     def refresh_title(self) -> None:
-        info = self.runtime.info
-        if not info.session_id:
-            self.query_one("#title-bar", Static).update(Content.assemble(
-                ("deep-tui ", "bold $accent"), (f"· {info.title}", "$text-muted")))
-            return
-        offline = [("  offline — no LLM configured (type help)", "bold $warning")] if info.offline else []
-        fork = [(f" fork of {info.parent[:8]} ", "$text-muted")] if info.parent else []
-        self.query_one("#title-bar", Static).update(Content.assemble(
-            ("deep-tui ", "bold $accent"), (f"· {info.title} ", "bold"), *fork,
-            (f"· {info.model_name} ", "$text-muted"), (f"· {info.session_id} ", "$text-muted"), *offline))
+        self.query_one(TitleBar).show(self.runtime.info)
 
     async def show_current_session(self) -> None:
         finished = [e for e in self.runtime.past_events() if isinstance(e, CompactionFinished)]
-        await self.query_one(ChatView).show_session(self.runtime, finished)
+        chat = self.query_one(ChatView)
+        await chat.show_session(self.runtime, finished)
+        if not self._welcome_done and self.runtime.info.session_id and self.runtime.history_count() == 0 \
+                and not len(self.query_one(PromptQueue)):
+            from tui.app.widgets.welcome import WelcomeBlock, welcome_text
+
+            context = self.settings.context
+            config_file = self.runtime.data_root / "config.toml"
+            await chat.mount(WelcomeBlock(welcome_text(
+                offline=self.runtime.info.offline, model_name=self.runtime.info.model_name,
+                config_file=config_file, compaction=context.compaction_threshold,
+                summary=context.summarize_threshold)))
+
+    def dismiss_welcome(self) -> None:
+        """The first prompt: the welcome has done its job."""
+        self._welcome_done = True
+        for welcome in self.query("#welcome"):
+            welcome.remove()
 
     # -- chain events (may arrive from a worker) ------------------------------------------
 
@@ -194,7 +223,8 @@ class DeepTuiApp(App[int]):
     async def on_chain_event_arrived(self, message: ChainEventArrived) -> None:
         event = message.event
         if isinstance(event, UsageEvent):
-            self.query_one(ContextGauge).usage = event
+            for gauge in self.query(ContextGauge):  # none once the app is closing
+                gauge.usage = event
             return
         for log in self.query(EventLogPanel):
             log.add_event(event)
@@ -211,26 +241,53 @@ class DeepTuiApp(App[int]):
     # -- turns ------------------------------------------------------------------------------
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        slash = parse_slash(message.text)
-        if slash is not None:
-            command, argument = slash
-            if command.name == "compact":
-                self.action_compact(argument)
-            else:
-                await self.run_action(command.action)
+        await self.prompts.submitted(message)
+
+    def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
+        self.prompts.edit(message.text)
+
+    @on(OptionList.OptionSelected, "#suggestions")
+    def _suggestion_chosen(self, event: OptionList.OptionSelected) -> None:
+        """A click on a completion: run that command, as Enter would."""
+        event.stop()
+        self.query_one(PromptInput).action_submit()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The end of a turn sends the next queued prompt (kept apart from ``run_turn``)."""
+        if event.worker.group != "turn":
             return
-        if message.text.startswith("/"):
-            self.notify(f"unknown command {message.text.split()[0]} — F1 lists them", severity="warning", markup=False)
+        self.refresh_bindings()  # "esc cancel" shows only while a turn runs
+        if event.state == WorkerState.ERROR:
+            logger.error("the turn worker failed", exc_info=event.worker.error)
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            return self.runtime.busy or any(w.group == "turn" and w.is_running for w in self.workers)
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while a chat message (or the compact button) is selected goes to the prompt: a message
+        is selected by clicking it to copy it, and the next word typed must not be lost or act on it."""
+        if not event.is_printable or not event.character or self.screen is not self.screen_stack[0]:
             return
-        if self.runtime.busy:
-            self.notify("a turn is still running (Esc cancels it)", severity="warning", markup=False)
+        focused = self.focused
+        if focused is None or isinstance(focused, (TextArea, Input)):
             return
-        if self.factory is None:  # the session is still opening: keep the prompt, send it once open
-            self._queued_prompt = message.text
-            self.notify("The session is still opening; your message will be sent as soon as it is.",
-                        timeout=3, markup=False)
+        if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
             return
-        self.run_turn(message.text)
+        event.prevent_default()
+        event.stop()
+        prompt = self.query_one(PromptInput)
+        self.screen.set_focus(prompt)  # now, not later: the keys after this one go to the prompt too
+        prompt.insert(event.character)
+
+    def action_scroll_chat(self, how: str) -> None:
+        """PageUp/PageDown (and Home/End in an empty prompt) scroll the chat from the prompt."""
+        method = self.CHAT_SCROLLS.get(how)
+        if method is not None:
+            getattr(self.query_one(ChatView), method)(animate=False)
 
     @work(exclusive=True, group="turn")
     async def run_turn(self, prompt: str) -> None:
@@ -270,6 +327,10 @@ class DeepTuiApp(App[int]):
     # -- commands (the registry's actions) --------------------------------------------------
 
     @on(Button.Pressed, "#compact-button")
+    def _compact_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_compact()
+
     def action_compact(self, focus: str = "") -> None:
         def done(result: object) -> None:
             self.query_one(PromptInput).focus()
@@ -364,11 +425,31 @@ class DeepTuiApp(App[int]):
         self._show_panel("evicted-tab")
 
     def on_fork_at(self, message: ForkAt) -> None:
+        """Fork at a chat message — after a confirmation that names the message."""
         if not self.ready:
             return
+        from tui.app.screens.confirm import ConfirmModal
+        from tui.app.widgets.history_blocks import original_lines
+
         current = self.runtime.info.session_id
-        self.switcher.switch(lambda: self.factory.fork_session(current, message.upto),
-                             f"fork of {current} at message {message.upto}")
+        upto = message.upto
+        lines = original_lines(self.runtime.load_history(upto - 1, upto))
+        label, text = lines[0] if lines else ("message", "")
+        quoted = " ".join(text.split())
+        quoted = quoted if len(quoted) <= 80 else quoted[:79] + "…"
+        question = Content.assemble(
+            "Fork this session at message ", (f"{upto}", "bold"), " of ", f"{self.runtime.history_count()}", ":\n",
+            (f"{label}  ", "bold $accent"), (quoted, "italic"), "\n\nA new session keeps this message and "
+            "everything before it; this session stays as it is.")
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.switcher.switch(lambda: self.factory.fork_session(current, upto),
+                                     f"fork of {current} at message {upto}")
+            else:
+                self.query_one(PromptInput).focus()
+
+        self.push_screen(ConfirmModal("Fork here?", question, confirm_label="Fork"), answered)
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         from tui.app.screens.evicted_viewer import EvictedViewerScreen
@@ -383,6 +464,7 @@ class DeepTuiApp(App[int]):
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.refresh_title()
+        self.prompts.use_session(runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
         old_log = self.query_one(EventLogPanel)
         pane = self.query_one("#log-tab", TabPane)
@@ -391,3 +473,5 @@ class DeepTuiApp(App[int]):
         self.query_one(EvictedBrowser).set_outputs(runtime.evicted_outputs())
         await self.show_current_session()
         self._list_sessions_ahead()
+        if self.screen is self.screen_stack[0]:
+            self.query_one(PromptInput).focus()  # after any switch (fork, new, open) keys go to the prompt

@@ -64,6 +64,8 @@ class EvictedEvent(ChainEvent):
     size_bytes: int
     error: str | None = None
     """Set when the file could not be written (the preview is kept regardless)."""
+    args: str = ""
+    """The tool call's arguments (JSON), so a saved output can be traced to the file or query it came from."""
 
 
 @dataclass(frozen=True, kw_only=True)

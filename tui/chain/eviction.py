@@ -92,7 +92,7 @@ class EvictionCapability(AbstractCapability[Any]):
             error = f"{type(failure).__name__}: {failure}"
         size = len(serialized.data.encode("utf-8")) if isinstance(serialized.data, str) else len(serialized.data)
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
-                               tokens=tokens, size_bytes=size, error=error))
+                               tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)
         metadata = {EVICTED_PATH_KEY: path} if path else {"deep_tui_eviction_error": error}
         return ToolReturn(return_value=preview, metadata=metadata)

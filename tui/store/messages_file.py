@@ -28,6 +28,7 @@ from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesType
 from pydantic_core import ValidationError
 
 from tui.store.errors import CorruptSessionError
+from tui.wording import plural
 
 SUMMARY_METADATA_KEY = "deep_tui_summary"
 _SUMMARY_MARK = f'"{SUMMARY_METADATA_KEY}"'.encode()
@@ -192,7 +193,7 @@ class MessagesFile:
         warning = None
         if layout.torn_bytes:
             warning = (
-                f"{self.path} ended in an unfinished write; loaded {len(messages)} messages and set aside "
+                f"{self.path} ended in an unfinished write; loaded {plural(len(messages), 'message')} and set aside "
                 f"{layout.torn_bytes} trailing bytes"
             )
         return LoadResult(messages, warning, layout.torn_bytes)

@@ -15,6 +15,7 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
+from tui.wording import plural
 
 CompactResult = CompactionFinished | CompactionFailed
 
@@ -27,7 +28,7 @@ def describe_result(event: CompactResult) -> Content:
     return Content.assemble(
         ("Compacted ", "bold $success"),
         f"{event.strategy}: {human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens "
-        f"({event.messages_replaced} messages replaced{retention})",
+        f"({plural(event.messages_replaced, 'message')} replaced{retention})",
     )
 
 

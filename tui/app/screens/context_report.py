@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import DialogScreen
+from tui.wording import plural
 
 BAR = 24
 
@@ -37,8 +38,8 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
         Content.assemble(("total (estimated)  ", "bold"), f"{human_tokens(total)} of {human_tokens(report.window)} "
                          f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), window {source}"),
         Content(f"compaction at {report.compaction_threshold:.0%}, summary at {report.summarize_threshold:.0%}; "
-                f"{report.compressions} compactions so far"),
-        Content(f"history on disk: {report.message_count} messages, {human_size(report.history_bytes)}"
+                f"{plural(report.compressions, 'compaction')} so far"),
+        Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]

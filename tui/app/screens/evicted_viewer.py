@@ -7,6 +7,7 @@ loaded (off the UI thread) and the header says so.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -21,6 +22,7 @@ from textual.widgets import Input, Static, TextArea
 from tui.app.widgets.highlighted_text import HighlightedTextArea
 from textual.widgets.text_area import Selection
 
+from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
 from tui.app.text_display import display_path, supported_language
 from tui.app.screens.confirm import DialogScreen, action_button
@@ -34,6 +36,7 @@ __all__ = [
     "display_path",
     "find_matches",
     "guess_language",
+    "has_own_line_numbers",
     "load_capped",
     "supported_language",
 ]
@@ -93,6 +96,17 @@ def guess_language(text: str, truncated: bool = False) -> str | None:
     if any(line.startswith(("# ", "## ", "```", "- [")) for line in lines):
         return "markdown"
     return None
+
+
+_NUMBERED_LINE = re.compile(r"^ *\d+\t")
+
+
+def has_own_line_numbers(text: str, sample: int = 50) -> bool:
+    """True when most lines already start with a line number and a tab (``read_file``'s output), so
+    the viewer does not add a second column of numbers."""
+    lines = [line for line in text.split("\n", sample)[:sample]
+             if line.strip() and not line.startswith("[")]  # read_file's "[lines 1-400 of 900]" notes
+    return bool(lines) and sum(1 for line in lines if _NUMBERED_LINE.match(line)) >= 0.8 * len(lines)
 
 
 @dataclass(frozen=True)
@@ -220,6 +234,7 @@ class EvictedViewerScreen(DialogScreen[None]):
             self.notify(loaded.error, title="Evicted output", severity="error", markup=False)
             return
         text_area = self.query_one("#viewer-text", HighlightedTextArea)
+        text_area.show_line_numbers = not has_own_line_numbers(loaded.text)
         text_area.language = supported_language(text_area, language)
         text_area.load_text(loaded.text)
         if text_area.language is None and language is not None:
@@ -296,8 +311,7 @@ class EvictedViewerScreen(DialogScreen[None]):
 
     def action_copy_path(self) -> None:
         """Put the file's absolute path on the clipboard."""
-        self.app.copy_to_clipboard(str(self.path))
-        self.notify(f"Copied {self.path}", title="Path copied", markup=False)
+        copy_text(self.app, str(self.path), f"the path {self.path}")
 
     def action_close(self) -> None:
         """Esc in the search box leaves the search (back to the text); anywhere else it closes the viewer."""

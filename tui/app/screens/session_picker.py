@@ -24,6 +24,7 @@ from tui.app.formatting import short_id
 from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
+from tui.wording import plural
 
 __all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
 
@@ -226,7 +227,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
             option_list.scroll_to_highlight()
         total = len(self._entries)
         dialog = self.query_one(".dialog")
-        count = f"{total:,} session{'s' if total != 1 else ''}"
+        count = plural(total, "session")
         dialog.border_subtitle = f"{len(self._shown):,} of {count}" if terms else count
         empty = self.query_one("#empty", Static)
         if not self._entries:
@@ -332,7 +333,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
             count=meta.message_count,
         )
         if forks:
-            message = message.append(f"\nIts {forks} fork{'s' if forks != 1 else ''} will be kept.")
+            message = message.append(f"\nIts {plural(forks, 'fork')} will be kept.")
 
         ids = [entry.meta.id for entry in self._shown]
         position = ids.index(meta.id) if meta.id in ids else -1

@@ -14,9 +14,12 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
-FORK_BINDING = Binding("f", "fork_here", "fork here")
+FORK_BINDING = Binding("ctrl+f", "fork_here", "fork here", key_display="^f")
+"""On a selected chat message: fork there (after a confirmation). Not a letter: letters typed while a
+message is selected go to the prompt (the app forwards them), so typing can never fork by accident."""
 
 
 @dataclass
@@ -27,7 +30,7 @@ class ForkAt(Message):
 
 
 class UserBlock(Static, can_focus=True):
-    """A prompt, shown literally (never parsed as markup); select it and press f to fork there."""
+    """A prompt, shown literally (never parsed as markup); select it and press Ctrl+F to fork there."""
 
     BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
 
@@ -51,7 +54,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _args_summary(args_json: str) -> str:
+def args_summary(args_json: str) -> str:
     """The arguments on one line (a title must not wrap because an argument holds newlines)."""
     try:
         args = json.loads(args_json) if args_json else {}
@@ -80,7 +83,7 @@ class ToolBlock(Collapsible):
         self._saved = Button("open saved output", classes="tool-saved", compact=True)
         self._saved.display = False
         self.saved_path: Path | None = None
-        self._call_title = f"{tool_name}({_args_summary(args_json)})"
+        self._call_title = f"{tool_name}({args_summary(args_json)})"
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
         self.title = Content(self._call_title)  # type: ignore[assignment]
@@ -118,7 +121,7 @@ class DividerInfo:
 
     def title(self) -> str:
         verb = "summarized" if self.strategy == "summary" else "dropped (to fit the window)"
-        parts = [f"{verb} {self.replaced} messages"]
+        parts = [f"{verb} {plural(self.replaced, 'message')}"]
         if self.tokens_before is not None and self.tokens_after is not None:
             parts.append(f"{human_tokens(self.tokens_before)} → {human_tokens(self.tokens_after)} tokens")
         if self.retention is not None:
@@ -129,7 +132,14 @@ class DividerInfo:
 
 
 class CompactionDivider(Collapsible):
-    """A compaction in the transcript; expands to the summary and, on request, the replaced messages."""
+    """A compaction in the transcript; expands to the summary and, on request, the replaced messages.
+
+    Everything in it is as tall as its text (no nested scroll box): the mouse wheel always scrolls the chat.
+    """
+
+    DEFAULT_CSS = """
+    CompactionDivider .divider-originals { height: auto; }
+    """
 
     @dataclass
     class ShowOriginals(Message):

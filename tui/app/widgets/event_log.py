@@ -32,6 +32,7 @@ from tui.chain.events import (
     EvictedEvent,
     MemoryChanged,
 )
+from tui.wording import plural
 
 __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timestamp", "event_row", "is_logged"]
 
@@ -79,7 +80,7 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             details.append(Content.assemble("focus “", literal(event.focus), "”"))
         if event.files_created:
             count = len(event.files_created)
-            details.append(f"{count} file{'s' if count != 1 else ''}")
+            details.append(plural(count, "file"))
         details.append(replaced_label(event, short=True))
         second = Content(" · ").join(part if isinstance(part, Content) else Content.assemble(part) for part in details)
         return Content.assemble(
@@ -164,7 +165,7 @@ class EventTotals:
 
     def render(self) -> Content:
         """``"3 compactions · 1 failed · saved 120k (summary 80k · pointer 40k) · 2 evictions 45k"``."""
-        parts: list[Content] = [Content(f"{self.compactions} compaction{'s' if self.compactions != 1 else ''}")]
+        parts: list[Content] = [Content(plural(self.compactions, "compaction"))]
         if self.failures:
             parts.append(Content.styled(f"{self.failures} failed", "$text-error"))
         if self.saved_by_strategy:
@@ -173,7 +174,7 @@ class EventTotals:
                 for name, saved in sorted(self.saved_by_strategy.items(), key=lambda item: (-item[1], item[0]))
             )
             parts.append(Content.assemble(("saved ", ""), (human_tokens(self.tokens_saved), "$text-success bold"), f" ({by_strategy})"))
-        parts.append(Content(f"{self.evictions} eviction{'s' if self.evictions != 1 else ''} {human_tokens(self.evicted_tokens)}"))
+        parts.append(Content(f"{plural(self.evictions, 'eviction')} {human_tokens(self.evicted_tokens)}"))
         return Content(" · ").join(parts)
 
 

@@ -19,9 +19,11 @@ from textual.widgets.option_list import Option
 
 from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
+from tui.app.widgets.blocks import args_summary
 from tui.app.widgets.event_log import compact_timestamp
+from tui.wording import plural
 
-__all__ = ["EvictedBrowser", "header_row", "output_row"]
+__all__ = ["EvictedBrowser", "header_row", "origin", "output_row"]
 
 TOOL_WIDTH = 18
 SIZE_WIDTH = 9
@@ -39,14 +41,24 @@ def header_row() -> Content:
     )
 
 
+def origin(output: EvictedOutput) -> str:
+    """Where an output came from: the call's arguments (``path=src/app.py``) and its id."""
+    parts = [args_summary(output.args)] if output.args else []
+    if output.tool_call_id:
+        parts.append(f"call {output.tool_call_id}")
+    return " · ".join(part for part in parts if part)
+
+
 def output_row(output: EvictedOutput, *, now: float, tz: tzinfo | None = None) -> Content:
-    """One line: tool (literal), size, tokens, time saved."""
-    return Content.assemble(
+    """Tool (literal), size, tokens, time saved; below it, the arguments and call id it came from."""
+    first = Content.assemble(
         literal(f"{_fit(output.tool_name, TOOL_WIDTH):<{TOOL_WIDTH}}", "bold"),
         f" {human_size(output.size_bytes):>{SIZE_WIDTH}}",
         f" {human_tokens(output.tokens):>{TOKENS_WIDTH}}  ",
         (compact_timestamp(output.timestamp, now=now, tz=tz), "$text-muted"),
     )
+    where = origin(output)
+    return Content.assemble(first, "\n  ", literal(where, "$text-muted")) if where else first
 
 
 class EvictedBrowser(Widget):
@@ -126,7 +138,7 @@ class EvictedBrowser(Widget):
         total = sum(output.size_bytes for output in self._outputs)
         count = len(self._outputs)
         self.query_one("#evicted-summary", Static).update(
-            f"{count} output{'s' if count != 1 else ''} · {human_size(total)} on disk · ⏎ open"
+            f"{plural(count, 'output')} · {human_size(total)} on disk · ⏎ open"
         )
         for widget_id in ("#evicted-list", "#evicted-header"):
             self.query_one(widget_id).display = bool(self._outputs)

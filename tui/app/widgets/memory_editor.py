@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -26,7 +24,16 @@ from textual.widget import Widget
 from textual.widgets import Button, Static, TextArea
 from watchfiles import awatch
 
-from tui.app.formatting import clock_time, literal
+from tui.app.formatting import clock_time, human_size, literal
+from tui.app.memory_io import (
+    MAX_EDIT_BYTES,
+    PREVIEW_BYTES,
+    file_size,
+    read_preview,
+    read_text_or_none,
+    with_final_newline,
+    write_text_atomic,
+)
 from tui.app.screens.confirm import Choice, ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.text_display import display_path, supported_language
 
@@ -34,35 +41,6 @@ __all__ = ["MemoryEditor", "write_text_atomic"]
 
 WATCH_DEBOUNCE_MS = 250
 """How long the watcher lets a burst of writes settle before reporting it."""
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
-
-    Parent directories are created; an existing file keeps its permission bits.
-    A reader never sees a half-written file.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(temp_name, path.stat().st_mode & 0o7777)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-
-
-def read_text_or_none(path: Path) -> str | None:
-    """The file's text, or ``None`` when it does not exist (other errors propagate)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
 
 
 class MemoryEditor(Widget):
@@ -121,6 +99,8 @@ class MemoryEditor(Widget):
         self._baseline = ""
         """The buffer text that counts as "saved" (what is on disk, or empty for a new file)."""
         self._load_error: str | None = None
+        self._too_large: int | None = None
+        """The file's size, when it is too large to edit here (shown read-only)."""
         self._note: Content = Content("")
         self._last_external: float | None = None
         self._pending_external: str | None = None
@@ -198,8 +178,15 @@ class MemoryEditor(Widget):
     # -- load / save ----------------------------------------------------------------------
 
     def reload_from_disk(self) -> bool:
-        """Replace the buffer with the file's content (discarding edits); ``False`` if it could not be read."""
+        """Replace the buffer with the file's content (discarding edits); ``False`` if it could not be read.
+
+        A file over :data:`MAX_EDIT_BYTES` is shown (its first :data:`PREVIEW_BYTES`) read-only, with a notice.
+        """
         try:
+            size = file_size(self.path)
+            if size is not None and size > MAX_EDIT_BYTES:
+                self._show_too_large(size)
+                return True
             text = read_text_or_none(self.path)
         except (OSError, UnicodeDecodeError) as error:
             self._load_error = f"cannot read: {error}"
@@ -207,11 +194,40 @@ class MemoryEditor(Widget):
             self._set_note(self._load_error)
             self.notify(f"Cannot read {self.path}: {error}", title="Memory", severity="error", markup=False)
             return False
-        self._load_error = None
-        self.text_area.read_only = False
+        self._editable()
         self._apply_disk_text(text)
         self._set_note("" if text is not None else "will be created on save")
         return True
+
+    def _editable(self) -> None:
+        """Back to normal editing (after an unreadable or too large file)."""
+        self._load_error = None
+        self._too_large = None
+        text_area = self.text_area
+        text_area.read_only = False
+        if text_area.language is None:
+            text_area.language = supported_language(text_area, "markdown")
+
+    def _show_too_large(self, size: int) -> None:
+        first_time = self._too_large is None
+        self._too_large = size
+        self._load_error = None
+        text_area = self.text_area
+        text_area.language = None  # highlighting a huge buffer is what stalls the app
+        text_area.read_only = True
+        self._apply_disk_text(read_preview(self.path))
+        note = (f"{human_size(size)}: too large to edit here — showing the first {human_size(PREVIEW_BYTES)}, "
+                "read-only; edit it with another editor")
+        self._set_note(Content.styled(note, "$text-warning"))
+        if first_time:
+            self.notify(f"MEMORY.md is {human_size(size)}; it opens read-only here (the first "
+                        f"{human_size(PREVIEW_BYTES)} are shown). Edit it with another editor.",
+                        title="Memory", severity="warning", timeout=8, markup=False)
+
+    @property
+    def too_large(self) -> bool:
+        """True while the file is too large to edit here (shown read-only)."""
+        return self._too_large is not None
 
     def _apply_disk_text(self, text: str | None) -> None:
         """Load ``text`` (the disk content) into the buffer, keeping the cursor where it can be."""
@@ -233,6 +249,10 @@ class MemoryEditor(Widget):
         if self._load_error is not None:
             self.notify("Not saved: the file could not be read, so it is not overwritten.", title="Memory", severity="error", markup=False)
             return False
+        if self._too_large is not None:
+            self.notify("Not saved: MEMORY.md is too large to edit here.", title="Memory", severity="error",
+                        markup=False)
+            return False
         try:
             on_disk = read_text_or_none(self.path)
         except (OSError, UnicodeDecodeError) as error:
@@ -242,7 +262,9 @@ class MemoryEditor(Widget):
             self.external_change_detected(on_disk)
             if self._asking or not self.dirty:
                 return False
-        text = self.text
+        text = with_final_newline(self.text)
+        if text != self.text:  # the buffer shows what the file holds
+            self.text_area.insert("\n", self.text_area.document.end, maintain_selection_offset=True)
         try:
             write_text_atomic(self.path, text)
         except OSError as error:
@@ -303,8 +325,7 @@ class MemoryEditor(Widget):
             self._set_note(f"deleted on disk {stamp}; save to recreate")
             return
         if not self.dirty:
-            self._load_error = None
-            self.text_area.read_only = False
+            self._editable()
             self._apply_disk_text(text)
             self._set_note(f"reloaded: changed on disk {stamp}")
             return
@@ -375,9 +396,15 @@ class MemoryEditor(Widget):
                 stop_event=self._stop_watching,
             ):
                 try:
-                    text = await asyncio.to_thread(read_text_or_none, self.path)
+                    size = await asyncio.to_thread(file_size, self.path)
+                    too_large = size is not None and size > MAX_EDIT_BYTES
+                    text = None if too_large else await asyncio.to_thread(read_text_or_none, self.path)
                 except (OSError, UnicodeDecodeError) as error:
                     self._set_note(f"external change unreadable: {error}")
+                    continue
+                if too_large or self.too_large:  # never read megabytes into the editor
+                    if not self.dirty:
+                        self.reload_from_disk()
                     continue
                 self.external_change_detected(text)
         except (OSError, RuntimeError) as error:

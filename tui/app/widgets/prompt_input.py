@@ -1,12 +1,72 @@
-"""The prompt: a TextArea where Enter sends and Ctrl+J inserts a newline."""
+"""The prompt: Enter sends, Ctrl+J inserts a newline, Up/Down walk the history, ``/`` completes commands.
+
+Nothing typed here is lost: an unknown ``/command`` stays in the editor with a note saying which
+commands exist, and a prompt sent while a turn runs is queued by the app (the prompt only posts
+:class:`PromptInput.Submitted`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
-from textual import events
+from textual import events, on
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.message import Message
-from textual.widgets import TextArea
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from tui.app.command_registry import Command, find, parse_slash, rank, unknown_command_message
+from tui.app.prompt_history import PromptHistory
+
+__all__ = ["CommandSuggestions", "PromptInput"]
+
+
+class CommandSuggestions(OptionList, can_focus=False):
+    """The commands matching what follows a ``/`` in the prompt (the keyboard stays in the prompt)."""
+
+    DEFAULT_CSS = """
+    CommandSuggestions {
+        display: none;
+        height: auto;
+        max-height: 8;
+        border: none;
+        padding: 0 1;
+        background: $boost;
+    }
+    CommandSuggestions.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.commands: list[Command] = []
+
+    def show_for(self, typed: str) -> None:
+        """List the commands matching ``typed`` (the text after the ``/``); hidden when none match."""
+        self.commands = [command for command, _ in rank(typed, descriptions=False)]
+        self.set_options(
+            Option(Content.assemble((f"{command.slash:<18}", "bold $accent"), (command.description, "$text-muted")))
+            for command in self.commands
+        )
+        if self.commands:
+            self.highlighted = 0
+        self.set_class(bool(self.commands), "-shown")
+
+    def hide(self) -> None:
+        self.remove_class("-shown")
+
+    @property
+    def shown(self) -> bool:
+        return self.has_class("-shown")
+
+    @property
+    def chosen(self) -> Command | None:
+        """The highlighted command."""
+        index = self.highlighted
+        return self.commands[index] if self.shown and index is not None and index < len(self.commands) else None
 
 
 class PromptInput(TextArea):
@@ -16,26 +76,203 @@ class PromptInput(TextArea):
     PromptInput { height: auto; min-height: 3; max-height: 10; }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "send", show=False),
+        Binding("ctrl+j", "newline", "new line", show=False),
+        Binding("up", "history_previous", "previous prompt", show=False),
+        Binding("down", "history_next", "next prompt", show=False),
+        Binding("tab", "complete", "complete", show=False),
+        Binding("escape", "hide_suggestions", show=False),
+        Binding("pageup", "app.scroll_chat('page_up')", "scroll chat", show=False),
+        Binding("pagedown", "app.scroll_chat('page_down')", "scroll chat", show=False),
+        Binding("home", "home", show=False),
+        Binding("end", "end", show=False),
+    ]
+
     @dataclass
     class Submitted(Message):
+        """The user sent ``text``: a prompt for the model, or ``command`` with its ``argument``."""
+
         text: str
+        command: Command | None = None
+        argument: str = ""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, compact=True)
-        self.placeholder = "Type a message — Enter sends, Ctrl+J new line, / for commands"
+        self.placeholder = "Type a message — Enter sends, Ctrl+J new line, ↑ history, / for commands"
+        self.prompt_history = PromptHistory()
+        """Set by the app for each session (kept in memory only until a session is open)."""
+        self.recall_queued: Callable[[], str | None] | None = None
+        """Set by the app: Up in an empty prompt takes the newest queued prompt back for editing."""
+        self._browsing: int | None = None
+        """Index of the history entry shown, while walking the history."""
+        self._draft = ""
+        self._suggestions_closed_for: str | None = None
 
     async def _on_key(self, event: events.Key) -> None:
+        """Enter is not a newline here: it goes on (after the keys typed before it have been inserted) to
+        the ``enter`` binding. (A priority binding would run before those keys reach the editor.)"""
         if event.key == "enter":
             event.prevent_default()
-            event.stop()
-            text = self.text.strip()
-            if text:
-                self.post_message(self.Submitted(text))
-                self.clear()
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    @property
+    def suggestions(self) -> CommandSuggestions | None:
+        """The completion list the app placed next to the prompt (none in a bare test app)."""
+        found = self.screen.query(CommandSuggestions)
+        return found.first() if found else None
+
+    def _show(self, text: str) -> None:
+        """Replace the text (history, queue, completion) with the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def put_back(self, text: str) -> None:
+        """Return ``text`` to the editor for more editing, keeping anything typed meanwhile below it."""
+        current = self.text.strip()
+        self._show(f"{text}\n{current}" if current else text)
+        self.focus()
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def action_submit(self) -> None:
+        """Enter: send the prompt (completing a partly typed command first)."""
+        suggestions = self.suggestions
+        chosen = suggestions.chosen if suggestions is not None else None
+        text = self.text.strip()
+        if chosen is not None and text.startswith("/") and " " not in text and find(text[1:]) is None:
+            text = f"/{chosen.name}"
+        if not text:
             return
-        if event.key == "ctrl+j":
-            event.prevent_default()
-            event.stop()
-            self.insert("\n")
+        if suggestions is not None:
+            suggestions.hide()
+        command: Command | None = None
+        argument = ""
+        if text.startswith("//"):  # an escaped slash: a message that starts with "/"
+            prompt = text[1:]
+        elif text.startswith("/"):
+            slash = parse_slash(text)
+            if slash is None:
+                self.notify(unknown_command_message(text), title="Unknown command", severity="warning",
+                            timeout=8, markup=False)
+                return  # the text stays, to be corrected
+            command, argument = slash
+            prompt = text
+        else:
+            prompt = text
+        self.prompt_history.add(text)
+        self._browsing = None
+        self._draft = ""
+        self.clear()
+        self.post_message(self.Submitted(prompt, command, argument))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    # -- history -------------------------------------------------------------------------------
+
+    def _may_walk(self, upward: bool) -> bool:
+        """Up/Down walk the history in an empty or one-line prompt, and on the first (last) line of
+        a recalled multi-line entry."""
+        if self.document.line_count <= 1:
+            return True
+        row = self.cursor_location[0]
+        return self._browsing is not None and row == (0 if upward else self.document.line_count - 1)
+
+    def action_history_previous(self) -> None:
+        suggestions = self.suggestions
+        if suggestions is not None and suggestions.shown:
+            suggestions.action_cursor_up()
             return
-        await super()._on_key(event)
+        if not self._may_walk(upward=True):
+            self.action_cursor_up()
+            return
+        if self._browsing is None and not self.text and self.recall_queued is not None:
+            queued = self.recall_queued()
+            if queued is not None:
+                self._show(queued)
+                return
+        entries = self.prompt_history.entries
+        if not entries:
+            self.action_cursor_up()
+            return
+        if self._browsing is None:
+            self._draft = self.text
+            self._browsing = len(entries) - 1
+        elif self._browsing > 0:
+            self._browsing -= 1
+        else:
+            return  # the oldest entry: stay
+        self._show(entries[self._browsing])
+
+    def action_history_next(self) -> None:
+        suggestions = self.suggestions
+        if suggestions is not None and suggestions.shown:
+            suggestions.action_cursor_down()
+            return
+        if self._browsing is None or not self._may_walk(upward=False):
+            self.action_cursor_down()
+            return
+        entries = self.prompt_history.entries
+        if self._browsing < len(entries) - 1:
+            self._browsing += 1
+            self._show(entries[self._browsing])
+        else:  # past the newest entry: back to what was being typed
+            self._browsing = None
+            self._show(self._draft)
+
+    # -- completion ------------------------------------------------------------------------------
+
+    @on(TextArea.Changed)
+    def _text_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self:
+            return
+        text = self.text
+        entries = self.prompt_history.entries
+        if self._browsing is not None and (self._browsing >= len(entries) or text != entries[self._browsing]):
+            self._browsing = None  # edited: what is in the editor now is the draft
+        suggestions = self.suggestions
+        if suggestions is None:
+            return
+        typing_a_command = text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text)
+        if typing_a_command and text != self._suggestions_closed_for:
+            suggestions.show_for(text[1:])
+        else:
+            suggestions.hide()
+
+    def action_complete(self) -> None:
+        """Tab: complete the highlighted command; without a list, Tab moves the focus as usual."""
+        suggestions = self.suggestions
+        chosen = suggestions.chosen if suggestions is not None else None
+        if chosen is None or suggestions is None:
+            raise SkipAction()  # Tab goes on to the screen: focus the next widget
+        suggestions.hide()
+        completed = f"/{chosen.name}" + (" " if chosen.argument else "")
+        self._suggestions_closed_for = completed
+        self._show(completed)
+
+    def action_hide_suggestions(self) -> None:
+        """Esc closes the completion list; without one, Esc goes on to the app (cancel a turn)."""
+        suggestions = self.suggestions
+        if suggestions is not None and suggestions.shown:
+            suggestions.hide()
+            self._suggestions_closed_for = self.text
+            return
+        raise SkipAction()  # Esc goes on to the app: cancel the running turn
+
+    # -- scrolling the chat from the prompt ------------------------------------------------------
+
+    async def action_home(self) -> None:
+        """Home: in an empty prompt, the top of the chat; otherwise the start of the line."""
+        if self.text:
+            self.action_cursor_line_start()
+        else:
+            await self.app.run_action("scroll_chat('home')")
+
+    async def action_end(self) -> None:
+        """End: in an empty prompt, the bottom of the chat; otherwise the end of the line."""
+        if self.text:
+            self.action_cursor_line_end()
+        else:
+            await self.app.run_action("scroll_chat('end')")

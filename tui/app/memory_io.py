@@ -1,0 +1,72 @@
+"""Reading and writing MEMORY.md for the editor panel (no Textual here)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "MAX_EDIT_BYTES",
+    "PREVIEW_BYTES",
+    "file_size",
+    "read_preview",
+    "read_text_or_none",
+    "with_final_newline",
+    "write_text_atomic",
+]
+
+MAX_EDIT_BYTES = 512 * 1024
+"""A MEMORY.md larger than this opens read-only: an editor with megabytes in it (highlighted and
+wrapped) stops the whole app from responding, quitting included."""
+PREVIEW_BYTES = 64 * 1024
+"""How much of a file too large to edit is shown."""
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
+
+    Parent directories are created; an existing file keeps its permission bits.
+    A reader never sees a half-written file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(temp_name, path.stat().st_mode & 0o7777)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def read_text_or_none(path: Path) -> str | None:
+    """The file's text, or ``None`` when it does not exist (other errors propagate)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def file_size(path: Path) -> int | None:
+    """The file's size in bytes, or ``None`` when it does not exist."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return None
+
+
+def read_preview(path: Path, limit: int = PREVIEW_BYTES) -> str:
+    """The first ``limit`` bytes of ``path`` as text (a character cut in half is replaced)."""
+    with path.open("rb") as handle:
+        return handle.read(limit).decode("utf-8", errors="replace")
+
+
+def with_final_newline(text: str) -> str:
+    """``text`` ending in a newline, so a line appended from outside (``echo >> MEMORY.md``) starts on its own
+    line; an empty file stays empty."""
+    return text if not text or text.endswith("\n") else text + "\n"

@@ -1,0 +1,106 @@
+"""What happens to a submitted prompt: a command runs, a prompt is sent — or queued, never dropped.
+
+A prompt sent while a turn is streaming (or while the session is still opening) waits in the
+:class:`~tui.app.widgets.prompt_queue.PromptQueue`; the oldest is sent when the turn ends. A turn
+the user cancelled (Esc) does not send the queue: the queued text goes back into the prompt, to be
+edited or sent again. Each session has its own prompt history (:mod:`tui.app.prompt_history`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.app.prompt_history import PromptHistory, history_path
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.prompt_queue import PromptQueue
+
+if TYPE_CHECKING:
+    from tui.app.shell import DeepTuiApp
+
+__all__ = ["PromptFlow", "history_for"]
+
+logger = logging.getLogger(__name__)
+
+
+def history_for(runtime: SessionRuntimeAPI) -> PromptHistory:
+    """The prompt history of ``runtime``'s session (a fork starts from its parent's); in memory only
+    while the session is still opening."""
+    info = runtime.info
+    if not info.session_id:
+        return PromptHistory()
+    parent = history_path(runtime.data_root, info.parent) if info.parent else None
+    return PromptHistory.load(history_path(runtime.data_root, info.session_id), inherit_from=parent)
+
+
+class PromptFlow:
+    """The app's side of the prompt: commands, sending, the queue, and the per-session history."""
+
+    def __init__(self, app: DeepTuiApp) -> None:
+        self.app = app
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.app.query_one(PromptInput)
+
+    @property
+    def queue(self) -> PromptQueue:
+        return self.app.query_one(PromptQueue)
+
+    def _can_send(self) -> bool:
+        return self.app.factory is not None and not self.app.runtime.busy
+
+    async def submitted(self, message: PromptInput.Submitted) -> None:
+        """Run a command, send a prompt, or queue it while a turn runs or the session opens."""
+        if message.command is not None:
+            if message.command.name == "compact":
+                self.app.action_compact(message.argument)
+            else:
+                await self.app.run_action(message.command.action)
+            return
+        self.app.dismiss_welcome()
+        if self._can_send() and not len(self.queue):
+            self.app.run_turn(message.text)
+            return
+        self.queue.add(message.text)
+        if self.app.factory is None:
+            self.app.notify("The session is still opening; your message is queued and will be sent as soon as "
+                            "it is open.", timeout=4, markup=False)
+        self.send_next()  # idle with older prompts waiting (a turn that ended in an error): oldest first
+
+    def turn_ended(self, *, cancelled: bool) -> None:
+        """After a turn: send the next queued prompt — unless the user cancelled the turn."""
+        if cancelled and len(self.queue):
+            texts = self.queue.take_all()
+            self.prompt.put_back("\n\n".join(texts))
+            self.app.notify("The turn was cancelled, so your queued message was not sent: it is back in the "
+                            "prompt.", timeout=6, markup=False)
+            return
+        self.send_next()
+
+    def send_next(self) -> None:
+        """Send the oldest queued prompt, if a turn can start now."""
+        if not self._can_send():
+            return
+        text = self.queue.pop_oldest()
+        if text is not None:
+            logger.debug("sending a queued prompt (%d characters)", len(text))
+            self.app.run_turn(text)
+
+    def recall_newest(self) -> str | None:
+        """Up in an empty prompt: the newest queued prompt leaves the queue, back into the editor."""
+        return self.queue.pop_newest()
+
+    def edit(self, text: str) -> None:
+        """*edit* on a queued prompt: it is in the editor now (and no longer queued)."""
+        self.prompt.put_back(text)
+
+    def use_session(self, runtime: SessionRuntimeAPI) -> None:
+        """Switch the prompt history to ``runtime``'s session (entries typed while it opened are kept)."""
+        previous = self.prompt.prompt_history
+        history = history_for(runtime)
+        if previous.path is None:
+            for entry in previous.entries:
+                history.add(entry)
+        self.prompt.prompt_history = history

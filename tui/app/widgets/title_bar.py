@@ -1,0 +1,80 @@
+"""The title bar: app, session title, model (offline or not), fork parent, session id — fitted to the width.
+
+When the terminal is narrow the least useful parts go first (the session id, the long offline
+notice, the fork parent), and the title is shortened; the model and "offline" always stay.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.events import Resize
+from textual.widgets import Static
+
+from tui.agent.runtime_api import RuntimeInfo
+
+__all__ = ["TitleBar", "title_parts"]
+
+MIN_TITLE = 12
+OFFLINE_LONG = "  offline — no LLM configured (type help)"
+OFFLINE_SHORT = "  offline (type help)"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def title_parts(info: RuntimeInfo, width: int) -> Content:
+    """The title bar's content for ``width`` cells (see the module docstring for what goes first)."""
+    brand = ("deep-tui ", "bold $accent")
+    if not info.session_id:  # still opening
+        return Content.assemble(brand, (f"· {info.title}", "$text-muted"))
+    model = (f"· {info.model_name} ", "$text-muted")
+    offline = OFFLINE_LONG if info.offline else ""
+    fork = f" fork of {info.parent[:8]} " if info.parent else ""
+    session = f"· {info.session_id} "
+    title = f"· {info.title} "
+
+    def length() -> int:
+        return len(brand[0]) + len(title) + len(fork) + len(model[0]) + len(session) + len(offline)
+
+    for drop in ("session", "offline", "fork"):
+        if length() <= width:
+            break
+        if drop == "session":
+            session = ""
+        elif drop == "offline" and offline:
+            offline = OFFLINE_SHORT
+        elif drop == "fork":
+            fork = ""
+    if length() > width:
+        room = max(MIN_TITLE, width - (length() - len(title)))
+        title = _cut(title.rstrip(), room - 1) + " "
+    parts: list[tuple[str, str]] = [brand, (title, "bold")]
+    if fork:
+        parts.append((fork, "$text-muted"))
+    parts.append(model)
+    if session:
+        parts.append((session, "$text-muted"))
+    if offline:
+        parts.append((offline, "bold $warning"))
+    return Content.assemble(*parts)
+
+
+class TitleBar(Static):
+    """One line at the top; :meth:`show` sets what it says, a resize refits it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.info: RuntimeInfo | None = None
+
+    def show(self, info: RuntimeInfo) -> None:
+        self.info = info
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.info is not None:
+            width = self.content_region.width or self.app.size.width - 2
+            self.update(title_parts(self.info, width))
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit()

@@ -1,0 +1,57 @@
+"""A short welcome in an empty session: the gauge, F1, and how to set a model. Gone with the first prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.app.formatting import literal
+
+__all__ = ["WelcomeBlock", "welcome_text"]
+
+
+def welcome_text(*, offline: bool, model_name: str, config_file: Path, compaction: float, summary: float) -> Content:
+    """What a first-time user needs on an empty screen, in a few lines."""
+    if offline:
+        model = Content.assemble(
+            ("No model is set, so an offline stand-in answers ", "$text-warning"),
+            "(type ", ("help", "bold"), " to it). Choose a model with ",
+            ("--model anthropic:claude-sonnet-5-5", "bold"), " (or openai:…, google:…), ",
+            ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ", literal(str(config_file)),
+            ", or set ", ("ANTHROPIC_API_KEY", "bold"), " / ", ("OPENAI_API_KEY", "bold"), " / ",
+            ("GEMINI_API_KEY", "bold"), ".",
+        )
+    else:
+        model = Content.assemble("Model: ", literal(model_name, "bold"),
+                                 " (change it with --model, DEEP_TUI_MODEL or config.toml).")
+    return Content("\n").join([
+        Content.styled("Welcome to deep-tui", "bold $accent"),
+        Content.assemble(
+            "The bar under the chat is the ", ("context gauge", "bold"),
+            f": how full the model's context window is. At {compaction:.0%} old tool outputs are compacted, "
+            f"at {summary:.0%} old turns are summarized — each summary shows as a divider here, and nothing "
+            "is lost (the full history stays on disk). ", ("Ctrl+G", "bold"), " compacts now.",
+        ),
+        Content.assemble(("F1", "bold"), " lists every key and command, ", ("Ctrl+P", "bold"),
+                         " opens the palette, ", ("/", "bold"), " completes commands, ",
+                         ("↑", "bold"), " recalls earlier prompts."),
+        model,
+    ])
+
+
+class WelcomeBlock(Static):
+    """Shown in an empty session; the app removes it when the first prompt is sent."""
+
+    DEFAULT_CSS = """
+    WelcomeBlock {
+        margin: 1 0;
+        padding: 1 2;
+        border: round $accent 50%;
+        height: auto;
+    }
+    """
+
+    def __init__(self, text: Content) -> None:
+        super().__init__(text, id="welcome")

@@ -1,0 +1,74 @@
+"""Where deep-tui's log goes: ``<data>/deep-tui.log`` (rotated), never the terminal under the app.
+
+Without this, Python prints warnings of loggers that have no handler (e.g. "skipped 2 unreadable
+lines" from the event store) straight to stderr, which lands beneath the full-screen UI. The app
+adds a Textual handler as well (``textual console`` shows the same records while it runs).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+__all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "configure_logging", "log_path"]
+
+LOG_FILE_NAME = "deep-tui.log"
+LOG_MAX_BYTES = 1_000_000
+"""The log is rotated past this size …"""
+LOG_BACKUPS = 3
+"""… keeping this many older files (``deep-tui.log.1`` … ``.3``)."""
+
+_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+_MARK = "_deep_tui_handler"
+"""Set on the handlers installed here, so configuring again replaces them instead of adding more."""
+
+
+class _FileHandler(RotatingFileHandler):
+    """Opens (and creates the data directory for) the log only when the first record arrives, so a
+    command that fails before logging anything leaves nothing on disk."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        return super()._open()
+
+
+class _StderrFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"deep-tui: {record.levelname.lower()}: {record.getMessage()}"
+
+
+def log_path(data_root: Path) -> Path:
+    """The log file of a data directory."""
+    return data_root / LOG_FILE_NAME
+
+
+def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = False) -> Path:
+    """Log to ``<data_root>/deep-tui.log`` at INFO (DEBUG with ``debug``); returns the file's path.
+
+    ``stderr`` also prints warnings and errors on stderr — for the headless commands only; the app
+    never writes to the terminal it draws on. Python's ``warnings`` are routed into the log too.
+    Calling it again replaces the handlers installed by the previous call.
+    """
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if getattr(h, _MARK, False)]:
+        root.removeHandler(handler)
+        handler.close()
+    path = log_path(data_root)
+    file_handler = _FileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True)
+    file_handler.setFormatter(logging.Formatter(_FORMAT))
+    handlers: list[logging.Handler] = [file_handler]
+    if stderr:
+        console = logging.StreamHandler(sys.stderr)
+        console.setLevel(logging.WARNING)
+        console.setFormatter(_StderrFormatter())
+        handlers.append(console)
+    for handler in handlers:
+        setattr(handler, _MARK, True)
+        root.addHandler(handler)
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+    for name in ("markdown_it", "watchfiles", "asyncio"):  # chatty, and of no use unless debugging
+        logging.getLogger(name).setLevel(logging.NOTSET if debug else logging.WARNING)
+    logging.captureWarnings(True)
+    return path
