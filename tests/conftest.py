@@ -21,3 +21,18 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         "OPENAI_BASE_URL",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging():  # type: ignore[no-untyped-def]
+    """Commands under test configure logging (a file handler in their data directory): undo it after each test."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
+    logging.captureWarnings(False)

@@ -61,7 +61,7 @@ def test_refusal_is_reported(agent_env: tuple[Agent[None, str], Path, MemoryFile
 def test_unknown_prompt_gets_an_honest_offline_reply(agent_env: tuple[Agent[None, str], Path, MemoryFile]) -> None:
     agent, _, _ = agent_env
     reply = agent.run_sync("please refactor the parser").output
-    assert "offline" in reply and "1 messages" in reply and "help" in reply
+    assert "offline" in reply and "holds 1 message " in reply and "help" in reply
     assert "read PATH" in agent.run_sync("help").output
 
 

@@ -68,6 +68,20 @@ def slow_model(text: str = "slow answer " * 40, delay: float = 0.05) -> Function
     return FunctionModel(whole, stream_function=stream, model_name="slow")
 
 
+def gated_model(first: str = "partial answer") -> tuple[FunctionModel, asyncio.Event]:
+    """Streams ``first``, then holds every turn open until the returned event is set (call it inside the
+    test's event loop): a turn that stays "running" for exactly as long as the test needs."""
+    gate = asyncio.Event()
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        yield first + " "
+        await gate.wait()
+        yield "and the rest."
+
+    return FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(first)]), stream_function=stream,
+                         model_name="gated"), gate
+
+
 def reply_model(text: str) -> FunctionModel:
     async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
         for start in range(0, len(text), 7):

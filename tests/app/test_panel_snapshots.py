@@ -121,18 +121,21 @@ def test_event_log_snapshot(snap_compare: SnapCompare) -> None:
 
 def _outputs(directory: Path) -> list[EvictedOutput]:
     directory.mkdir(parents=True, exist_ok=True)
-    specs = [("bash", 12_400, 3_100, 5), ("read_file", 190_000, 48_200, 65), ("[b]grep[/b]", 2_500_000, 610_000, 125)]
+    specs = [("bash", 12_400, 3_100, 5, '{"command": "pytest -x tests/"}'),
+             ("read_file", 190_000, 48_200, 65, '{"path": "src/parser.py", "limit": 4000}'),
+             ("[b]grep[/b]", 2_500_000, 610_000, 125, "")]  # saved before deep-tui recorded arguments
     outputs = []
-    for index, (tool, size, tokens, offset) in enumerate(specs):
+    for index, (tool, size, tokens, offset, args) in enumerate(specs):
         path = directory / f"call_{index}.txt"
         path.write_text("x", encoding="utf-8")
-        outputs.append(EvictedOutput(path=path, tool_name=tool, size_bytes=size, tokens=tokens, timestamp=BASE + offset))
+        outputs.append(EvictedOutput(path=path, tool_name=tool, size_bytes=size, tokens=tokens, timestamp=BASE + offset,
+                                     tool_call_id=f"call_{index}", args=args))
     return outputs
 
 
 def test_evicted_browser_snapshot(snap_compare: SnapCompare, tmp_path: Path) -> None:
     browser = EvictedBrowser(_outputs(tmp_path), now=lambda: BASE + 600, tz=timezone.utc)
-    assert snap_compare(PanelApp(browser), terminal_size=(60, 10), run_before=settle)
+    assert snap_compare(PanelApp(browser), terminal_size=(60, 12), run_before=settle)
 
 
 def test_evicted_viewer_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
@@ -149,3 +152,9 @@ def test_evicted_viewer_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) ->
 
     app = PanelApp(EvictedBrowser([], now=lambda: BASE, tz=timezone.utc))
     assert snap_compare(app, terminal_size=(90, 24), run_before=open_and_search)
+
+
+def test_memory_too_large_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) -> None:
+    path = memory_file(in_tmp_cwd, "- an enormous memory line " * 40_000)  # about 1 MB
+
+    assert snap_compare(PanelApp(MemoryEditor(path)), terminal_size=(60, 14), run_before=settle)

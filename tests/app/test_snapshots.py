@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from tests.app.app_support import make_app, make_factory, wait_idle
+from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
@@ -20,7 +20,8 @@ SIZE = (120, 36)
 
 
 @pytest.fixture(autouse=True)
-def fixed_ids_and_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+def fixed_ids_and_clock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # paths on screen (the welcome's config.toml) are shown relative to it
     counter = itertools.count(1)
     monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
     monkeypatch.setattr("tui.app.screens.session_picker.time.time", lambda: 2_000_000_000.0)
@@ -141,3 +142,26 @@ def test_delete_confirmation(snap_compare, tmp_path: Path) -> None:  # type: ign
         await pilot.pause(0.2)
 
     assert snap_compare(seeded_app(tmp_path, extra_session=True), terminal_size=SIZE, run_before=delete_other)
+
+
+def test_prompt_queued_while_a_turn_streams(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def queue(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        await pilot.press(*"first question", "enter")
+        await wait_until(pilot, lambda: app.runtime.busy and app.query("AssistantBlock"), "the turn to stream")
+        await pilot.press(*"and then [this] one", "enter")
+        await pilot.press(*"/co")
+        await pilot.pause(0.3)
+
+    model, _gate = gated_model("Working on it")
+    assert snap_compare(make_app(make_factory(tmp_path, chat_model=model)), terminal_size=SIZE, run_before=queue)
+
+
+def test_fork_confirmation(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def fork_here(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.query("UserBlock").first().focus()
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: pilot.app.screen is not pilot.app.screen_stack[0], "the confirmation")
+        await pilot.pause()
+
+    assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=fork_here)

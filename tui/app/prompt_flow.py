@@ -103,4 +103,4 @@ class PromptFlow:
         if previous.path is None:
             for entry in previous.entries:
                 history.add(entry)
-        self.prompt.prompt_history = history
+        self.prompt.use_history(history)

@@ -272,15 +272,19 @@ class DeepTuiApp(App[int]):
         is selected by clicking it to copy it, and the next word typed must not be lost or act on it."""
         if not event.is_printable or not event.character or self.screen is not self.screen_stack[0]:
             return
+        prompt = self.query_one(PromptInput)
         focused = self.focused
-        if focused is None or isinstance(focused, (TextArea, Input)):
-            return
-        if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
-            return
+        if focused is not prompt:
+            if focused is None or isinstance(focused, (TextArea, Input)):
+                return
+            if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
+                return
+            self.screen.set_focus(prompt)
+        # else: the prompt inserts what is typed into it and stops it there, so a character reaching the app
+        # with the prompt focused was typed on a message just before the prompt took the keyboard (a fast
+        # typist's keys are all delivered to the message first): it belongs in the prompt too, in order.
         event.prevent_default()
         event.stop()
-        prompt = self.query_one(PromptInput)
-        self.screen.set_focus(prompt)  # now, not later: the keys after this one go to the prompt too
         prompt.insert(event.character)
 
     def action_scroll_chat(self, how: str) -> None:

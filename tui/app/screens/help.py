@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
@@ -14,13 +14,17 @@ from tui.app.command_registry import COMMANDS
 from tui.app.screens.confirm import DialogScreen
 
 EXTRA_KEYS = (
-    ("enter", "send the prompt"),
+    ("enter", "send the prompt (queued while a turn is running)"),
     ("ctrl+j", "new line in the prompt"),
-    ("esc", "cancel the running turn"),
-    ("ctrl+c", "copy the selection (terminal OSC 52, and pbcopy/wl-copy/xclip/xsel when present)"),
+    ("↑ ↓", "earlier prompts of this session (in a one-line prompt)"),
+    ("/ tab", "complete a command; // starts a message with a /"),
+    ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
+    ("esc", "cancel the running turn; queued prompts come back"),
+    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found)"),
+    ("ctrl+f", "on a selected chat message: fork there (asks first)"),
     ("ctrl+p", "command palette"),
-    ("f", "on a selected chat message (click it or Tab to it): fork the session there"),
 )
+KEY_WIDTH = max(len(key) for key, _ in EXTRA_KEYS) + 2
 
 
 def help_text() -> Content:
@@ -31,17 +35,32 @@ def help_text() -> Content:
         lines.append(Content.assemble((f"{command.slash:<{width}}  ", "$accent"), (f"{key:>4}  ", "bold"),
                                       command.description))
     lines += [Content(""), Content.styled("Keys", "bold")]
-    lines += [Content.assemble((f"{key:<8}", "bold"), text) for key, text in EXTRA_KEYS]
+    lines += [Content.assemble((f"{key:<{KEY_WIDTH}}", "bold"), text) for key, text in EXTRA_KEYS]
+    lines += [Content(""), Content.styled("Letters typed while a chat message is selected go to the prompt. "
+                                          "Problems are logged to deep-tui.log in the data directory "
+                                          "(--debug logs more).", "$text-muted")]
     return Content("\n").join(lines)
 
 
 class HelpScreen(DialogScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close"), Binding("f1", "close", show=False)]
+    """Every command and key; the text scrolls when the terminal is short."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("f1", "close", show=False),
+        *(Binding(key, f"scroll('{how}')", show=False) for key, how in (
+            ("up", "scroll_up"), ("down", "scroll_down"), ("pageup", "scroll_page_up"), ("pagedown", "scroll_page_down"))),
+    ]
+    DEFAULT_CSS = """
+    HelpScreen .dialog { height: 90%; width: 80; }
+    HelpScreen #help-body { height: 1fr; }
+    """
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "deep-tui help"
-            yield Static(help_text(), classes="dialog--message")
+            with VerticalScroll(id="help-body"):
+                yield Static(help_text(), classes="dialog--message")
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Close", variant="primary")
 
@@ -50,3 +69,7 @@ class HelpScreen(DialogScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll(self, how: str) -> None:
+        """Arrows and page keys scroll the help text wherever the focus is."""
+        getattr(self.query_one("#help-body", VerticalScroll), how)(animate=False)

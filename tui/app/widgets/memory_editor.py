@@ -159,6 +159,8 @@ class MemoryEditor(Widget):
             return
         if self._load_error is not None:
             state = Content.styled("✗ unreadable", "$text-error bold")
+        elif self._too_large is not None:
+            state = Content.styled("read-only", "$text-warning bold")
         elif self.dirty:
             state = Content.styled("● unsaved", "$text-warning bold")
         elif self._disk_text is None:

@@ -82,7 +82,7 @@ class PromptInput(TextArea):
         Binding("up", "history_previous", "previous prompt", show=False),
         Binding("down", "history_next", "next prompt", show=False),
         Binding("tab", "complete", "complete", show=False),
-        Binding("escape", "hide_suggestions", show=False),
+        Binding("escape", "hide_suggestions", "close list", key_display="esc"),
         Binding("pageup", "app.scroll_chat('page_up')", "scroll chat", show=False),
         Binding("pagedown", "app.scroll_chat('page_down')", "scroll chat", show=False),
         Binding("home", "home", show=False),
@@ -128,6 +128,12 @@ class PromptInput(TextArea):
         self.load_text(text)
         self.move_cursor(self.document.end)
 
+    def use_history(self, history: PromptHistory) -> None:
+        """Walk ``history`` from now on (another session's); what is in the editor stays."""
+        self.prompt_history = history
+        self._browsing = None
+        self._draft = ""
+
     def put_back(self, text: str) -> None:
         """Return ``text`` to the editor for more editing, keeping anything typed meanwhile below it."""
         current = self.text.strip()
@@ -145,8 +151,7 @@ class PromptInput(TextArea):
             text = f"/{chosen.name}"
         if not text:
             return
-        if suggestions is not None:
-            suggestions.hide()
+        self._set_suggestions(False)
         command: Command | None = None
         argument = ""
         if text.startswith("//"):  # an escaped slash: a message that starts with "/"
@@ -235,11 +240,30 @@ class PromptInput(TextArea):
         suggestions = self.suggestions
         if suggestions is None:
             return
+        if self._browsing is not None:  # a recalled entry: Up/Down keep walking the history
+            self._set_suggestions(False)
+            return
         typing_a_command = text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text)
-        if typing_a_command and text != self._suggestions_closed_for:
-            suggestions.show_for(text[1:])
-        else:
+        self._set_suggestions(text[1:] if typing_a_command and text != self._suggestions_closed_for else False)
+
+    def _set_suggestions(self, typed: str | bool) -> None:
+        """Show the completion list for ``typed`` (the text after ``/``), or hide it (``False``)."""
+        suggestions = self.suggestions
+        if suggestions is None:
+            return
+        was_shown = suggestions.shown
+        if typed is False:
             suggestions.hide()
+        else:
+            suggestions.show_for(str(typed))
+        if suggestions.shown != was_shown:
+            self.refresh_bindings()  # Esc and Tab are the list's while it shows, the app's otherwise
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("hide_suggestions", "complete"):
+            suggestions = self.suggestions
+            return suggestions is not None and suggestions.shown
+        return True
 
     def action_complete(self) -> None:
         """Tab: complete the highlighted command; without a list, Tab moves the focus as usual."""
@@ -247,7 +271,7 @@ class PromptInput(TextArea):
         chosen = suggestions.chosen if suggestions is not None else None
         if chosen is None or suggestions is None:
             raise SkipAction()  # Tab goes on to the screen: focus the next widget
-        suggestions.hide()
+        self._set_suggestions(False)
         completed = f"/{chosen.name}" + (" " if chosen.argument else "")
         self._suggestions_closed_for = completed
         self._show(completed)
@@ -256,7 +280,7 @@ class PromptInput(TextArea):
         """Esc closes the completion list; without one, Esc goes on to the app (cancel a turn)."""
         suggestions = self.suggestions
         if suggestions is not None and suggestions.shown:
-            suggestions.hide()
+            self._set_suggestions(False)
             self._suggestions_closed_for = self.text
             return
         raise SkipAction()  # Esc goes on to the app: cancel the running turn

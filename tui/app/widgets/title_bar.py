@@ -28,7 +28,7 @@ def title_parts(info: RuntimeInfo, width: int) -> Content:
     brand = ("deep-tui ", "bold $accent")
     if not info.session_id:  # still opening
         return Content.assemble(brand, (f"· {info.title}", "$text-muted"))
-    model = (f"· {info.model_name} ", "$text-muted")
+    model = ("", "") if info.offline else (f"· {info.model_name} ", "$text-muted")  # offline: said below
     offline = OFFLINE_LONG if info.offline else ""
     fork = f" fork of {info.parent[:8]} " if info.parent else ""
     session = f"· {info.session_id} "
@@ -52,7 +52,8 @@ def title_parts(info: RuntimeInfo, width: int) -> Content:
     parts: list[tuple[str, str]] = [brand, (title, "bold")]
     if fork:
         parts.append((fork, "$text-muted"))
-    parts.append(model)
+    if model[0]:
+        parts.append(model)
     if session:
         parts.append((session, "$text-muted"))
     if offline:

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.app.formatting import literal
+from tui.app.text_display import display_path
 
 __all__ = ["WelcomeBlock", "welcome_text"]
 
@@ -19,7 +20,7 @@ def welcome_text(*, offline: bool, model_name: str, config_file: Path, compactio
             ("No model is set, so an offline stand-in answers ", "$text-warning"),
             "(type ", ("help", "bold"), " to it). Choose a model with ",
             ("--model anthropic:claude-sonnet-5-5", "bold"), " (or openai:…, google:…), ",
-            ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ", literal(str(config_file)),
+            ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ", literal(display_path(config_file)),
             ", or set ", ("ANTHROPIC_API_KEY", "bold"), " / ", ("OPENAI_API_KEY", "bold"), " / ",
             ("GEMINI_API_KEY", "bold"), ".",
         )
