@@ -105,6 +105,20 @@ async def test_fork_at_a_message_asks_first_naming_it_then_forks_and_returns_the
         assert prompt_of(app).text == "next"
 
 
+async def test_after_a_session_switch_the_keyboard_is_in_the_prompt(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await two_turns(app, pilot)
+        first = app.runtime.info.session_id
+        app.query(AssistantBlock).last().focus()  # the selected message goes away with the switch
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: app.runtime.info.session_id != first, "the new session")
+        await wait_idle(app, pilot)
+        assert isinstance(app.focused, PromptInput)
+        await pilot.press(*"keys land")
+        assert prompt_of(app).text == "keys land"
+
+
 async def test_the_palette_offers_fork_at_the_selected_message(tmp_path: Path) -> None:
     from textual.command import CommandPalette
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from textual import events
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.app.widgets.prompt_input import PromptInput
@@ -91,6 +95,25 @@ class PromptFlow:
     def recall_newest(self) -> str | None:
         """Up in an empty prompt: the newest queued prompt leaves the queue, back into the editor."""
         return self.queue.pop_newest()
+
+    def take_typing(self, key: events.Key, focused: Widget | None) -> bool:
+        """Put a printable ``key`` that reached the app into the prompt when it was typed on a chat message
+        or the compact button (selected by a click, e.g. to copy it: the next word typed must neither be lost
+        nor act on the message). Returns True when the key was taken."""
+        if not key.is_printable or not key.character:
+            return False
+        prompt = self.prompt
+        if focused is not prompt:
+            if focused is None or isinstance(focused, (TextArea, Input)):
+                return False
+            if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
+                return False
+            self.app.screen.set_focus(prompt)  # now, not later: the keys queued behind this one follow it
+        # else: the prompt inserts what is typed into it and stops it there, so a character reaching the app
+        # with the prompt focused was typed on a message just before the prompt took the keyboard (a fast
+        # typist's keys are all delivered to the message first): it belongs in the prompt too, in order.
+        prompt.insert(key.character)
+        return True
 
     def edit(self, text: str) -> None:
         """*edit* on a queued prompt: it is in the editor now (and no longer queued)."""

@@ -11,9 +11,8 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.logging import TextualHandler
-from textual.widgets import Button, Footer, Input, OptionList, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
@@ -24,12 +23,11 @@ from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
+from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.event_log import EventLogPanel
-from tui.app.widgets.evicted_browser import EvictedBrowser
 from tui.app.widgets.gauge import ContextGauge
-from tui.app.widgets.memory_editor import MemoryEditor
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.title_bar import TitleBar
@@ -86,6 +84,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self._answer: AssistantBlock | None = None
         self.prompts = PromptFlow(self)
+        self.panels = SidePanels(self)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
@@ -134,7 +133,7 @@ class DeepTuiApp(App[int]):
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.call_after_refresh(self._after_first_frame, self._opener)
             return
-        await self._mount_side_panels()
+        await self.panels.mount(self.runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
         self.prompts.use_session(self.runtime)
         await self.show_current_session()
@@ -145,19 +144,8 @@ class DeepTuiApp(App[int]):
         logging.getLogger().removeHandler(self._log_handler)
 
     async def _after_first_frame(self, opener: SessionOpener) -> None:
-        await self._mount_side_panels()
+        await self.panels.mount(self.runtime)
         self._open_in_background(opener)
-
-    async def _mount_side_panels(self) -> None:
-        """Memory, log and evicted panels (hidden until asked for). Built after the first frame: with
-        their editor, lists and file watcher they cost about as much as the rest of the screen."""
-        side = TabbedContent(id="side")
-        side.display = False
-        await self.query_one("#main", Horizontal).mount(side)
-        await side.add_pane(TabPane("Memory", MemoryEditor(self.runtime.memory_path), id="memory-tab"))
-        await side.add_pane(TabPane("Log", EventLogPanel(self.runtime.past_events()), id="log-tab"))
-        await side.add_pane(TabPane("Evicted", EvictedBrowser(self.runtime.evicted_outputs()), id="evicted-tab"))
-        side.active = "memory-tab"
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
@@ -200,14 +188,9 @@ class DeepTuiApp(App[int]):
         await chat.show_session(self.runtime, finished)
         if not self._welcome_done and self.runtime.info.session_id and self.runtime.history_count() == 0 \
                 and not len(self.query_one(PromptQueue)):
-            from tui.app.widgets.welcome import WelcomeBlock, welcome_text
+            from tui.app.widgets.welcome import WelcomeBlock
 
-            context = self.settings.context
-            config_file = self.runtime.data_root / "config.toml"
-            await chat.mount(WelcomeBlock(welcome_text(
-                offline=self.runtime.info.offline, model_name=self.runtime.info.model_name,
-                config_file=config_file, compaction=context.compaction_threshold,
-                summary=context.summarize_threshold)))
+            await chat.mount(WelcomeBlock.for_session(self.runtime, self.settings))
 
     def dismiss_welcome(self) -> None:
         """The first prompt: the welcome has done its job."""
@@ -229,8 +212,7 @@ class DeepTuiApp(App[int]):
         for log in self.query(EventLogPanel):
             log.add_event(event)
         if isinstance(event, EvictedEvent):
-            for browser in self.query(EvictedBrowser):
-                browser.set_outputs(self.runtime.evicted_outputs())
+            self.panels.refresh_evicted(self.runtime)
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
             summary = ""
             if event.summary_index is not None:
@@ -268,24 +250,10 @@ class DeepTuiApp(App[int]):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """Typing while a chat message (or the compact button) is selected goes to the prompt: a message
-        is selected by clicking it to copy it, and the next word typed must not be lost or act on it."""
-        if not event.is_printable or not event.character or self.screen is not self.screen_stack[0]:
-            return
-        prompt = self.query_one(PromptInput)
-        focused = self.focused
-        if focused is not prompt:
-            if focused is None or isinstance(focused, (TextArea, Input)):
-                return
-            if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
-                return
-            self.screen.set_focus(prompt)
-        # else: the prompt inserts what is typed into it and stops it there, so a character reaching the app
-        # with the prompt focused was typed on a message just before the prompt took the keyboard (a fast
-        # typist's keys are all delivered to the message first): it belongs in the prompt too, in order.
-        event.prevent_default()
-        event.stop()
-        prompt.insert(event.character)
+        """Letters typed while a chat message (or the compact button) is selected go to the prompt."""
+        if self.screen is self.screen_stack[0] and self.prompts.take_typing(event, self.focused):
+            event.prevent_default()
+            event.stop()
 
     def action_scroll_chat(self, how: str) -> None:
         """PageUp/PageDown (and Home/End in an empty prompt) scroll the chat from the prompt."""
@@ -397,54 +365,23 @@ class DeepTuiApp(App[int]):
         current = self.runtime.info.session_id
         self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
 
-    def _show_panel(self, tab: str) -> None:
-        found = self.query("#side").results(TabbedContent)
-        side = next(found, None)
-        if side is None:  # a key in the first instant, before the panels are mounted
-            return
-        if side.display and side.active == tab:
-            side.display = False
-            self.query_one(PromptInput).focus()
-            return
-        side.display = True
-        side.active = tab
-        self.call_after_refresh(self._focus_panel, tab)
-
-    def _focus_panel(self, tab: str) -> None:
-        """Put the keyboard in the panel just opened (its editor or list), so its keys work at once."""
-        side = self.query_one("#side", TabbedContent)
-        pane = side.get_pane(tab)
-        target = next((widget for widget in pane.query("*") if widget.focusable and widget.display), None)
-        (target or side.query_one(Tabs)).focus()  # an empty panel: the tab row, so arrows still move
-
     def action_memory(self) -> None:
-        self._show_panel("memory-tab")
+        self.panels.toggle("memory-tab")
 
     def action_log(self) -> None:
-        self._show_panel("log-tab")
+        self.panels.toggle("log-tab")
 
     def action_evicted(self) -> None:
-        for browser in self.query(EvictedBrowser):
-            browser.set_outputs(self.runtime.evicted_outputs())
-        self._show_panel("evicted-tab")
+        self.panels.refresh_evicted(self.runtime)
+        self.panels.toggle("evicted-tab")
 
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
         if not self.ready:
             return
-        from tui.app.screens.confirm import ConfirmModal
-        from tui.app.widgets.history_blocks import original_lines
+        from tui.app.screens.fork_confirm import fork_confirmation
 
-        current = self.runtime.info.session_id
-        upto = message.upto
-        lines = original_lines(self.runtime.load_history(upto - 1, upto))
-        label, text = lines[0] if lines else ("message", "")
-        quoted = " ".join(text.split())
-        quoted = quoted if len(quoted) <= 80 else quoted[:79] + "…"
-        question = Content.assemble(
-            "Fork this session at message ", (f"{upto}", "bold"), " of ", f"{self.runtime.history_count()}", ":\n",
-            (f"{label}  ", "bold $accent"), (quoted, "italic"), "\n\nA new session keeps this message and "
-            "everything before it; this session stays as it is.")
+        current, upto = self.runtime.info.session_id, message.upto
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
@@ -453,7 +390,7 @@ class DeepTuiApp(App[int]):
             else:
                 self.query_one(PromptInput).focus()
 
-        self.push_screen(ConfirmModal("Fork here?", question, confirm_label="Fork"), answered)
+        self.push_screen(fork_confirmation(self.runtime, upto), answered)
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         from tui.app.screens.evicted_viewer import EvictedViewerScreen
@@ -470,11 +407,7 @@ class DeepTuiApp(App[int]):
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
-        old_log = self.query_one(EventLogPanel)
-        pane = self.query_one("#log-tab", TabPane)
-        await old_log.remove()
-        await pane.mount(EventLogPanel(runtime.past_events()))
-        self.query_one(EvictedBrowser).set_outputs(runtime.evicted_outputs())
+        await self.panels.adopt(runtime)
         await self.show_current_session()
         self._list_sessions_ahead()
         if self.screen is self.screen_stack[0]:

@@ -7,8 +7,11 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import literal
 from tui.app.text_display import display_path
+from tui.config import Settings
+from tui.paths import DataDir
 
 __all__ = ["WelcomeBlock", "welcome_text"]
 
@@ -56,3 +59,11 @@ class WelcomeBlock(Static):
 
     def __init__(self, text: Content) -> None:
         super().__init__(text, id="welcome")
+
+    @classmethod
+    def for_session(cls, runtime: SessionRuntimeAPI, settings: Settings) -> WelcomeBlock:
+        """The welcome for ``runtime``'s model and ``settings``' thresholds."""
+        return cls(welcome_text(offline=runtime.info.offline, model_name=runtime.info.model_name,
+                                config_file=DataDir(runtime.data_root).config_file,
+                                compaction=settings.context.compaction_threshold,
+                                summary=settings.context.summarize_threshold))

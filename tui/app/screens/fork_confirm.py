@@ -1,0 +1,27 @@
+"""Forking at a chat message is deliberate: a confirmation that names the message first."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.app.screens.confirm import ConfirmModal
+
+__all__ = ["fork_confirmation"]
+
+QUOTE_LIMIT = 80
+
+
+def fork_confirmation(runtime: SessionRuntimeAPI, upto: int) -> ConfirmModal:
+    """"Fork here?" for a fork keeping messages ``[0:upto]``, quoting message ``upto`` (its first line)."""
+    from tui.app.widgets.history_blocks import original_lines  # pydantic-ai: not needed for the first frame
+
+    lines = original_lines(runtime.load_history(upto - 1, upto))
+    label, text = lines[0] if lines else ("message", "")
+    quoted = " ".join(text.split())
+    quoted = quoted if len(quoted) <= QUOTE_LIMIT else quoted[: QUOTE_LIMIT - 1] + "…"
+    question = Content.assemble(
+        "Fork this session at message ", (f"{upto}", "bold"), f" of {runtime.history_count()}:\n",
+        (f"{label}  ", "bold $accent"), (quoted, "italic"),
+        "\n\nA new session keeps this message and everything before it; this session stays as it is.")
+    return ConfirmModal("Fork here?", question, confirm_label="Fork")
