@@ -16,7 +16,7 @@ __all__ = [
     "write_text_atomic",
 ]
 
-MAX_EDIT_BYTES = 512 * 1024
+MAX_EDIT_BYTES = 256 * 1024
 """A MEMORY.md larger than this opens read-only: an editor with megabytes in it (highlighted and
 wrapped) stops the whole app from responding, quitting included."""
 PREVIEW_BYTES = 64 * 1024

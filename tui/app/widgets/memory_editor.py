@@ -207,6 +207,7 @@ class MemoryEditor(Widget):
         self._too_large = None
         text_area = self.text_area
         text_area.read_only = False
+        text_area.soft_wrap = True
         if text_area.language is None:
             text_area.language = supported_language(text_area, "markdown")
 
@@ -215,7 +216,8 @@ class MemoryEditor(Widget):
         self._too_large = size
         self._load_error = None
         text_area = self.text_area
-        text_area.language = None  # highlighting a huge buffer is what stalls the app
+        text_area.language = None  # highlighting (and wrapping) a huge buffer is what stalls the app
+        text_area.soft_wrap = False
         text_area.read_only = True
         self._apply_disk_text(read_preview(self.path))
         note = (f"{human_size(size)}: too large to edit here — showing the first {human_size(PREVIEW_BYTES)}, "
