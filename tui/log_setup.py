@@ -68,7 +68,9 @@ def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = Fa
         setattr(handler, _MARK, True)
         root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else logging.INFO)
-    for name in ("markdown_it", "watchfiles", "asyncio"):  # chatty, and of no use unless debugging
-        logging.getLogger(name).setLevel(logging.NOTSET if debug else logging.WARNING)
+    # Noise even when debugging: a line per Markdown parsing step; and watchfiles reports every change it
+    # sees — including this log file's own growth when it watches the data directory, a feedback loop.
+    for name in ("markdown_it", "asyncio", "watchfiles"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     logging.captureWarnings(True)
     return path

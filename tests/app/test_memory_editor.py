@@ -329,3 +329,20 @@ async def test_a_huge_memory_file_opens_read_only_with_a_notice(tmp_path: Path) 
         await pilot.pause()
         assert not editor.too_large and not editor.text_area.read_only
         assert editor.text == "# Memory\n- small again\n"
+
+
+async def test_a_missing_memory_directory_is_not_created_but_followed_once_it_appears(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "main" / "MEMORY.md"
+    app = EditorApp(path)
+    async with app.run_test() as pilot:
+        editor = app.query_one(MemoryEditor)
+        await pilot.pause(0.3)
+        assert not (tmp_path / "data").exists(), "opening the editor creates nothing on disk"
+        deadline = time.monotonic() + 10
+        path.parent.mkdir(parents=True)
+        path.write_text("- written by the agent\n", encoding="utf-8")
+        while editor.text != "- written by the agent\n" and time.monotonic() < deadline:
+            path.write_text("- written by the agent\n", encoding="utf-8")  # again, in case the watch was late
+            await asyncio.sleep(0.2)
+            await pilot.pause()
+        assert editor.text == "- written by the agent\n"

@@ -159,8 +159,7 @@ class DeepTuiApp(App[int]):
         try:
             factory, runtime = opener()
             import tui.app.widgets.answer_block  # noqa: F401  Markdown, off the UI thread, before the first answer
-        except UserFacingError as error:
-            logger.warning("the session could not be opened: %s", error)
+        except UserFacingError as error:  # printed on stderr after the app ends (not logged: nothing is created)
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
             return
@@ -401,6 +400,7 @@ class DeepTuiApp(App[int]):
 
     async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
         """Show ``runtime`` (already open); the caller closes the previous one."""
+        logger.info("session %s open (model %s)", runtime.info.session_id, runtime.info.model_name)
         self._unsubscribe()
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)

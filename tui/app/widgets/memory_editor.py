@@ -386,31 +386,45 @@ class MemoryEditor(Widget):
 
     @work(exclusive=True, group="memory-watch", exit_on_error=False)
     async def _watch_file(self) -> None:
-        """Follow the file's directory with watchfiles until unmounted."""
+        """Follow the file's directory with watchfiles until unmounted. A directory that does not exist
+        yet is not created (opening the app creates nothing): its nearest existing ancestor is watched
+        until it appears."""
         directory = self.path.parent
-        name = self.path.name
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            async for _changes in awatch(
-                directory,
-                watch_filter=lambda _change, changed: Path(changed).name == name,
-                recursive=False,
-                debounce=WATCH_DEBOUNCE_MS,
-                step=50,
-                stop_event=self._stop_watching,
-            ):
-                try:
-                    size = await asyncio.to_thread(file_size, self.path)
-                    too_large = size is not None and size > MAX_EDIT_BYTES
-                    text = None if too_large else await asyncio.to_thread(read_text_or_none, self.path)
-                except (OSError, UnicodeDecodeError) as error:
-                    self._set_note(f"external change unreadable: {error}")
-                    continue
-                if too_large or self.too_large:  # never read megabytes into the editor
-                    if not self.dirty:
-                        self.reload_from_disk()
-                    continue
-                self.external_change_detected(text)
+            on_the_way = {str(directory), *(str(parent) for parent in directory.parents)}
+            while not directory.is_dir():
+                ancestor = next(parent for parent in directory.parents if parent.is_dir())
+                async for _changes in awatch(ancestor, recursive=False, step=50, stop_event=self._stop_watching,
+                                             watch_filter=lambda _change, changed: changed in on_the_way):
+                    break  # a directory on the way appeared: look again
+                if self._stop_watching.is_set():
+                    return
+            if self.path.exists() and not self.dirty:  # written along with its new directory
+                self.reload_from_disk()
+            await self._follow(directory)
         except (OSError, RuntimeError) as error:
             self._set_note(f"live reload off: {error}")
+
+    async def _follow(self, directory: Path) -> None:
+        name = self.path.name
+        async for _changes in awatch(
+            directory,
+            watch_filter=lambda _change, changed: Path(changed).name == name,
+            recursive=False,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=50,
+            stop_event=self._stop_watching,
+        ):
+            try:
+                size = await asyncio.to_thread(file_size, self.path)
+                too_large = size is not None and size > MAX_EDIT_BYTES
+                text = None if too_large else await asyncio.to_thread(read_text_or_none, self.path)
+            except (OSError, UnicodeDecodeError) as error:
+                self._set_note(f"external change unreadable: {error}")
+                continue
+            if too_large or self.too_large:  # never read megabytes into the editor
+                if not self.dirty:
+                    self.reload_from_disk()
+                continue
+            self.external_change_detected(text)
 
