@@ -33,7 +33,7 @@ from pydantic_core import ValidationError
 
 from tui.atomic import create_new, link_new, stamp, write_atomic
 from tui.store.damage import DamageReport, damage_note
-from tui.store.errors import CorruptSessionError
+from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import Layout, scan
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class MessagesFile:
         except FileNotFoundError:
             return b""
         except OSError as error:
-            raise CorruptSessionError(f"cannot read {self.path}: {error.strerror or error}") from None
+            raise StorageError.of("read the session history", error) from None
 
     def _scan(self) -> Layout:
         if self._layout is not None:
@@ -97,8 +97,6 @@ class MessagesFile:
         if not layout.clean and _looks_like_an_array(data) and self._convert_foreign(data):
             data = self._read_bytes()
             layout = scan(data)
-        if not layout.recognized:
-            raise CorruptSessionError(f"{self.path} is not a readable message history; left untouched")
         self._layout = layout
         return layout
 
@@ -135,7 +133,10 @@ class MessagesFile:
                             f"{_numbers(layout.damaged)}) are shown as notes")
         elif not layout.canonical:
             problems.append("its framing is damaged (no message lost)")
-        if layout.torn_bytes:
+        if layout.torn_bytes and not layout.spans and not data_starts_like_ours(self.path):
+            problems.append(f"it is not a message history: its {layout.torn_bytes} bytes will be kept in "
+                            f"{self.path.name}.torn-<time> on the next write, which starts a new history")
+        elif layout.torn_bytes:
             problems.append(f"it ends in an unfinished write: the last {layout.torn_bytes} bytes will be kept in "
                             f"{self.path.name}.torn-<time> on the next write")
         if not problems:
@@ -177,8 +178,9 @@ class MessagesFile:
         parsed = self._validate(readable)
         return [parsed[index] if index in parsed else self._note(index) for index in indices]
 
-    def _validate(self, records: Sequence[tuple[int, bytes]]) -> dict[int, ModelMessage]:
-        """Parse records; one pydantic-ai cannot read is marked damaged (it becomes a placeholder)."""
+    def _validate(self, records: Sequence[tuple[int, bytes]], *, repairing: bool = False) -> dict[int, ModelMessage]:
+        """Parse records; one pydantic-ai cannot read is marked damaged (it becomes a placeholder) and, unless
+        a repair is under way (its report says it all), reported in :attr:`notices`."""
         if not records:
             return {}
         try:
@@ -191,7 +193,11 @@ class MessagesFile:
             try:
                 [parsed[index]] = ModelMessagesTypeAdapter.validate_json(b"[" + raw + b"]")
             except ValidationError as error:
-                self._found_unreadable(index, f"unreadable by pydantic-ai ({error.error_count()} errors)")
+                reason = f"unreadable by pydantic-ai: {error.error_count()} schema error(s)"
+                if repairing:
+                    self._scan().mark_damaged(index, reason)
+                else:
+                    self._found_unreadable(index, reason)
         return parsed
 
     def _found_unreadable(self, index: int, reason: str) -> None:
@@ -266,7 +272,7 @@ class MessagesFile:
             return None
         data = self._read_bytes()
         self._validate([(index, data[start:end]) for index, (start, end) in enumerate(layout.spans)
-                        if index not in layout.damaged])
+                        if index not in layout.damaged], repairing=True)
         kept = link_new(self.path, self.path.with_name(f"{self.path.name}.damaged-{stamp()}"))
         lines = [encode_message(self._note(index, kept.name)) if index in layout.damaged else data[start:end]
                  for index, (start, end) in enumerate(layout.spans)]
@@ -333,6 +339,15 @@ class MessagesFile:
         kept = create_new(self.path.with_name(f"{self.path.name}.torn-{stamp()}"), data[layout.write_at:])
         logger.info("%s: kept %d bytes of an unfinished write in %s", self.path, layout.torn_bytes, kept.name)
         layout.torn_bytes = 0  # the append that follows overwrites them in place
+
+
+def data_starts_like_ours(path: Path) -> bool:
+    """True when the file starts like a history deep-tui writes (``[`` then a newline)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) in (b"[\n", b"[")
+    except OSError:
+        return False
 
 
 def _framed(lines: Sequence[bytes]) -> bytes:

@@ -30,8 +30,8 @@ RECORD_START = b'{"parts":['
 """How every message line deep-tui writes begins (pydantic-ai dumps ``parts`` first)."""
 
 SMALLEST_MESSAGE = 100
-"""Fewer damaged bytes than this cannot have held a whole message (the smallest pydantic-ai writes is
-138 bytes): they are stray bytes, set aside without a placeholder taking an index."""
+"""Fewer damaged bytes than this, glued to a recovered record, cannot have held a whole message (the
+smallest pydantic-ai writes is 138 bytes): they are stray bytes, kept aside without taking an index."""
 
 _FRAMING = b" \t\r\n,[]"
 _HEADER = b"[\n"
@@ -55,8 +55,6 @@ class Layout:
     canonical: bool = True
     """The framing up to ``write_at`` is exactly deep-tui's (else the file needs rewriting to be readable
     by pydantic-ai as one JSON array)."""
-    recognized: bool = True
-    """False when nothing in the bytes looks like a message history at all."""
 
     @property
     def needs_repair(self) -> bool:
@@ -84,7 +82,7 @@ def message_shape_problem(raw: bytes) -> str | None:
     try:
         value = from_json(raw, cache_strings=False)
     except ValueError as error:
-        return f"not JSON ({_first_line(str(error))})"
+        return f"not JSON: {_first_line(str(error))}"
     if not isinstance(value, dict):
         return "not a JSON object"
     if value.get("kind") not in ("request", "response") or not isinstance(value.get("parts"), list):
@@ -99,8 +97,7 @@ def scan(data: bytes) -> Layout:
         return Layout(file_size=size, torn_bytes=0, write_at=0)
     pieces = _line_pieces(data)
     pieces = _recover_in_damaged_runs(data, pieces)
-    records = [piece for piece in pieces if piece.reason is None]
-    layout = Layout(file_size=size, recognized=bool(records) or data.lstrip().startswith(b"["))
+    layout = Layout(file_size=size)
     last_record = max((number for number, piece in enumerate(pieces) if piece.reason is None), default=-1)
     pending: _Piece | None = None  # damaged bytes waiting for the next record to become one damaged index
     for piece in pieces[: last_record + 1]:
@@ -127,6 +124,8 @@ class _Piece:
     end: int
     reason: str | None
     """``None`` for a record; else why these bytes are damaged."""
+    whole_lines: bool = False
+    """Damaged lines with no record recovered among them: they held one message (or were put there)."""
 
 
 def _line_pieces(data: bytes) -> list[_Piece]:
@@ -173,7 +172,7 @@ def _recover(data: bytes, start: int, end: int) -> list[_Piece]:
     """Messages whose bytes are whole inside ``data[start:end]``, and the damaged pieces between them."""
     region = data[start:end]
     if RECORD_START not in region:
-        return [_Piece(start, end, _reason_of(region))]
+        return [_Piece(start, end, _reason_of(region), whole_lines=True)]
     text = region.decode("latin-1")  # one character per byte, so offsets stay byte offsets
     decoder = json.JSONDecoder()
     found: list[_Piece] = []
@@ -189,6 +188,8 @@ def _recover(data: bytes, start: int, end: int) -> list[_Piece]:
             cursor = stop
         else:
             cursor = candidate + 1
+    if not found:
+        return [_Piece(start, end, _reason_of(region), whole_lines=True)]
     pieces: list[_Piece] = []
     position = start
     for record in found:
@@ -209,8 +210,10 @@ def _reason_of(raw: bytes) -> str:
 
 
 def _meaningful(data: bytes, piece: _Piece) -> bool:
-    """Damaged bytes that may have held a whole message (so a placeholder keeps its index)."""
-    return len(data[piece.start:piece.end].strip(_FRAMING)) >= SMALLEST_MESSAGE
+    """Damaged bytes that may have held a message (so a placeholder keeps its index): lines of their own
+    with more than framing in them, or, next to recovered records, enough bytes for a whole message."""
+    content = len(data[piece.start:piece.end].strip(_FRAMING))
+    return content >= SMALLEST_MESSAGE or (piece.whole_lines and content > 0)
 
 
 def _is_canonical(data: bytes, layout: Layout) -> bool:

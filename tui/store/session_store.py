@@ -314,8 +314,10 @@ def _missing_messages_warning(handle: SessionHandle, recorded: int, actual: int)
         return (f"{path} {state}, but session.json recorded {recorded} messages: they were removed outside "
                 "deep-tui (restore the file from a backup to get them back); the session goes on from an "
                 "empty history")
-    return (f"{path} holds {actual} messages, but session.json recorded {recorded}: {recorded - actual} were "
-            "removed outside deep-tui (restore the file from a backup to get them back)")
+    missing = recorded - actual
+    return (f"{path} holds {actual} messages, but session.json recorded {recorded} messages: {missing} "
+            f"{'is' if missing == 1 else 'are'} missing (removed or damaged outside deep-tui; restore the file "
+            "from a backup to get them back)")
 
 
 def _vanished_is_fine(function: object, path: str, error: tuple[type[BaseException], BaseException, object]) -> None:
