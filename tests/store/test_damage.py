@@ -27,6 +27,7 @@ from pydantic_ai.messages import (
 from tui.paths import DataDir
 from tui.store import SessionStore
 from tui.store.damage import is_damage_note
+from tui.store.errors import CorruptSessionError
 from tui.store.messages_file import MessagesFile, encode_message
 
 BAD_SCHEMA = b'{"parts":[{"part_kind":"no-such-part","content":1}],"kind":"request"}'
@@ -281,7 +282,12 @@ def test_random_damage_keeps_every_intact_record_and_the_session_opens(
 
     store, session_id, path = new_session(tmp_path_factory.mktemp("damage"), MESSAGES)
     path.write_bytes(data)
-    handle = store.open(session_id)  # never raises
+    if not intact and data.strip() and not data.lstrip().startswith(b"["):  # nothing left reads as a history
+        with pytest.raises(CorruptSessionError, match="not a message history"):
+            store.open(session_id)
+        assert path.read_bytes() == data, "refused and left untouched"
+        return
+    handle = store.open(session_id)
     messages = handle.messages.load().messages
     loaded = lines_of(messages)
     survivors = iter(loaded)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
@@ -108,16 +109,14 @@ def test_foreign_layout_is_converted_with_a_backup(tmp_path: Path) -> None:
     assert len(ModelMessagesTypeAdapter.validate_json(path.read_bytes())) == 12
 
 
-def test_a_file_that_is_no_history_is_read_as_empty_and_kept_aside_on_the_next_write(tmp_path: Path) -> None:
+def test_unreadable_history_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    from tui.store.errors import CorruptSessionError
+
     path = tmp_path / "messages.json"
     path.write_bytes(b'{"not": "an array"}')
-    result = MessagesFile(path).load()
-    assert result.messages == [] and result.warning and "not a message history" in result.warning
-    assert path.read_bytes() == b'{"not": "an array"}', "reading changes nothing"
-    MessagesFile(path).append(turn(1))
-    assert len(ModelMessagesTypeAdapter.validate_json(path.read_bytes())) == 4
-    [kept] = tmp_path.glob("messages.json.torn-*")
-    assert kept.read_bytes() == b'{"not": "an array"}'
+    with pytest.raises(CorruptSessionError):
+        MessagesFile(path).load()
+    assert path.read_bytes() == b'{"not": "an array"}'
 
 
 def test_working_context_starts_at_the_last_summary(tmp_path: Path) -> None:

@@ -97,6 +97,9 @@ class MessagesFile:
         if not layout.clean and _looks_like_an_array(data) and self._convert_foreign(data):
             data = self._read_bytes()
             layout = scan(data)
+        if not layout.recognized:
+            raise CorruptSessionError(f"{self.path} is not a message history (nothing in it can be read as one); "
+                                      "left untouched")
         self._layout = layout
         return layout
 
@@ -133,10 +136,7 @@ class MessagesFile:
                             f"{_numbers(layout.damaged)}) are shown as notes")
         elif not layout.canonical:
             problems.append("its framing is damaged (no message lost)")
-        if layout.torn_bytes and not layout.spans and not data_starts_like_ours(self.path):
-            problems.append(f"it is not a message history: its {layout.torn_bytes} bytes will be kept in "
-                            f"{self.path.name}.torn-<time> on the next write, which starts a new history")
-        elif layout.torn_bytes:
+        if layout.torn_bytes:
             problems.append(f"it ends in an unfinished write: the last {layout.torn_bytes} bytes will be kept in "
                             f"{self.path.name}.torn-<time> on the next write")
         if not problems:
@@ -339,15 +339,6 @@ class MessagesFile:
         kept = create_new(self.path.with_name(f"{self.path.name}.torn-{stamp()}"), data[layout.write_at:])
         logger.info("%s: kept %d bytes of an unfinished write in %s", self.path, layout.torn_bytes, kept.name)
         layout.torn_bytes = 0  # the append that follows overwrites them in place
-
-
-def data_starts_like_ours(path: Path) -> bool:
-    """True when the file starts like a history deep-tui writes (``[`` then a newline)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(2) in (b"[\n", b"[")
-    except OSError:
-        return False
 
 
 def _framed(lines: Sequence[bytes]) -> bytes:

@@ -55,6 +55,8 @@ class Layout:
     canonical: bool = True
     """The framing up to ``write_at`` is exactly deep-tui's (else the file needs rewriting to be readable
     by pydantic-ai as one JSON array)."""
+    recognized: bool = True
+    """False when nothing in the bytes looks like a message history (no ``[`` to start, no message)."""
 
     @property
     def needs_repair(self) -> bool:
@@ -98,6 +100,7 @@ def scan(data: bytes) -> Layout:
     pieces = _line_pieces(data)
     pieces = _recover_in_damaged_runs(data, pieces)
     layout = Layout(file_size=size)
+    layout.recognized = data.lstrip().startswith(b"[") or any(piece.reason is None for piece in pieces)
     last_record = max((number for number, piece in enumerate(pieces) if piece.reason is None), default=-1)
     pending: _Piece | None = None  # damaged bytes waiting for the next record to become one damaged index
     for piece in pieces[: last_record + 1]:
