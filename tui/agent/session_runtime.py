@@ -34,6 +34,7 @@ from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
+from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.agent.turn_events import (
     TextDelta,
     ThinkingDelta,
@@ -52,6 +53,7 @@ from tui.chain.events import (
     UsageEvent,
     event_from_record,
 )
+from tui.chain.compactor import ContextOverflowError
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.config import Settings
 from tui.paths import DataDir
@@ -67,28 +69,6 @@ Be concise and precise; prefer reading files over guessing."""
 
 PREVIEW_CHARS = 2_000
 MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
-
-
-class HistoryWriteError(Exception):
-    """messages.json could not be appended to (a full disk, a read-only file system); one line for the user."""
-
-
-class _HandleRecorder:
-    """Adapts the store's session handle to the chain's recorder protocol."""
-
-    def __init__(self, handle: SessionHandle) -> None:
-        self._handle = handle
-
-    def append_messages(self, messages: Sequence[ModelMessage]) -> int:
-        start = self._handle.meta.message_count
-        try:
-            self._handle.append_messages(messages)
-        except OSError as error:  # nothing was appended: the ledger appends these again next time
-            raise HistoryWriteError(
-                f"cannot save the session: {error.strerror or error} ({self._handle.messages.path}); the turn "
-                "stopped — free some space: what is not saved yet is kept in memory and saved with the next turn"
-            ) from error
-        return start
 
 
 class SessionRuntime:
@@ -128,7 +108,7 @@ class SessionRuntime:
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
-            recorder=_HandleRecorder(handle),
+            recorder=HandleRecorder(handle),
             event_sink=self._on_chain_event,
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
@@ -285,7 +265,7 @@ class SessionRuntime:
         except AgentRunError as error:
             reason = f"{type(error).__name__}: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
-            yield TurnFailed(reason)
+            yield TurnFailed(reason + self._memory_note(error))
         except UserError as error:
             reason = f"configuration problem: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
@@ -320,6 +300,11 @@ class SessionRuntime:
         messages = self.messages
         messages.extend(seal(messages, reason))
         self.manager.record_pending(messages)
+
+    def _memory_note(self, error: AgentRunError) -> str:
+        if not isinstance(error, ContextOverflowError):
+            return ""
+        return memory_overflow_note(self._memory_instructions(), self.memory_path, self.manager.window)
 
     def _refresh_title(self) -> None:
         self.info.title = self.handle.meta.title
