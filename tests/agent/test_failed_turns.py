@@ -235,3 +235,26 @@ async def test_a_failed_turn_leaves_no_response_without_parts(setup: tuple[DataD
     assert [type(m) for m in history] == [ModelRequest, ModelResponse]
     assert isinstance(history[1].parts[0], TextPart) and history[1].parts[0].content.startswith("(no answer:")
     await runtime.aclose()
+
+
+async def test_what_a_full_disk_kept_from_the_history_is_saved_by_the_next_turn(
+        setup: tuple[DataDir, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    data, work = setup
+    scripted = ScriptedModel()
+    scripted.mode = "tool"
+    runtime = await factory_for(data, work, scripted.model).open_request(SessionRequest())
+    with monkeypatch.context() as patch:
+        failing_appends(patch, fail_from_call=2)
+        events = await events_of(runtime, "read notes.txt")
+        assert isinstance(events[-1], TurnFailed) and "No space left on device" in events[-1].message
+    assert len(on_disk(data, runtime)) == 1
+    scripted.mode = "answer"
+    events = await events_of(runtime, "and now")  # the disk has room again
+    assert isinstance(events[-1], TurnFinished)
+    history = on_disk(data, runtime)
+    assert [type(m).__name__ for m in history] == [type(m).__name__ for m in runtime.messages]
+    assert prompt_copies(history) == {"read notes.txt": 1, "and now": 1}
+    calls = [p.tool_call_id for m in history for p in m.parts if isinstance(p, ToolCallPart)]
+    returns = [p.tool_call_id for m in history for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert calls == returns == ["call-1"], "the tool call and its result, saved once each"
+    await runtime.aclose()
