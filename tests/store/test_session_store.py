@@ -202,8 +202,8 @@ def test_titles_from_prompts_that_are_not_plain_strings() -> None:
     from tui.store.meta import title_from
 
     prompt = ModelRequest(parts=[UserPromptPart([TextContent("describe", metadata={"k": 1}), CachePoint(),
-                                                 ImageUrl("https://example.com/cat.png"),
+                                                 ImageUrl("https://x.io/cat.png"),
                                                  BinaryContent(b"x" * 2048, media_type="image/png")])])
-    assert title_from([prompt]) == "describe [image: https://example.com/cat.png] [image/png, 2 KB]"
+    assert title_from([prompt]) == "describe [image: https://x.io/cat.png] [image/png, 2 KB]"
     note = damage_note(0, reason="not JSON", size=10, kept_in=None)
     assert title_from([note, *exchange("the real first prompt")]) == "the real first prompt"
