@@ -6,7 +6,6 @@ Ground level: no import from the rest of deep-tui (the store, the agent and the 
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     # O_EXCL with 0o666: a new file gets the user's umask, like any file the user creates.
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
