@@ -258,3 +258,25 @@ async def test_what_a_full_disk_kept_from_the_history_is_saved_by_the_next_turn(
     returns = [p.tool_call_id for m in history for p in m.parts if isinstance(p, ToolReturnPart)]
     assert calls == returns == ["call-1"], "the tool call and its result, saved once each"
     await runtime.aclose()
+
+
+async def test_the_app_shows_a_full_disk_as_one_notice_and_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.app.app_support import make_app, make_factory, wait_idle
+    from tui.app.widgets.blocks import NoticeBlock
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        with monkeypatch.context() as patch:
+            failing_appends(patch, fail_from_call=1)
+            await pilot.press(*"read notes.txt", "enter")
+            await wait_idle(app, pilot)
+        [notice] = [str(block.render()) for block in app.query(NoticeBlock)]
+        assert notice.startswith("turn failed: cannot save the session: No space left on device")
+        await pilot.press(*"help", "enter")  # room again: the next turn saves both prompts, once each
+        await wait_idle(app, pilot)
+        assert app.is_running and app.runtime.history_count() == len(app.runtime.messages)
+        history = list(ModelMessagesTypeAdapter.validate_json(
+            (tmp_path / "data" / "sessions" / app.runtime.info.session_id / "messages.json").read_bytes()))
+        assert prompt_copies(history) == {"read notes.txt": 1, "help": 1}
+    await app.runtime.aclose()
