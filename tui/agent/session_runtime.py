@@ -34,7 +34,6 @@ from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
-from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.agent.turn_events import (
     TextDelta,
     ThinkingDelta,
@@ -44,6 +43,8 @@ from tui.agent.turn_events import (
     TurnFailed,
     TurnFinished,
 )
+from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -53,7 +54,6 @@ from tui.chain.events import (
     UsageEvent,
     event_from_record,
 )
-from tui.chain.compactor import ContextOverflowError
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.config import Settings
 from tui.paths import DataDir

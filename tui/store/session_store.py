@@ -14,7 +14,6 @@ from tui.atomic import unused_name
 from tui.paths import DataDir
 from tui.store.errors import (
     AmbiguousSessionError,
-    CorruptSessionError,
     SessionLockedError,
     StorageError,
     StoreError,
