@@ -5,9 +5,12 @@ Ground level: no import from the rest of deep-tui (the store, the agent and the 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 
 def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> None:
@@ -37,6 +40,23 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    if durable:
+        _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (best effort: some file systems refuse to sync a directory)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError as error:
+        logger.debug("cannot open %s to sync it: %s", directory, error)
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError as error:  # the rename succeeded; only its durability across a power loss is not guaranteed
+        logger.debug("cannot sync directory %s: %s", directory, error)
+    finally:
+        os.close(descriptor)
 
 
 def stamp() -> str:

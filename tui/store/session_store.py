@@ -134,7 +134,8 @@ class SessionStore:
         lock = SessionLock(directory, session_id)
         try:
             lock.acquire()  # nobody can open the session while it is examined and cleared
-        except StoreError:
+        except StoreError as error:  # open somewhere (or an unusable lock file): not abandoned
+            logger.debug("keeping session %s: %s", session_id, error)
             return False
         try:
             untouched = self._holds_only_a_new_session(directory)
