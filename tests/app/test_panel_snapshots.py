@@ -14,7 +14,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import TextArea
 
+from tests.app.app_support import wait_until
 from tui.agent.runtime_api import EvictedOutput
+from tui.app.screens.confirm import ChoiceModal
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
@@ -91,7 +93,7 @@ def test_memory_conflict_dialog_snapshot(snap_compare: SnapCompare, in_tmp_cwd: 
         editor = await type_into_memory(pilot, 3, "- my unsaved line\n")
         path.write_text("# Memory\n\n- v1\n- written by the agent\n", encoding="utf-8")
         editor.external_change_detected(path.read_text(encoding="utf-8"))
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceModal), "the question")
 
     assert snap_compare(PanelApp(MemoryEditor(path)), terminal_size=(80, 20), run_before=conflict)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from textual import events
 
+from tests.app.test_app import palette_choices
 from tests.app.app_support import gated_model, make_app, make_factory, reply_model, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
@@ -129,7 +130,7 @@ async def test_the_palette_offers_fork_at_the_selected_message(tmp_path: Path) -
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
         await pilot.press(*"fork at")
-        await pilot.pause(0.3)  # the palette searches in the background; nothing to observe before Enter
+        await wait_until(pilot, lambda: palette_choices(app)[:1] == ["Fork at the selected message"], "the choice")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the confirmation")
         assert "read notes.txt" in str(app.screen.query_one(".dialog--message").render())
@@ -151,11 +152,13 @@ async def test_a_prompt_sent_while_a_turn_streams_is_queued_then_sent(tmp_path: 
         await pilot.pause()
         assert queue.display and "queued" in str(queue.query_one(".queued-label").render())
         assert "second" in str(queue.query_one(".queued-text").render())
+        assert app.screen.active_bindings["escape"].binding.description == "cancel", "esc cancel shows while it runs"
         gate.set()
         await wait_until(pilot, lambda: user_prompts(app) == ["first", "second"], "the queued prompt to be sent")
         await wait_idle(app, pilot)
         assert len(queue) == 0 and not queue.display
         assert app.runtime.history_count() == 4
+        assert "escape" not in app.screen.active_bindings, "and not when nothing runs"
 
 
 async def test_queued_prompts_can_be_cancelled_and_edited(tmp_path: Path) -> None:
@@ -292,6 +295,11 @@ async def test_slash_completes_commands_from_the_registry(tmp_path: Path) -> Non
         prompt_of(app).clear()
         await pilot.press(*"/ses", "down", "up", "enter")  # Enter takes the highlighted command
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SessionPickerScreen", "/sessions")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0], "the picker to close")
+        await pilot.press(*"/hel")
+        await pilot.click("#suggestions", offset=(3, 0))  # a click on a completion runs it
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "/help by click")
 
 
 # -- 13.6 scrolling ------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest
+from tui.app.screens.confirm import ConfirmModal, PromptModal
+from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent
@@ -52,6 +54,13 @@ def seeded_app(tmp_path: Path, *, with_summary: bool = False, extra_session: boo
         handle.append_messages([ModelRequest(parts=[UserPromptPart("now the lexer")])])
     handle.close()
     return make_app(factory, SessionRequest(resume=handle.id))
+
+
+async def open_the_picker(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+S, and the listing read from disk."""
+    await pilot.press("ctrl+s")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPickerScreen), "the picker")
+    await wait_idle(pilot.app, pilot)
 
 
 def test_empty_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -99,8 +108,7 @@ def test_help_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_session_picker(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     async def open_picker(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        await open_the_picker(pilot)
 
     assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=open_picker)
 
@@ -110,11 +118,8 @@ def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore
         pilot.app.query_one(CompactionDivider).collapsed = False
         await pilot.pause()
         pilot.app.query_one(".divider-show", Button).press()
-        for _ in range(100):
-            if pilot.app.query(".original-line"):
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: pilot.app.query(".original-line"), "the replaced messages")
+        await pilot.pause()
 
     assert snap_compare(seeded_app(tmp_path, with_summary=True), terminal_size=SIZE, run_before=expand)
 
@@ -125,21 +130,19 @@ def test_small_terminal(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 
 def test_rename_dialog(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     async def rename(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        await open_the_picker(pilot)
         await pilot.press("ctrl+r")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PromptModal), "the rename dialog")
 
     assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=rename)
 
 
 def test_delete_confirmation(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     async def delete_other(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        await open_the_picker(pilot)
         await pilot.press("down")  # the seeded session, not the one open now
         await pilot.press("ctrl+d")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmModal), "the delete confirmation")
 
     assert snap_compare(seeded_app(tmp_path, extra_session=True), terminal_size=SIZE, run_before=delete_other)
 
@@ -151,7 +154,7 @@ def test_prompt_queued_while_a_turn_streams(snap_compare, tmp_path: Path) -> Non
         await wait_until(pilot, lambda: app.runtime.busy and app.query("AssistantBlock"), "the turn to stream")
         await pilot.press(*"and then [this] one", "enter")
         await pilot.press(*"/co")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: app.query_one("#suggestions").display, "the completion list")
 
     model, _gate = gated_model("Working on it")
     assert snap_compare(make_app(make_factory(tmp_path, chat_model=model)), terminal_size=SIZE, run_before=queue)
