@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.app.app_support import make_app, make_factory, wait_idle
 from tui.cli import build_parser, main
-from tui.log_setup import LOG_BACKUPS, configure_logging, log_path
+from tui.log_setup import LOG_BACKUPS, configure_logging
 
 
 def test_the_log_is_written_to_the_data_directory_at_info_and_debug_with_the_flag(tmp_path: Path) -> None:

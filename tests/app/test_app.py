@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
@@ -20,7 +19,7 @@ from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, 
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
-from tui.chain.events import CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.events import CompactionFinished, UsageEvent
 from tui.chain.summary_message import make_summary_message
 
 
