@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResultEvent
 
 from tui.agent.context_report import build_breakdown
+from tui.agent.cost import CostCapability, CostTracker, input_price_per_token
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
@@ -55,13 +57,16 @@ from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle
+from tui.store.cost_totals import CostTotals
+from tui.store.search import HistorySearch
 
 logger = logging.getLogger(__name__)
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
 tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
-(read_memory, write_memory, update_memory) and search_conversation_history.
+(read_memory, write_memory, update_memory), search_conversation_history (this session
+or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
 PREVIEW_CHARS = 2_000
@@ -69,14 +74,18 @@ MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
 
 
 class _HandleRecorder:
-    """Adapts the store's session handle to the chain's recorder protocol."""
+    """Adapts the store's session handle to the chain's recorder protocol; what is appended is then
+    indexed for search (the store itself knows nothing of the index)."""
 
-    def __init__(self, handle: SessionHandle) -> None:
+    def __init__(self, handle: SessionHandle, search: HistorySearch) -> None:
         self._handle = handle
+        self._search = search
 
     def append_messages(self, messages: Sequence[ModelMessage]) -> int:
         start = self._handle.meta.message_count
         self._handle.append_messages(messages)
+        meta = self._handle.meta
+        self._search.record(meta.id, start, messages, title=meta.title, parent=meta.parent)
         return start
 
 
@@ -94,6 +103,7 @@ class SessionRuntime:
         choice: ModelChoice,
         summarizer_model: Model | None,
         discard_empty: Callable[[], None] | None = None,
+        search: HistorySearch | None = None,
     ) -> None:
         self.settings = settings
         self.data_root = data_dir.root
@@ -102,6 +112,7 @@ class SessionRuntime:
         self.choice = choice
         self.memory_path = data_dir.memory_file(settings.agent_name)
         self.memory = MemoryFile(self.memory_path)
+        self.search = search or HistorySearch(data_dir)
         self._listeners: list[Callable[[ChainEvent], None]] = []
         self._busy = False
         self._discard_empty = discard_empty
@@ -118,26 +129,26 @@ class SessionRuntime:
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
-            recorder=_HandleRecorder(handle),
+            recorder=_HandleRecorder(handle, self.search),
             event_sink=self._on_chain_event,
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
         )
         self._messages: list[ModelMessage] | None = None
-        parts = build_agent_parts(
-            workdir=workdir,
-            data_dir=data_dir,
-            memory=self.memory,
-            load_messages=lambda: self.handle.messages.load().messages,
-        )
+        parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
+        self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
+                                emit=self._notify, persist=handle.record_cost,
+                                input_rate=lambda: _input_rate(chat_model))
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id)
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
             toolsets=parts.toolsets,
-            capabilities=[*parts.capabilities, *self.manager.capabilities()],
+            capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
         self.last_usage: UsageEvent | None = None
         known = handle.meta.last_usage  # the last figure recorded (a fork inherits its parent's)
@@ -166,6 +177,10 @@ class SessionRuntime:
     def busy(self) -> bool:
         return self._busy
 
+    @property
+    def session_cost(self) -> CostTotals:
+        return self.cost.session.copy()
+
     def history_count(self) -> int:
         return self.handle.messages.count()
 
@@ -175,6 +190,7 @@ class SessionRuntime:
     def rename(self, title: str) -> None:
         self.handle.rename(title)
         self.info.title = title
+        self.search.rename(self.handle.id, self.handle.meta.title)
 
     # -- events ----------------------------------------------------------------
 
@@ -188,6 +204,8 @@ class SessionRuntime:
         return unsubscribe
 
     def _on_chain_event(self, event: ChainEvent) -> None:
+        if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
+            event = self._priced(event)
         if not self.handle.read_only:
             self.handle.events.append(event.to_record())
             if isinstance(event, UsageEvent):
@@ -196,8 +214,21 @@ class SessionRuntime:
                 self.handle.record_compression()
         if isinstance(event, UsageEvent):
             self.last_usage = event
+        self._notify(event)
+
+    def _notify(self, event: ChainEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
+
+    def _priced(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
+        """The summarizer's requests for this compaction, priced (and counted in the session's cost)."""
+        responses, self.manager.summarizer.responses = self.manager.summarizer.responses, []
+        cost, requests = self.cost.compaction_cost(responses)
+        if isinstance(event, CompactionFailed):
+            return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests)
+        saves = self.cost.savings_per_request(event.tokens_saved) if event.tokens_saved else None
+        return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests,
+                                   saves_usd_per_request=saves)
 
     def past_events(self) -> list[ChainEvent]:
         events = (event_from_record(record) for record in self.handle.events.read())
@@ -225,6 +256,7 @@ class SessionRuntime:
             return
         self._busy = True
         self.manager.begin_user_turn()
+        self.cost.begin_turn()
         result_event: AgentRunResultEvent[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
@@ -333,8 +365,9 @@ class SessionRuntime:
         self.manager.request_compact(focus)
 
     def context_breakdown(self) -> ContextBreakdown:
-        """What fills the window now: instructions and memory, tool schemas, then the conversation."""
-        return build_breakdown(
+        """What fills the window now: instructions and memory, tool schemas, then the conversation; and
+        what the session, its last turn and its last request cost."""
+        breakdown = build_breakdown(
             messages=self.messages,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
             tool_defs=[tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()],
@@ -345,6 +378,10 @@ class SessionRuntime:
             compressions=self.handle.meta.compressions,
             history_file=self.handle.messages.path,
         )
+        turn = self.cost.turn
+        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),
+                                   turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
+                                   last_request_usd=self.cost.last_request_usd)
 
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
@@ -352,6 +389,15 @@ class SessionRuntime:
         self.handle.close()
         if empty and self._discard_empty is not None:
             self._discard_empty()
+
+
+def _input_rate(chat_model: Model) -> float | None:
+    """The chat model's price per uncached input token (0 for the offline model; ``None``: unknown)."""
+    try:
+        base_url = chat_model.base_url
+    except (AttributeError, UserError):
+        base_url = None
+    return input_price_per_token(chat_model.model_name, provider_name=chat_model.system, provider_url=base_url)
 
 
 def _first_line(text: str) -> str:

@@ -21,7 +21,9 @@ from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
 from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.chat_view import ChatView
+from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
 from tui.app.widgets.gauge import ContextGauge
@@ -107,6 +109,7 @@ class DeepTuiApp(App[int]):
             yield ChatView(id="chat")  # the side panels are mounted just after the first frame
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
+            yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptInput(id="prompt")
         yield Footer()
@@ -119,9 +122,11 @@ class DeepTuiApp(App[int]):
             return
         await self._mount_side_panels()
         self.query_one(ContextGauge).usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(self.runtime.session_cost)
         await self.show_current_session()
         self._show_warnings()
         self._list_sessions_ahead()
+        self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
 
     async def _after_first_frame(self, opener: SessionOpener) -> None:
         await self._mount_side_panels()
@@ -160,6 +165,7 @@ class DeepTuiApp(App[int]):
         self.store = factory.store  # type: ignore[attr-defined]
         await self.adopt_runtime(runtime)
         self._show_warnings()
+        factory.search.start_refresh()  # index what changed since the last run, in the background
         if self._queued_prompt is not None:  # typed while the session was opening: send it now
             prompt, self._queued_prompt = self._queued_prompt, None
             self.run_turn(prompt)
@@ -195,6 +201,9 @@ class DeepTuiApp(App[int]):
         event = message.event
         if isinstance(event, UsageEvent):
             self.query_one(ContextGauge).usage = event
+            return
+        if isinstance(event, CostUpdated):
+            self.query_one(CostMeter).add(event)
             return
         for log in self.query(EventLogPanel):
             log.add_event(event)
@@ -305,11 +314,17 @@ class DeepTuiApp(App[int]):
             if self._picker is not None:
                 self.uninstall_screen(self._picker)
             self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
-                                               rename_current=self._rename_current)
+                                               rename_current=self._rename_current,
+                                               search=self.factory.search)  # type: ignore[union-attr]
             self.install_screen(self._picker, name=PICKER_SCREEN)
         else:
             self._picker.reopen(current, self.recent_sessions)
         self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
+
+    async def reveal_message(self, index: int) -> None:
+        """Scroll the chat to message ``index`` of the current session (a search hit)."""
+        if await self.query_one(ChatView).reveal_message(index) is None:
+            self.notify(f"message {index} is not in this session", severity="warning", markup=False)
 
     def _rename_current(self, title: str) -> None:
         self.runtime.rename(title)
@@ -384,6 +399,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.refresh_title()
         self.query_one(ContextGauge).usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(runtime.session_cost)
         old_log = self.query_one(EventLogPanel)
         pane = self.query_one("#log-tab", TabPane)
         await old_log.remove()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
 
+from tui.store.cost_totals import CostTotals
 from tui.store.event_log import EventLog
 from tui.store.lock import SessionLock
 from tui.store.messages_file import MessagesFile
@@ -61,6 +62,13 @@ class SessionHandle:
         if self.read_only:
             return
         self.meta.compressions += 1
+        self._save_meta()
+
+    def record_cost(self, totals: CostTotals) -> None:
+        """Keep the session's running cost in session.json."""
+        if self.read_only:
+            return
+        self.meta.cost = totals
         self._save_meta()
 
     def rename(self, title: str) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
+from tui.store.cost_totals import CostTotals
+
 TITLE_LIMIT = 60
 UNTITLED = "untitled"
 
@@ -46,6 +48,8 @@ class SessionMeta:
     parent: ParentRef | None = None
     last_usage: UsageSnapshot | None = None
     compressions: int = 0
+    cost: CostTotals | None = None
+    """What the session's model requests cost (``None``: not recorded, e.g. an older session)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +71,7 @@ class SessionMeta:
             if isinstance(usage, dict)
             else None,
             compressions=int(data.get("compressions", 0)),
+            cost=CostTotals.from_dict(data.get("cost")),
         )
 
     def write(self, path: Path) -> None:

@@ -66,6 +66,9 @@ def _args_summary(args_json: str) -> str:
 class ToolBlock(Collapsible):
     """A tool call, collapsed: name and arguments; expanded: arguments and the result preview."""
 
+    message_index: int | None = None
+    """The recorded message holding the call (set for history; ``ChatView.reveal_message`` uses it)."""
+
     @dataclass
     class OpenSaved(Message):
         """The user asked to see an evicted output."""
@@ -130,6 +133,9 @@ class DividerInfo:
 
 class CompactionDivider(Collapsible):
     """A compaction in the transcript; expands to the summary and, on request, the replaced messages."""
+
+    message_index: int | None = None
+    """The recorded summary message (set for history; ``ChatView.reveal_message`` uses it)."""
 
     @dataclass
     class ShowOriginals(Message):
