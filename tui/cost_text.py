@@ -32,7 +32,11 @@ def totals_label(totals: CostTotals | None) -> str:
 def totals_details(totals: CostTotals | None) -> str:
     """The breakdown: input, cached input, output, the summarizer's share, and what is missing."""
     if totals is None:
-        return "cost not recorded for this session"
+        return "not recorded for this session"
+    if totals.requests == 0 and totals.unpriced_requests == 0:
+        if totals.since is not None:
+            return "not recorded (the session began before deep-tui priced requests); no request since"
+        return "$0.00, no model request yet"
     parts = [f"input {format_usd(totals.input_usd)}", f"cached input {format_usd(totals.cached_input_usd)}",
              f"output {format_usd(totals.output_usd)}"]
     if totals.summarizer_usd:

@@ -68,7 +68,7 @@ def _matches(haystack: str, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
 
 
-class SessionPickerScreen(ContentSearch, DialogScreen[PickerResult | None]):
+class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
     """A modal listing the sessions of the store.
 
     Dismisses a :class:`PickerResult` (open, fork or new), or ``None`` when

@@ -16,6 +16,10 @@ if TYPE_CHECKING:  # the store's search loads pydantic-ai; the picker only needs
     from tui.store.search import HistorySearch
     from tui.store.search_query import SearchHit
 
+    _ScreenMixin = Screen[object]
+else:
+    _ScreenMixin = object  # a mixin: Textual takes a screen's CSS from its first base only
+
 MIN_CONTENT_QUERY = 3
 """Contents are searched once the filter has a word of at least this many characters."""
 
@@ -67,16 +71,16 @@ def row_with_hit(row: Content, hit: SearchHit, depth: int) -> Content:
     return Content("\n").join([row, snippet_line(hit, depth)])
 
 
-class ContentSearch(Screen[object]):
-    """The picker's content search (a base of ``SessionPickerScreen``): needs ``#filter`` (an Input) and
+class ContentSearch(_ScreenMixin):
+    """The picker's content search (mixed into ``SessionPickerScreen``): needs ``#filter`` (an Input) and
     ``#search-note`` (a Static), ``search``, and ``apply_filter()`` to redraw the list."""
 
     search: HistorySearch | None
     _content: ContentResults | None
     _loaded: bool
 
-    def apply_filter(self, *, highlight: str | None = None) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        def apply_filter(self, *, highlight: str | None = None) -> None: ...
 
     @property
     def content_hits(self) -> dict[str, SearchHit]:
