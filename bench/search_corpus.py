@@ -127,7 +127,8 @@ def _grep(rng: random.Random, vocab: _Vocabulary, pattern: str, lines: int) -> s
 def _log(rng: random.Random, vocab: _Vocabulary, lines: int) -> str:
     out: list[str] = []
     for _ in range(lines):
-        stamp = f"2025-0{rng.randint(1, 9)}-{rng.randint(10, 28)} {rng.randint(10, 23)}:{rng.randint(10, 59)}:{rng.randint(10, 59)}"
+        stamp = (f"2025-0{rng.randint(1, 9)}-{rng.randint(10, 28)} "
+                 f"{rng.randint(10, 23)}:{rng.randint(10, 59)}:{rng.randint(10, 59)}")
         if rng.random() < 0.1:
             path = _zipf(rng, vocab.paths)
             out.append(f"Traceback (most recent call last):\n  File \"{path}\", line {rng.randint(1, 800)}, in "

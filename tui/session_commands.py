@@ -84,7 +84,8 @@ def _list(store: object, *, as_json: bool) -> int:
         tokens = "" if row["tokens"] is None else str(row["tokens"])
         parent = row["parent"] or ""
         cost = totals_label(meta.cost)
-        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {cost:>13}  {parent:<12}  {row['title']}")
+        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {cost:>13}  {parent:<12}  "
+              f"{row['title']}")
     return 0
 
 

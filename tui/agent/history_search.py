@@ -33,7 +33,8 @@ def _hit_block(number: int, hit: SearchHit, current: str) -> str:
     where = "this session" if hit.session == current else f'session {_short(hit.session)} "{hit.title}"'
     lines = [f"[{number}] message {hit.message} · {role} · {where}"]
     if hit.session != current and current in hit.forks:
-        lines[0] = f"[{number}] message {hit.message} · {role} · this session (copied from its parent {_short(hit.session)})"
+        lines[0] = (f"[{number}] message {hit.message} · {role} · this session "
+                    f"(copied from its parent {_short(hit.session)})")
     elif hit.forks:
         shown = ", ".join(_short(fork) for fork in hit.forks[:5]) + (" …" if len(hit.forks) > 5 else "")
         lines.append(f"    (also in fork{'s' if len(hit.forks) > 1 else ''} {shown}, copied with the parent's history)")
@@ -93,7 +94,8 @@ def history_toolset(search: HistorySearch, session_id: str) -> FunctionToolset[N
         except StoreError as error:
             raise refuse(str(error)) from None
         if not 0 <= message < count or not recorded:
-            raise refuse(f"session {_short(target)} has {count} messages (0 to {count - 1}); there is no message {message}")
+            raise refuse(f"session {_short(target)} has {count} messages (0 to {count - 1}); "
+                         f"there is no message {message}")
         text = message_text(recorded[0])
         offset, limit = max(0, offset), max(1, limit)
         page = text[offset:offset + limit]

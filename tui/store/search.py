@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +22,14 @@ from tui.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
 from tui.store.search_index import QUERY_BUSY_MS, DiskSession, SearchIndex, SyncReport
-from tui.store.search_query import QueryTooShort, SearchHit, build_match, ranked_hits, session_hits
+from tui.store.search_query import (
+    QueryTooShort,
+    SearchHit,
+    build_match,
+    hits_for_docs,
+    matching_sessions,
+    ranked_hits,
+)
 from tui.store.search_scan import ScanTarget, all_targets, scan, session_chain
 from tui.store.search_text import query_terms
 
@@ -31,6 +39,8 @@ __all__ = ["HistorySearch", "QueryTooShort", "SearchHit", "SearchOutcome"]
 
 QUERY_SYNC_BYTES = 8_000_000
 """Before a query, at most this much changed history is indexed; the rest is scanned directly."""
+PICKER_SYNC_INTERVAL = 2.0
+"""Seconds between two checks of the disk while the user types in the picker."""
 
 
 @dataclass
@@ -44,6 +54,8 @@ class SearchOutcome:
     incomplete: bool = False
     """Some sessions were neither indexed nor scanned (the picker's per-keystroke budget)."""
     by_session: dict[str, SearchHit] = field(default_factory=dict)
+    matching_sessions: int = 0
+    """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
 
 
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
@@ -60,6 +72,7 @@ class HistorySearch:
         self.index = SearchIndex(data_dir, tokenizer=tokenizer)
         self.busy_ms = QUERY_BUSY_MS
         """How long a search waits for an index another deep-tui is writing before scanning the files."""
+        self._last_picker_sync = float("-inf")
         self._refreshing = threading.Lock()
 
     @property
@@ -134,50 +147,66 @@ class HistorySearch:
         notice = self._pending_notice(report, len(report.pending)) if report.pending else None
         return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
 
-    def session_hits(self, query: str, *, sync_bytes: int | None = 2_000_000,
-                     scan_bytes: int = 4_000_000) -> SearchOutcome:
-        """One hit per session that matches (its newest matching message), for the picker.
+    def session_hits(self, query: str, *, order: Sequence[str] | None = None, limit: int | None = None,
+                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000) -> SearchOutcome:
+        """For the picker: the sessions whose history matches, each with its newest matching message.
 
-        Changed sessions beyond ``sync_bytes`` are scanned directly up to ``scan_bytes``; past
-        that the outcome is ``incomplete`` (the background refresh will index them).
+        ``order``: the sessions as listed (hits are made for the first ``limit`` matching ones in that
+        order; ``matching_sessions`` counts them all). The disk is checked for changes at most every
+        couple of seconds (typing); changed sessions beyond ``sync_bytes`` are scanned directly up to
+        ``scan_bytes``, past that the outcome is ``incomplete`` (the background refresh indexes them).
         """
         terms = query_terms(query)
         if not terms:
             return SearchOutcome([])
         match = build_match(terms, self.tokenizer)
-        report = self.index.sync(byte_budget=sync_bytes, busy_ms=self.busy_ms)
+        report = SyncReport()
+        if time.monotonic() - self._last_picker_sync > PICKER_SYNC_INTERVAL:
+            report = self.index.sync(byte_budget=sync_bytes, busy_ms=self.busy_ms)
+            self._last_picker_sync = time.monotonic()
         try:
             connection = self.index.connection(self.busy_ms)
-            found = session_hits(connection, match, read_rows(connection))
+            rows = read_rows(connection)
+            newest = matching_sessions(connection, match)
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
             outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
+            outcome.matching_sessions = len(outcome.by_session)
             return outcome
         pending_ids = {pending.id for pending in report.pending}
         for session in pending_ids:
-            found.pop(session, None)
+            newest.pop(session, None)
         affordable, spent = [], 0
         for pending in sorted(report.pending, key=lambda item: item.size):
             if spent + pending.size > scan_bytes:
                 break
             affordable.append(pending)
             spent += pending.size
-        targets = self._targets_for(affordable)
-        for hit in scan(self.data_dir, targets, terms, limit=10_000, per_session=1):
-            found.setdefault(hit.session, hit)
+        scanned = {hit.session: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
+                                                      limit=10_000, per_session=1)}
+        listed = [session for session in (order if order is not None else sorted(newest) + sorted(scanned))
+                  if session in newest or session in scanned]
+        chosen = listed[:limit] if limit is not None else listed
+        indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest])
+        found = {hit.session: hit for hit in indexed}
+        found.update({session: scanned[session] for session in chosen if session in scanned})
+        by_session = {session: found[session] for session in chosen if session in found}
         incomplete = len(affordable) < len(report.pending)
         notice = None
         if report.problem is not None:
             notice = _problem_notice(report.problem, len(affordable))
         elif incomplete:
             notice = f"indexing {len(report.pending) - len(affordable)} sessions; their contents are not searched yet"
-        return SearchOutcome(list(found.values()), notice, scanned_sessions=len(affordable), incomplete=incomplete,
-                             by_session=found)
+        return SearchOutcome(list(by_session.values()), notice, scanned_sessions=len(affordable),
+                             incomplete=incomplete, by_session=by_session,
+                             matching_sessions=len(set(newest) | set(scanned)))
 
     # -- helpers -----------------------------------------------------------------------------
 
     def _targets_for(self, pending: Sequence[DiskSession]) -> list[ScanTarget]:
+        if not pending:
+            return []
         wanted = {found.id for found in pending}
         return [target for target in all_targets(self.data_dir) if target.session in wanted]
 
@@ -192,7 +221,8 @@ class HistorySearch:
     def _pending_notice(self, report: SyncReport, scanned: int) -> str:
         if report.problem is not None:
             return _problem_notice(report.problem, scanned)
-        return f"{scanned} session{'s' if scanned != 1 else ''} not indexed yet {'were' if scanned != 1 else 'was'} searched directly"
+        plural = scanned != 1
+        return f"{scanned} session{'s' if plural else ''} not indexed yet {'were' if plural else 'was'} searched directly"
 
     def _scan_everything(self, terms: list[str], session_id: str | None, limit: int, problem: IndexProblem,
                          per_session: int | None = None, excerpts: bool = False) -> SearchOutcome:

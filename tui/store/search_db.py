@@ -248,8 +248,8 @@ def put_row(connection: sqlite3.Connection, row: IndexedSession) -> None:
 
 def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
     """Remove a session's documents from the table and from the FTS index."""
-    connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) SELECT 'delete', id, body FROM docs WHERE session=?",
-                       (session_id,))
+    connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) "
+                       "SELECT 'delete', id, body FROM docs WHERE session=?", (session_id,))
     connection.execute("DELETE FROM docs WHERE session=?", (session_id,))
 
 

@@ -107,7 +107,8 @@ def _where(match: Match, scope: list[tuple[str, int | None]] | None) -> tuple[st
     return " AND ".join(clauses), params
 
 
-def _with_budget(connection: sqlite3.Connection, budget_ms: float, run: Callable[[], list[tuple]]) -> list[tuple] | None:
+def _with_budget(connection: sqlite3.Connection, budget_ms: float,
+                 run: Callable[[], list[tuple]]) -> list[tuple] | None:
     """``run()``, or ``None`` when it took longer than ``budget_ms`` (interrupted)."""
     deadline = time.perf_counter() + budget_ms / 1000
     connection.set_progress_handler(lambda: int(time.perf_counter() > deadline), 2_000)
@@ -145,20 +146,25 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
     return _hits(connection, chosen, match, rows, excerpts=excerpts)
 
 
-def session_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession]) -> dict[str, SearchHit]:
-    """For every session with a match in what it recorded itself, its newest matching message."""
+def matching_sessions(connection: sqlite3.Connection, match: Match) -> dict[str, int]:
+    """Every session with a match in what it recorded itself → the document of its newest matching message."""
     where, params = _where(match, None)
-    newest = connection.execute(
-        f"SELECT max(d.id) FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE {where} GROUP BY d.session",
-        params).fetchall()
-    ids = [row[0] for row in newest]
-    chosen: list[tuple] = []
-    for start in range(0, len(ids), 500):
-        batch = ids[start:start + 500]
+    rows = connection.execute(
+        f"SELECT d.session, max(d.id) FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE {where} "
+        "GROUP BY d.session", params).fetchall()
+    return {session: doc_id for session, doc_id in rows}
+
+
+def hits_for_docs(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession],
+                  doc_ids: Sequence[int]) -> list[SearchHit]:
+    """Hits (with snippets) for chosen documents, in the order given."""
+    chosen: dict[int, tuple] = {}
+    for start in range(0, len(doc_ids), 500):
+        batch = list(doc_ids[start:start + 500])
         marks = ",".join("?" * len(batch))
-        chosen.extend(connection.execute(f"SELECT {_COLUMNS}, NULL FROM docs d WHERE d.id IN ({marks})",
-                                         batch).fetchall())
-    return {hit.session: hit for hit in _hits(connection, chosen, match, rows)}
+        for row in connection.execute(f"SELECT {_COLUMNS}, NULL FROM docs d WHERE d.id IN ({marks})", batch):
+            chosen[row[0]] = row
+    return _hits(connection, [chosen[doc_id] for doc_id in doc_ids if doc_id in chosen], match, rows)
 
 
 def _hits(connection: sqlite3.Connection, chosen: list[tuple], match: Match,

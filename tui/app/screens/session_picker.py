@@ -23,10 +23,10 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.formatting import short_id
-from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
+from tui.app.screens.confirm import DialogScreen, action_button
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
+from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_search import ContentSearch, row_with_hit
 
 if TYPE_CHECKING:
@@ -46,15 +46,6 @@ class PickerResult:
     message: int | None = None
 
 
-def _store_errors() -> tuple[type[Exception], ...]:
-    """The errors a store operation raises for reasons the user can act on."""
-    try:
-        from tui.store.errors import StoreError
-    except ImportError:  # the store package is optional for this screen
-        return (OSError,)
-    return (StoreError, OSError)
-
-
 @dataclass(frozen=True)
 class _Entry:
     meta: SessionMetaLike
@@ -68,7 +59,7 @@ def _matches(haystack: str, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
 
 
-class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
+class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, SessionEdits):
     """A modal listing the sessions of the store.
 
     Dismisses a :class:`PickerResult` (open, fork or new), or ``None`` when
@@ -211,7 +202,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
         """List the store's sessions off the UI thread, then show them (keeping ``highlight`` selected)."""
         try:
             sessions = await asyncio.to_thread(self.store.list_sessions)
-        except _store_errors() as error:
+        except store_errors() as error:
             self.notify(str(error), title="Could not list sessions", severity="error", markup=False)
             sessions = []
         if not self.is_attached or not self.is_active:  # closed (or closing) while the listing was read
@@ -262,8 +253,10 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
         dialog = self.query_one(".dialog")
         count = f"{total:,} session{'s' if total != 1 else ''}"
         by_content = sum(1 for entry in self._shown if entry.meta.id in hits)
-        dialog.border_subtitle = (f"{len(self._shown):,} of {count}" + (f" · {by_content:,} by content" if by_content
-                                                                          else "")) if terms else count
+        matching = self.content_results.matching if self.content_results is not None else 0
+        more = f" (the first {by_content:,} of {matching:,} — add words to narrow)" if matching > by_content else ""
+        dialog.border_subtitle = (f"{len(self._shown):,} of {count}" + (f" · {by_content:,} by content{more}"
+                                                                          if by_content else "")) if terms else count
         empty = self.query_one("#empty", Static)
         if not self._entries:
             empty.update("No sessions yet — press n (or ctrl+n) to start one.")
@@ -275,7 +268,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
     def _filter_changed(self) -> None:
         if self._loaded:
             self.apply_filter()
-        self.search_contents(self.filter_input.value.strip())
+        self.search_contents(self.filter_input.value.strip(), [entry.meta.id for entry in self._entries])
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -294,6 +287,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
             return None
         option = self.session_list.highlighted_option
         return option.id if option is not None else None
+
+    def _shown_ids(self) -> list[str]:
+        return [entry.meta.id for entry in self._shown]
 
     def _highlighted(self) -> SessionMetaLike | None:
         session_id = self.highlighted_id
@@ -335,80 +331,3 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch):
 
     def action_new(self) -> None:
         self.dismiss(PickerResult("new", None))
-
-    def action_rename(self) -> None:
-        meta = self._highlighted()
-        if meta is None:
-            return
-
-        def renamed(title: str | None) -> None:
-            if title is None:
-                return
-            if not title:
-                self.notify("A session title cannot be empty.", severity="warning", markup=False)
-            elif title != meta.title:
-                self._rename(meta.id, title)
-
-        self.app.push_screen(
-            PromptModal("Rename session", value=meta.title, placeholder="New title", submit_label="Rename"),
-            renamed,
-        )
-
-    def action_delete(self) -> None:
-        meta = self._highlighted()
-        if meta is None:
-            return
-        if meta.id == self.current_id:
-            self.notify("This session is open here; switch to another one before deleting it.", severity="warning", markup=False)
-            return
-        forks = sum(1 for other in self._by_id.values() if other.parent is not None and other.parent.session == meta.id)
-        message = Content.from_markup(
-            "Delete [b]$title[/b] ($id, $count messages)?\n"
-            "Its history and events are removed from disk. This cannot be undone.",
-            title=meta.title or "(untitled)",
-            id=short_id(meta.id),
-            count=meta.message_count,
-        )
-        if forks:
-            message = message.append(f"\nIts {forks} fork{'s' if forks != 1 else ''} will be kept.")
-
-        ids = [entry.meta.id for entry in self._shown]
-        position = ids.index(meta.id) if meta.id in ids else -1
-        neighbours = ids[position + 1 : position + 2] or ids[max(position - 1, 0) : max(position, 0)]
-        next_highlight = neighbours[0] if neighbours else None
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._delete(meta.id, next_highlight)
-
-        self.app.push_screen(
-            ConfirmModal("Delete session", message, confirm_label="Delete", destructive=True),
-            confirmed,
-        )
-
-    @work(group="picker-write")
-    async def _rename(self, session_id: str, title: str) -> None:
-        current = session_id == self.current_id and self._rename_current is not None
-        try:
-            if current and self._rename_current is not None:
-                self._rename_current(title)
-            else:
-                await asyncio.to_thread(self.store.rename, session_id, title)
-                if self.search is not None:
-                    await asyncio.to_thread(self.search.rename, session_id, " ".join(title.split()))
-        except _store_errors() as error:
-            self.notify(str(error), title="Not renamed", severity="warning", markup=False)
-            return
-        self.reload(highlight=session_id)
-
-    @work(group="picker-write")
-    async def _delete(self, session_id: str, next_highlight: str | None) -> None:
-        try:
-            await asyncio.to_thread(self.store.delete, session_id)
-        except _store_errors() as error:
-            self.notify(str(error), title="Not deleted", severity="warning", markup=False)
-            return
-        if self.search is not None:  # its forks take over the history they shared with it
-            await asyncio.to_thread(self.search.forget, session_id)
-        self.notify(f"Deleted session {short_id(session_id)}.", markup=False)
-        self.reload(highlight=next_highlight)

@@ -22,6 +22,8 @@ else:
 
 MIN_CONTENT_QUERY = 3
 """Contents are searched once the filter has a word of at least this many characters."""
+MAX_CONTENT_ROWS = 100
+"""At most this many sessions (the first in the list) are shown for their contents; more words narrow it."""
 
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
@@ -36,6 +38,8 @@ class ContentResults:
     query: str
     hits: dict[str, SearchHit] = field(default_factory=dict)
     notice: str | None = None
+    matching: int = 0
+    """Sessions whose contents match in all (only the first ``MAX_CONTENT_ROWS`` are in ``hits``)."""
 
 
 def highlighted(snippet: str) -> Content:
@@ -83,32 +87,40 @@ class ContentSearch(_ScreenMixin):
         def apply_filter(self, *, highlight: str | None = None) -> None: ...
 
     @property
-    def content_hits(self) -> dict[str, SearchHit]:
-        """Sessions whose history matches the current filter text, with their newest matching message."""
+    def content_results(self) -> ContentResults | None:
+        """The content search's answer for the current filter text (``None`` until it arrives)."""
         content = self._content
         if content is None or content.query != self.query_one("#filter", Input).value.strip():
-            return {}
-        return content.hits
+            return None
+        return content
 
-    def search_contents(self, query: str) -> None:
-        """Start searching every session's history for ``query`` (or clear the note for a short query)."""
+    @property
+    def content_hits(self) -> dict[str, SearchHit]:
+        """Sessions whose history matches the current filter text, with their newest matching message."""
+        content = self.content_results
+        return content.hits if content is not None else {}
+
+    def search_contents(self, query: str, order: list[str]) -> None:
+        """Start searching every session's history for ``query`` (or clear the note for a short query);
+        ``order``: the sessions as listed, so the first matching ones get their snippet."""
         if self.search is not None and any(len(word) >= MIN_CONTENT_QUERY for word in query.split()):
-            self._search_contents(query)
+            self._search_contents(query, order)
         else:
             self._show_note(None)
 
     @work(thread=True, exclusive=True, group="picker-search")
-    def _search_contents(self, query: str) -> None:
+    def _search_contents(self, query: str, order: list[str]) -> None:
         """A thread, so the UI keeps taking keys; a result for an outdated filter is dropped."""
         from tui.store.search import QueryTooShort
 
         assert self.search is not None
         try:
-            outcome = self.search.session_hits(query)
+            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS)
         except (QueryTooShort, ValueError):
             return
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_content, ContentResults(query, outcome.by_session, outcome.notice))
+            results = ContentResults(query, outcome.by_session, outcome.notice, outcome.matching_sessions)
+            self.app.call_from_thread(self._show_content, results)
 
     def _show_content(self, results: ContentResults) -> None:
         if not self.is_attached or results.query != self.query_one("#filter", Input).value.strip():
