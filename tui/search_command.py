@@ -77,12 +77,14 @@ def _hit_record(hit: SearchHit) -> dict[str, object]:
 def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
     from tui.store.search_text import plain_snippet
 
+    from tui.store.search_text import clean
+
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:
-        role = hit.role if hit.tool is None else f"{hit.role} {hit.tool}"
-        print(f"{hit.session}  message {hit.message:<5}  {role:<16}  {hit.title}", file=out)
+        role = clean(hit.role if hit.tool is None else f"{hit.role} {hit.tool}")
+        print(f"{hit.session}  message {hit.message:<5}  {role:<16}  {clean(hit.title)}", file=out)
         if hit.forks:
             print(f"    also in fork{'s' if len(hit.forks) > 1 else ''}: {', '.join(hit.forks)}", file=out)
         if hit.path:
-            print(f"    saved output: {hit.path}", file=out)
+            print(f"    saved output: {clean(hit.path)}", file=out)
         print(f"    {plain_snippet(hit.snippet, bold, plain)}", file=out)

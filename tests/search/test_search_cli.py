@@ -99,3 +99,10 @@ def test_sessions_lists_cost_and_keeps_the_index_in_step(data: DataDir, capsys: 
     assert run(capsys, "sessions", "--data-dir", str(data.root), "delete", handle.id, "--yes")[0] == 0
     rows = search.index.connection().execute("SELECT id, title FROM sessions").fetchall()
     assert rows == [(unrecorded, "Cobalt notes")]  # updated by the commands themselves, before any search
+
+
+def test_search_output_never_carries_terminal_escapes(data: DataDir, capsys: pytest.CaptureFixture[str]) -> None:
+    session = make_session(data, exchange("evil \x1b]0;pwned\x07 title \x9b31m with garnet", "ok"))
+    code, out, _ = run(capsys, "search", "--data-dir", str(data.root), "garnet")
+    assert code == 0 and out.startswith(session)
+    assert not any(character in out for character in "\x1b\x07\x9b")

@@ -49,11 +49,12 @@ class Doc:
     """For a saved output: the file it was read from."""
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def clean(text: str) -> str:
-    """Text as indexed and shown: control characters (incl. our highlight marks) become spaces."""
+    """Text as indexed and shown: control characters (C0 but tab and newlines, DEL, C1 — terminal escapes
+    among them — and our highlight marks) become spaces."""
     return _CONTROL.sub(" ", text)
 
 
