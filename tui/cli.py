@@ -3,6 +3,11 @@
 Every error the user can cause (bad flag, unknown or ambiguous id, locked
 session, unreadable config, unknown model) prints one line on stderr and exits
 with status 2, before anything on disk is created or changed.
+
+Exit statuses: 0 done; 1 the turn failed (provider error, cancelled, the history
+could not be saved) or a delete was declined; 2 a usage or data problem (bad
+flag or id, locked or unreadable session, config, model, data directory);
+130 interrupted (Ctrl+C).
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ commands:
   deep-tui sessions delete ID [--yes]    delete a session
   deep-tui search QUERY... [--session ID] [--json]
                                          find messages in every session's full history
+
+exit status:
+  0 done, 1 the turn failed (or a delete was declined), 2 a usage or data problem
+  (bad flag or id, locked or unreadable session, config, model), 130 interrupted
 
 environment:
   DEEP_TUI_MODEL    model when --model is not given (before config.toml)
@@ -101,9 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     rename = actions.add_parser("rename", help="rename a session")
     rename.add_argument("session", metavar="ID")
     rename.add_argument("title", nargs="+", metavar="TITLE")
+    _add_storage_options(rename, suppress=True)  # options may also follow the action
     delete = actions.add_parser("delete", help="delete a session")
     delete.add_argument("session", metavar="ID")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    _add_storage_options(delete, suppress=True)
 
     search = commands.add_parser(
         "search", help="search every session's full history",

@@ -51,12 +51,19 @@ async def test_many_refusals_and_then_a_crash_are_recorded_and_the_session_conti
 
     on_disk = ModelMessagesTypeAdapter.validate_json((data.root / "sessions" / runtime.info.session_id
                                                       / "messages.json").read_bytes())
-    assert len(on_disk) == 9  # prompt + 4 × (call, failed return)
+    assert len(on_disk) == 10  # prompt + 4 × (call, failed return) + the note that no answer came
     assert [type(m) for m in runtime.messages] == [type(m) for m in on_disk]
     calls = [p for m in on_disk for p in m.parts if isinstance(p, ToolCallPart)]
     assert [c.tool_call_id for c in calls] == [f"call-{n}" for n in range(4)]
+    note = on_disk[-1]
+    assert isinstance(note, ModelResponse) and isinstance(note.parts[0], TextPart)
+    assert note.parts[0].content == "(no answer: unexpected RuntimeError: socket closed by peer)"
 
     after = [event async for event in runtime.run_turn("again")]
     assert isinstance(after[-1], TurnFinished) and after[-1].output == "second turn fine"
-    assert runtime.history_count() == len(runtime.messages) == 11
+    assert runtime.history_count() == len(runtime.messages) == 12
+    on_disk = ModelMessagesTypeAdapter.validate_json((data.root / "sessions" / runtime.info.session_id
+                                                      / "messages.json").read_bytes())
+    returns = [p.tool_call_id for m in on_disk for p in m.parts if p.part_kind in ("tool-return", "retry-prompt")]
+    assert sorted(returns) == [f"call-{n}" for n in range(4)], "each tool result recorded once"
     await runtime.aclose()

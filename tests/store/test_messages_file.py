@@ -85,7 +85,7 @@ def test_torn_tail_at_every_offset_loads_the_rest_and_is_repaired(tmp_path: Path
         path.write_bytes(data[:cut])
         result = MessagesFile(path).load()
         assert dumped(result.messages) == dumped(first_turn), cut
-        if cut > last_start:
+        if cut > last_start + 2:  # more than the ",\n" framing was written
             assert result.warning and result.dropped_bytes > 0, cut
     path.write_bytes(data[: last_start + 20])
     torn = MessagesFile(path)

@@ -193,3 +193,17 @@ def test_listing_never_reads_histories(store: SessionStore, monkeypatch: pytest.
     titles = [meta.title for meta in store.list_sessions()]
     assert sorted(titles) == ["session 0", "session 1", "session 2"]
     assert "messages.json" not in opened
+
+
+def test_titles_from_prompts_that_are_not_plain_strings() -> None:
+    from pydantic_ai.messages import BinaryContent, CachePoint, ImageUrl, TextContent
+
+    from tui.store.damage import damage_note
+    from tui.store.meta import title_from
+
+    prompt = ModelRequest(parts=[UserPromptPart([TextContent("describe", metadata={"k": 1}), CachePoint(),
+                                                 ImageUrl("https://x.io/cat.png"),
+                                                 BinaryContent(b"x" * 2048, media_type="image/png")])])
+    assert title_from([prompt]) == "describe [image: https://x.io/cat.png] [image/png, 2 KB]"
+    note = damage_note(0, reason="not JSON", size=10, kept_in=None)
+    assert title_from([note, *exchange("the real first prompt")]) == "the real first prompt"

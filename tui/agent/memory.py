@@ -1,78 +1,191 @@
-"""The agent's long-term memory: ``<data>/<agent>/MEMORY.md``, its tools, and its place in the instructions."""
+"""The agent's long-term memory: ``<data>/<agent>/MEMORY.md``, its tools, and its place in the instructions.
+
+Every change is a locked read-modify-write ending in an atomic replace, so concurrent writers (two
+deep-tui processes, the agent and the editor) never lose each other's facts and a reader never sees
+half a file. What goes into the instructions is capped in lines *and* characters, so a huge MEMORY.md
+cannot fill the context window; the model is told what was cut and how to read the rest.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset
 
 from tui.agent.tool_errors import refuse, reported_as_tool_error
+from tui.atomic import write_atomic
 
 INJECTED_LINES = 200
+"""At most this many lines of MEMORY.md go into the instructions of every run."""
+INJECTED_CHARS = 16_000
+"""…and at most this many characters (about 4,000 tokens), however long the lines are."""
+READ_PAGE_LINES = 400
+"""``read_memory`` returns this many lines at a time."""
+READ_PAGE_CHARS = 40_000
+"""…and at most this many characters per call."""
+EDITOR_MAX_BYTES = 1_000_000
+"""Past this size an editor should open MEMORY.md read-only (see :meth:`MemoryFile.too_large_to_edit`)."""
+_WHOLE_READ_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class MemoryExcerpt:
+    """Part of MEMORY.md and what was left out of it."""
+
+    text: str
+    first_line: int
+    """1-based number of the first line shown."""
+    lines_shown: int
+    total_lines: int | None
+    """``None`` when the file is too large to count its lines cheaply."""
+    total_bytes: int
+    cut_in_line: bool
+    """The character limit cut the last line shown."""
+
+    @property
+    def complete(self) -> bool:
+        return not self.cut_in_line and self.first_line == 1 and self.total_lines == self.lines_shown
 
 
 @dataclass(frozen=True)
 class MemoryFile:
-    """Reads and changes MEMORY.md; every write is atomic so an editor never sees half a file."""
+    """Reads and changes MEMORY.md; every change is locked and atomic."""
 
     path: Path
 
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(f".{self.path.name}.lock")
+
     def read(self) -> str:
+        """The whole file ("" when it does not exist); ``OSError``/``UnicodeError`` name the file's path."""
         try:
             return self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return ""
 
-    def write(self, text: str) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(prefix=".MEMORY-", suffix=".md", dir=self.path.parent)
+    def size(self) -> int:
+        """Bytes on disk (0 when the file does not exist)."""
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def too_large_to_edit(self, limit: int = EDITOR_MAX_BYTES) -> bool:
+        """True when an editor should open the file read-only (typing in a huge buffer stalls the UI)."""
+        return self.size() > limit
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold MEMORY.md's lock (``.MEMORY.md.lock``, an advisory ``flock``) for a read-modify-write."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)  # closing releases the lock
+
+    def update(self, change: Callable[[str], str]) -> str:
+        """Replace the text with ``change(current text)``, read and written under the lock; returns it."""
+        with self.locked():
+            text = change(self.read())
+            write_atomic(self.path, text, durable=True)
+            return text
+
+    def write(self, text: str) -> None:
+        """Replace the whole file (the editor's save)."""
+        self.update(lambda _current: text)
 
     def append(self, text: str) -> None:
         """Add ``text`` as its own paragraph at the end."""
-        current = self.read()
-        separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
-        self.write(current + separator + text.rstrip("\n") + "\n")
+
+        def appended(current: str) -> str:
+            separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
+            return current + separator + text.rstrip("\n") + "\n"
+
+        self.update(appended)
 
     def replace(self, old: str, new: str) -> None:
         """Replace the one occurrence of ``old``; ``ValueError`` says how many there were otherwise."""
-        current = self.read()
-        matches = current.count(old) if old else 0
-        if matches != 1:
-            raise ValueError(f"old_text must match exactly once in MEMORY.md; it matches {matches} times")
-        self.write(current.replace(old, new, 1))
+
+        def replaced(current: str) -> str:
+            matches = current.count(old) if old else 0
+            if matches != 1:
+                raise ValueError(f"old_text must match exactly once in MEMORY.md; it matches {matches} times")
+            return current.replace(old, new, 1)
+
+        self.update(replaced)
+
+    def excerpt(self, first_line: int = 1, max_lines: int = INJECTED_LINES,
+                max_chars: int = INJECTED_CHARS) -> MemoryExcerpt:
+        """Lines from ``first_line`` on, at most ``max_lines`` of them and ``max_chars`` characters.
+
+        A large file is read only as far as the excerpt needs (its lines are then not counted)."""
+        total_bytes = self.size()
+        shown: list[str] = []
+        budget, cut, total = max_chars, False, 0
+        try:
+            handle = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return MemoryExcerpt("", first_line, 0, 0, 0, False)
+        with handle:
+            for total, line in enumerate(handle, 1):
+                if total < first_line:
+                    continue
+                if len(shown) < max_lines and not cut:
+                    line = line.rstrip("\n")
+                    cut = len(line) > budget
+                    shown.append(line[:budget])
+                    budget -= len(line) + 1
+                elif total_bytes > _WHOLE_READ_BYTES:  # the excerpt is complete: do not read on to count
+                    return MemoryExcerpt("\n".join(shown), first_line, len(shown), None, total_bytes, cut)
+        return MemoryExcerpt("\n".join(shown), first_line, len(shown), total, total_bytes, cut)
 
     def head(self, max_lines: int = INJECTED_LINES) -> tuple[str, int]:
-        """The first ``max_lines`` lines and how many lines were left out."""
-        lines = self.read().splitlines()
-        return "\n".join(lines[:max_lines]), max(0, len(lines) - max_lines)
+        """The first ``max_lines`` lines and how many lines were left out (characters capped too)."""
+        excerpt = self.excerpt(1, max_lines)
+        left = (excerpt.total_lines - excerpt.lines_shown) if excerpt.total_lines is not None else 0
+        return excerpt.text, left
+
+
+def _what_was_cut(excerpt: MemoryExcerpt) -> str:
+    if excerpt.total_lines is None:
+        whole = f"{excerpt.total_bytes:,} bytes"
+    else:
+        lines = "1 line" if excerpt.total_lines == 1 else f"{excerpt.total_lines:,} lines"
+        whole = f"{lines}, {excerpt.total_bytes:,} bytes"
+    last = excerpt.first_line + excerpt.lines_shown - 1
+    part = f"line {last} cut short" if excerpt.cut_in_line else f"lines {excerpt.first_line}–{last}"
+    return f"MEMORY.md holds {whole}; shown: {part}"
 
 
 def memory_instructions(memory: MemoryFile) -> Callable[[], str]:
-    """An instructions function re-reading MEMORY.md on every run (its first 200 lines)."""
+    """An instructions function re-reading MEMORY.md on every run (capped: see :data:`INJECTED_CHARS`)."""
 
     def instructions() -> str:
         try:
-            text, more = memory.head()
+            excerpt = memory.excerpt()
         except (OSError, UnicodeError) as error:
-            return f"## Your memory (MEMORY.md)\n(could not be read: {error}; tell the user)"
-        if not text.strip():
+            return (f"## Your memory (MEMORY.md)\n(MEMORY.md at {memory.path} could not be read: {error}; "
+                    "tell the user)")
+        if not excerpt.text.strip() and excerpt.complete:
             return (
                 "## Your memory (MEMORY.md)\n(empty — use write_memory to keep facts, preferences and decisions "
                 "that should survive across sessions)"
             )
-        note = f"\n({more} more lines — use read_memory to see them)" if more else ""
-        return f"## Your memory (MEMORY.md, {memory.path})\n{text}{note}"
+        if excerpt.complete:
+            note = ""
+        elif excerpt.total_lines is not None and not excerpt.cut_in_line:
+            note = f"\n({excerpt.total_lines - excerpt.lines_shown} more lines — use read_memory to see them)"
+        else:
+            note = f"\n({_what_was_cut(excerpt)} — it was cut to fit; use read_memory(start_line=…) to read on)"
+        return f"## Your memory (MEMORY.md, {memory.path})\n{excerpt.text}{note}"
 
     return instructions
 
@@ -82,10 +195,25 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
     toolset: FunctionToolset[None] = FunctionToolset()
 
     @toolset.tool_plain
-    def read_memory() -> str:
-        """Read the whole MEMORY.md."""
+    def read_memory(start_line: int = 1) -> str:
+        """Read MEMORY.md from ``start_line`` (1-based), up to 400 lines at a time."""
+        if start_line < 1:
+            raise refuse("start_line must be 1 or more")
         with reported_as_tool_error("reading MEMORY.md"):
-            return memory.read() or "(MEMORY.md is empty)"
+            excerpt = memory.excerpt(start_line, READ_PAGE_LINES, READ_PAGE_CHARS)
+        if excerpt.complete:
+            return excerpt.text or "(MEMORY.md is empty)"
+        if not excerpt.lines_shown:
+            return f"(MEMORY.md has no line {start_line}: it holds {excerpt.total_lines} lines)"
+        last = excerpt.first_line + excerpt.lines_shown - 1
+        if excerpt.cut_in_line:
+            hint = (f"line {last} is longer than {READ_PAGE_CHARS:,} characters and was cut (the user can split "
+                    f"it in MEMORY.md); read_memory(start_line={last + 1}) reads on")
+        elif excerpt.total_lines is None or last < excerpt.total_lines:
+            hint = f"read_memory(start_line={last + 1}) reads on"
+        else:
+            hint = "that is the end"
+        return f"{excerpt.text}\n({_what_was_cut(excerpt)}; {hint})"
 
     @toolset.tool_plain
     def write_memory(content: str) -> str:

@@ -84,7 +84,7 @@ class RuntimeFactory:
                 chat_model=chat_model,
                 choice=self.choice,
                 summarizer_model=summarizer,
-                discard_empty=lambda: self.store.delete(handle.id),  # type: ignore[attr-defined]
+                discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
                 search=self.search,
             )
         except BaseException:

@@ -31,6 +31,7 @@ from pydantic_ai.run import AgentRunResultEvent
 
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, input_price_per_token
+from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
@@ -44,6 +45,8 @@ from tui.agent.turn_events import (
     TurnFailed,
     TurnFinished,
 )
+from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -71,22 +74,6 @@ Be concise and precise; prefer reading files over guessing."""
 
 PREVIEW_CHARS = 2_000
 MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
-
-
-class _HandleRecorder:
-    """Adapts the store's session handle to the chain's recorder protocol; what is appended is then
-    indexed for search (the store itself knows nothing of the index)."""
-
-    def __init__(self, handle: SessionHandle, search: HistorySearch) -> None:
-        self._handle = handle
-        self._search = search
-
-    def append_messages(self, messages: Sequence[ModelMessage]) -> int:
-        start = self._handle.meta.message_count
-        self._handle.append_messages(messages)
-        meta = self._handle.meta
-        self._search.record(meta.id, start, messages, title=meta.title, parent=meta.parent)
-        return start
 
 
 class SessionRuntime:
@@ -123,13 +110,12 @@ class SessionRuntime:
             offline=choice.offline,
             parent=handle.meta.parent.session if handle.meta.parent else None,
         )
-        torn = handle.messages.torn_tail_warning()
-        if torn:
-            self.info.warnings.append(torn)
+        self.info.warnings.extend(handle.warnings)
+        self._event_write_failed = False
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
-            recorder=_HandleRecorder(handle, self.search),
+            recorder=HandleRecorder(handle, on_recorded=self._index_recorded),
             event_sink=self._on_chain_event,
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
@@ -207,18 +193,35 @@ class SessionRuntime:
         if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
             event = self._priced(event)
         if not self.handle.read_only:
+            self._record_event(event)
+        if isinstance(event, UsageEvent):
+            self.last_usage = event
+        self._notify(event)
+
+    def _record_event(self, event: ChainEvent) -> None:
+        """events.jsonl and session.json are a log and a summary: a failed write (a full disk) is logged once
+        and never stops the turn (messages.json, the history itself, reports its own failures)."""
+        try:
             self.handle.events.append(event.to_record())
             if isinstance(event, UsageEvent):
                 self.handle.record_usage(event.tokens, event.window, event.window_source)
             elif isinstance(event, CompactionFinished):
                 self.handle.record_compression()
-        if isinstance(event, UsageEvent):
-            self.last_usage = event
-        self._notify(event)
+        except OSError as error:
+            if not self._event_write_failed:
+                logger.warning("could not record a chain event in %s: %s", self.handle.events.path, error)
+            self._event_write_failed = True
+        else:
+            self._event_write_failed = False
 
     def _notify(self, event: ChainEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
+
+    def _index_recorded(self, first: int, messages: Sequence[ModelMessage]) -> None:
+        """What was just appended to messages.json goes into the search index (never fails the turn)."""
+        meta = self.handle.meta
+        self.search.record(meta.id, first, messages, title=meta.title, parent=meta.parent)
 
     def _priced(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
         """The summarizer's requests for this compaction, priced (and counted in the session's cost)."""
@@ -260,6 +263,7 @@ class SessionRuntime:
         result_event: AgentRunResultEvent[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
+            self._seal("the previous turn stopped before an answer came")
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
@@ -283,37 +287,57 @@ class SessionRuntime:
             yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:
-            self._keep_partial(RunCancelled.from_cancellation(cancellation))
+            self._keep_failed(list(RunCancelled.from_cancellation(cancellation).all_messages()), "cancelled")
             raise
         except RunCancelled as cancelled:
-            self._keep_partial(cancelled)
+            self._keep_failed(list(cancelled.all_messages()), "cancelled")
             yield TurnFailed("cancelled", cancelled=True)
+        except HistoryWriteError as error:
+            self._keep_failed(run_messages, "the session could not be saved")
+            yield TurnFailed(str(error))
         except AgentRunError as error:
-            self._keep_failed(run_messages)
-            yield TurnFailed(f"{type(error).__name__}: {_first_line(str(error))}")
+            reason = f"{type(error).__name__}: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason + self._memory_note(error))
         except UserError as error:
-            self._keep_failed(run_messages)
-            yield TurnFailed(f"configuration problem: {_first_line(str(error))}")
+            reason = f"configuration problem: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason)
         except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
             logger.debug("turn failed unexpectedly", exc_info=True)
-            self._keep_failed(run_messages)
-            yield TurnFailed(f"unexpected {type(error).__name__}: {_first_line(str(error))}")
+            reason = f"unexpected {type(error).__name__}: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason)
         finally:
             self._busy = False
+            for notice in self.handle.take_notices():
+                self.info.warnings.append(notice)
 
-    def _keep_partial(self, cancelled: RunCancelled | None) -> None:
-        """Record what a cancelled run produced so nothing the model saw is lost."""
-        if cancelled is not None:
-            self._keep_failed(list(cancelled.all_messages()))
-
-    def _keep_failed(self, run_messages: list[ModelMessage]) -> None:
-        """Record what a stopped or failed run exchanged, so disk and working context agree."""
+    def _keep_failed(self, run_messages: list[ModelMessage], reason: str) -> None:
+        """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
+        context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
+        was not saved stays in the working context to be saved with the next turn."""
         while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
             run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
         if run_messages:
-            self.manager.record_pending(run_messages)
             self.messages = list(run_messages)
-            self._refresh_title()
+        try:
+            self._seal(reason)
+        except HistoryWriteError as error:  # the caller reports the turn's failure; this is the detail
+            logger.info("%s", error)
+        self._refresh_title()
+
+    def _seal(self, reason: str) -> None:
+        """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
+        record whatever of the working context is not on disk yet."""
+        messages = self.messages
+        messages.extend(seal(messages, reason))
+        self.manager.record_pending(messages)
+
+    def _memory_note(self, error: AgentRunError) -> str:
+        if not isinstance(error, ContextOverflowError):
+            return ""
+        return memory_overflow_note(self._memory_instructions(), self.memory_path, self.manager.window)
 
     def _refresh_title(self) -> None:
         self.info.title = self.handle.meta.title

@@ -21,3 +21,17 @@ class SessionLockedError(StoreError):
 
 class CorruptSessionError(StoreError):
     """A session file cannot be read at all (partial damage is tolerated elsewhere)."""
+
+
+class LockFileError(StoreError):
+    """The session's ``lock`` file cannot be used (it is a directory, or not readable)."""
+
+
+class StorageError(StoreError):
+    """A session file cannot be written or read (a full disk, a read-only file system, permissions)."""
+
+    @classmethod
+    def of(cls, action: str, error: OSError) -> StorageError:
+        """``cannot <action>: <reason> (<file>)`` from an ``OSError``."""
+        where = f" ({error.filename})" if error.filename else ""
+        return cls(f"cannot {action}: {error.strerror or error}{where}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,10 +10,13 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 
 from tui.store.cost_totals import CostTotals
+from tui.store.errors import StorageError
 from tui.store.event_log import EventLog
 from tui.store.lock import SessionLock
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import UNTITLED, SessionMeta, UsageSnapshot, title_from
+
+logger = logging.getLogger(__name__)
 
 
 class SessionHandle:
@@ -24,6 +28,8 @@ class SessionHandle:
         self.messages = MessagesFile(directory / "messages.json")
         self.events = EventLog(directory / "events.jsonl")
         self._lock = lock
+        self.warnings: list[str] = []
+        """What the user must hear about this session's files, found when it was opened."""
 
     @property
     def id(self) -> str:
@@ -41,39 +47,57 @@ class SessionHandle:
         self.meta.updated = time.time()
         self.meta.write(self.meta_path)
 
+    def save_meta_or_log(self) -> None:
+        """session.json is a summary of the history (recounted on open): failing to write it (a full disk)
+        must not undo or repeat an append that reached messages.json, so it is logged, not raised."""
+        try:
+            self._save_meta()
+        except OSError as error:
+            logger.warning("could not update %s: %s", self.meta_path, error)
+
     def append_messages(self, messages: Sequence[ModelMessage]) -> int:
-        """Append to messages.json and keep session.json in step; returns the first new index."""
+        """Append to messages.json and keep session.json in step; returns the first new index.
+
+        Raises ``OSError`` (e.g. a full disk) only when nothing was appended."""
         if self.read_only:
             raise PermissionError(f"session {self.id} is open read-only")
         first = self.messages.append(messages)
         self.meta.message_count = first + len(messages)
         if self.meta.title == UNTITLED:
             self.meta.title = title_from(list(messages)) or UNTITLED
-        self._save_meta()
+        self.save_meta_or_log()
         return first
+
+    def take_notices(self) -> list[str]:
+        """Damage found in messages.json since the last call (after the open), for the user."""
+        notices, self.messages.notices = self.messages.notices, []
+        return notices
 
     def record_usage(self, tokens: int, window: int, window_source: str) -> None:
         if self.read_only:
             return
         self.meta.last_usage = UsageSnapshot(tokens, window, window_source)
-        self._save_meta()
+        self.save_meta_or_log()
 
     def record_compression(self) -> None:
         if self.read_only:
             return
         self.meta.compressions += 1
-        self._save_meta()
+        self.save_meta_or_log()
 
     def record_cost(self, totals: CostTotals) -> None:
         """Keep the session's running cost in session.json."""
         if self.read_only:
             return
         self.meta.cost = totals
-        self._save_meta()
+        self.save_meta_or_log()
 
     def rename(self, title: str) -> None:
         self.meta.title = " ".join(title.split()) or UNTITLED
-        self._save_meta()
+        try:
+            self._save_meta()
+        except OSError as error:
+            raise StorageError.of(f"rename session {self.id}", error) from None
 
     def close(self) -> None:
         """Release the lock; safe to call twice."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 from pathlib import Path
 
-from tui.store.errors import SessionLockedError
+from tui.store.errors import LockFileError, SessionLockedError
+
+logger = logging.getLogger(__name__)
 
 _HELD_IN_PROCESS: set[Path] = set()
 
@@ -25,7 +28,14 @@ class SessionLock:
         if key in _HELD_IN_PROCESS:
             raise SessionLockedError(f"session {self.session_id} is already open in this deep-tui")
         self._created = not self.path.exists()
-        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except IsADirectoryError:
+            raise LockFileError(f"cannot lock session {self.session_id}: {self.path} is a directory, not a lock "
+                                "file (remove it if no deep-tui is using this session)") from None
+        except OSError as error:
+            raise LockFileError(f"cannot lock session {self.session_id}: {self.path}: "
+                                f"{error.strerror or error}") from None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -34,8 +44,11 @@ class SessionLock:
             raise SessionLockedError(
                 f"session {self.session_id} is open in another deep-tui (pid {holder}); close it first"
             ) from None
-        os.ftruncate(descriptor, 0)
-        os.write(descriptor, str(os.getpid()).encode())
+        try:  # the pid only helps the message another deep-tui prints; a full disk must not stop the open
+            os.ftruncate(descriptor, 0)
+            os.write(descriptor, str(os.getpid()).encode())
+        except OSError as error:
+            logger.warning("could not write the pid into %s: %s", self.path, error)
         self._descriptor = descriptor
         _HELD_IN_PROCESS.add(key)
 
@@ -57,13 +70,18 @@ class SessionLock:
 
 
 def is_locked(directory: Path) -> bool:
-    """True when some process holds the session's lock (used before deleting)."""
+    """True when some process holds the session's lock (used before deleting).
+
+    A lock file that cannot be opened counts as held: nothing is deleted on a guess."""
     path = directory / "lock"
     if not path.exists():
         return False
     if path.resolve() in _HELD_IN_PROCESS:
         return True
-    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return True
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -7,27 +7,36 @@ The file is a JSON array pydantic-ai's ``ModelMessagesTypeAdapter`` reads::
     {...message 1...}
     ]
 
-An append overwrites only the closing bracket, so its cost does not depend on
-the size of the history. A crash mid-append leaves a torn tail; the reader
-loads everything before it and says how much it dropped, and the next append
-moves the torn bytes aside (``messages.json.torn-<time>``) before repairing.
+An append overwrites only the closing bracket, so its cost does not depend on the size of the
+history. Damage never costs an intact message (see :mod:`tui.store.messages_layout`):
+
+- a torn tail (a crash mid-append) is skipped when reading and, on the next append, its bytes are
+  kept in ``messages.json.torn-<time>`` before the bracket is repaired in place;
+- damage anywhere else (or a record pydantic-ai cannot read) turns into a placeholder message at
+  that index, so later indices do not move; a writer then rewrites the file once (:meth:`repair`),
+  keeping the file as it was under ``messages.json.damaged-<time>``.
+
+Kept copies get sub-second names and are never overwritten.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
-import shutil
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from pydantic_core import ValidationError
 
-from tui.store.errors import CorruptSessionError
+from tui.atomic import create_new, link_new, stamp, write_atomic
+from tui.store.damage import DamageReport, damage_note
+from tui.store.errors import CorruptSessionError, StorageError
+from tui.store.messages_layout import Layout, scan
+
+logger = logging.getLogger(__name__)
 
 SUMMARY_METADATA_KEY = "deep_tui_summary"
 _SUMMARY_MARK = f'"{SUMMARY_METADATA_KEY}"'.encode()
@@ -36,7 +45,7 @@ _EMPTY = b"[\n]\n"
 
 @dataclass(frozen=True)
 class LoadResult:
-    """Messages read from disk, plus a warning when a torn tail was skipped."""
+    """Messages read from disk, plus a warning when some bytes could not be read."""
 
     messages: list[ModelMessage]
     warning: str | None = None
@@ -60,26 +69,15 @@ def summary_metadata(message: ModelMessage) -> dict[str, Any] | None:
     return None
 
 
-@dataclass
-class _Layout:
-    """Where each complete message line sits in the file."""
-
-    spans: list[tuple[int, int]]
-    """(start, end) byte offsets of each message's JSON (end excludes any comma)."""
-    write_at: int
-    """Offset right after the last complete message (or after ``[``)."""
-    file_size: int
-    torn_bytes: int
-    closed: bool
-
-
 class MessagesFile:
     """Reads and appends one session's ``messages.json``."""
 
     def __init__(self, path: Path, *, durable: bool = False) -> None:
         self.path = path
         self.durable = durable
-        self._layout: _Layout | None = None
+        self._layout: Layout | None = None
+        self.notices: list[str] = []
+        """Damage found after opening (a record pydantic-ai cannot read) and what was done about it."""
 
     # -- scanning ---------------------------------------------------------------
 
@@ -89,140 +87,137 @@ class MessagesFile:
         except FileNotFoundError:
             return b""
         except OSError as error:
-            raise CorruptSessionError(f"cannot read {self.path}: {error.strerror or error}") from None
+            raise StorageError.of("read the session history", error) from None
 
-    def _scan(self) -> _Layout:
+    def _scan(self) -> Layout:
         if self._layout is not None:
             return self._layout
         data = self._read_bytes()
-        if not data.strip():
-            self._layout = _Layout([], 0, len(data), 0, closed=False)
-            return self._layout
-        if data.rstrip() == b"[":  # torn while the file was being created
-            self._layout = _Layout([], 1, len(data), len(data) - 1, closed=False)
-            return self._layout
-        if not data.startswith(b"[\n"):
-            self._convert_foreign(data)
+        layout = scan(data)
+        if not layout.clean and _looks_like_an_array(data) and self._convert_foreign(data):
             data = self._read_bytes()
-        self._layout = self._layout_of(data)
-        return self._layout
+            layout = scan(data)
+        if not layout.recognized:
+            raise CorruptSessionError(f"{self.path} is not a message history (nothing in it can be read as one); "
+                                      "left untouched")
+        self._layout = layout
+        return layout
 
-    def _layout_of(self, data: bytes) -> _Layout:
-        spans: list[tuple[int, int]] = []
-        position = 2  # after "[\n"
-        write_at = 1
-        closed = False
-        size = len(data)
-        while position < size:
-            newline = data.find(b"\n", position)
-            line_end = size if newline == -1 else newline
-            line = data[position:line_end]
-            if line == b"]":
-                closed = True
-                break
-            if not line.startswith(b"{"):
-                self._convert_foreign(data)
-                return self._layout_of(self._read_bytes())
-            body_end = line_end - 1 if line.endswith(b",") else line_end
-            body = data[position:body_end]
-            if not body.endswith(b"}"):
-                break  # torn: the line was never finished
-            spans.append((position, body_end))
-            write_at = body_end
-            if newline == -1:
-                break
-            position = newline + 1
-        if not closed and spans:
-            start, end = spans[-1]
-            try:
-                json.loads(data[start:end])
-            except ValueError:
-                spans.pop()
-                write_at = spans[-1][1] if spans else 1
-        torn = 0 if closed else size - write_at
-        return _Layout(spans, write_at, size, torn, closed)
-
-    def _convert_foreign(self, data: bytes) -> None:
-        """Rewrite a valid array in another layout to ours, keeping the original as ``.orig``."""
+    def _convert_foreign(self, data: bytes) -> bool:
+        """Rewrite a valid array in another layout (pydantic-deep, an indented dump) to ours, keeping the
+        original as ``messages.json.orig``; ``False`` when ``data`` is not one."""
         try:
             messages = ModelMessagesTypeAdapter.validate_json(data)
-        except ValidationError as error:
-            raise CorruptSessionError(
-                f"{self.path} is not a readable message history ({error.error_count()} errors); left untouched"
-            ) from None
-        backup = self.path.with_name(self.path.name + ".orig")
-        if not backup.exists():
-            shutil.copy2(self.path, backup)
-        body = b",\n".join(encode_message(message) for message in messages)
-        content = b"[\n" + body + b"\n]\n" if messages else _EMPTY
-        temporary = self.path.with_name(self.path.name + ".converting")
-        temporary.write_bytes(content)
-        os.replace(temporary, self.path)
+        except ValidationError:
+            return False
+        backup = link_new(self.path, self.path.with_name(self.path.name + ".orig"))
+        logger.info("converted %s to one message per line; the original is kept as %s", self.path, backup.name)
+        write_atomic(self.path, _framed([encode_message(message) for message in messages]))
+        return True
 
     # -- reading ------------------------------------------------------------------
 
     def count(self) -> int:
-        """Number of complete messages (no JSON parsing of message bodies)."""
+        """Number of messages, damaged places included (no parsing of message bodies)."""
         return len(self._scan().spans)
 
-    def _parse(self, data: bytes, spans: Sequence[tuple[int, int]]) -> list[ModelMessage]:
-        if not spans:
-            return []
-        body = b",".join(data[start:end] for start, end in spans)
-        try:
-            return list(ModelMessagesTypeAdapter.validate_json(b"[" + body + b"]"))
-        except ValidationError as error:
-            raise CorruptSessionError(
-                f"{self.path} holds a message pydantic-ai cannot read ({error.error_count()} errors)"
-            ) from None
-
-    def _read_spans(self, spans: Sequence[tuple[int, int]]) -> list[ModelMessage]:
-        if not spans:
-            return []
-        with self.path.open("rb") as handle:
-            handle.seek(spans[0][0])
-            chunk = handle.read(spans[-1][1] - spans[0][0])
-        base = spans[0][0]
-        return self._parse(chunk, [(start - base, end - base) for start, end in spans])
-
     def load(self) -> LoadResult:
-        """Every complete message; a torn tail is skipped and reported."""
+        """Every message (a placeholder where one was damaged); a torn tail is skipped and reported."""
         layout = self._scan()
-        messages = self._read_spans(layout.spans)
-        warning = None
+        messages = self._messages_at(range(len(layout.spans)))
+        return LoadResult(messages, self.damage_warning(), layout.torn_bytes)
+
+    def damage_warning(self) -> str | None:
+        """What is wrong with the file as it is on disk now, for the user; ``None`` when nothing is."""
+        layout = self._scan()
+        problems: list[str] = []
+        if layout.damaged:
+            problems.append(f"{len(layout.damaged)} damaged place(s) ({layout.damaged_bytes()} bytes, at message "
+                            f"{_numbers(layout.damaged)}) are shown as notes")
+        elif not layout.canonical:
+            problems.append("its framing is damaged (no message lost)")
         if layout.torn_bytes:
-            warning = (
-                f"{self.path} ended in an unfinished write; loaded {len(messages)} messages and set aside "
-                f"{layout.torn_bytes} trailing bytes"
-            )
-        return LoadResult(messages, warning, layout.torn_bytes)
+            problems.append(f"it ends in an unfinished write: the last {layout.torn_bytes} bytes will be kept in "
+                            f"{self.path.name}.torn-<time> on the next write")
+        if not problems:
+            return None
+        return f"{self.path}: {layout.intact_count()} intact messages loaded; " + "; ".join(problems)
 
     def torn_tail_warning(self) -> str | None:
-        """The warning ``load`` would give for a torn tail, without parsing any message."""
-        layout = self._scan()
-        if not layout.torn_bytes:
-            return None
-        return (f"{self.path} ended in an unfinished write; {len(layout.spans)} complete messages are kept and "
-                f"{layout.torn_bytes} trailing bytes will be set aside on the next write")
+        """The warning for a damaged file (kept for callers that only know about torn tails)."""
+        return self.damage_warning()
 
     def load_range(self, start: int, stop: int) -> list[ModelMessage]:
         """Messages ``[start:stop]``, parsing only those lines."""
-        spans = self._scan().spans[start:stop]
-        return self._read_spans(spans)
+        return self._messages_at(range(len(self._scan().spans))[start:stop])
 
     def load_tail(self, count: int) -> list[ModelMessage]:
         total = self.count()
         return self.load_range(max(0, total - count), total)
 
-    def _is_summary_at(self, index: int, raw: bytes) -> bool:
-        if _SUMMARY_MARK not in raw or b'"compaction"' not in raw:
-            return False
-        [message] = self._parse(raw, [(0, len(raw))])
-        return summary_metadata(message) is not None
+    def _raw_lines(self, indices: Sequence[int]) -> list[bytes]:
+        spans = self._scan().spans
+        if not indices:
+            return []
+        with self.path.open("rb") as handle:
+            if list(indices) == list(range(indices[0], indices[-1] + 1)):  # one read for a contiguous range
+                base = spans[indices[0]][0]
+                handle.seek(base)
+                chunk = handle.read(spans[indices[-1]][1] - base)
+                return [chunk[spans[index][0] - base:spans[index][1] - base] for index in indices]
+            return [self._raw_line(handle, spans[index]) for index in indices]
 
-    def _raw_line(self, handle: Any, span: tuple[int, int]) -> bytes:
+    def _raw_line(self, handle: BinaryIO, span: tuple[int, int]) -> bytes:
         handle.seek(span[0])
         return handle.read(span[1] - span[0])
+
+    def _messages_at(self, indices: Sequence[int]) -> list[ModelMessage]:
+        layout = self._scan()
+        raws = self._raw_lines(indices)
+        readable = [(index, raw) for index, raw in zip(indices, raws, strict=True) if index not in layout.damaged]
+        parsed = self._validate(readable)
+        return [parsed[index] if index in parsed else self._note(index) for index in indices]
+
+    def _validate(self, records: Sequence[tuple[int, bytes]], *, repairing: bool = False) -> dict[int, ModelMessage]:
+        """Parse records; one pydantic-ai cannot read is marked damaged (it becomes a placeholder) and, unless
+        a repair is under way (its report says it all), reported in :attr:`notices`."""
+        if not records:
+            return {}
+        try:
+            messages = ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(raw for _, raw in records) + b"]")
+            return {index: message for (index, _), message in zip(records, messages, strict=True)}
+        except ValidationError:
+            pass
+        parsed: dict[int, ModelMessage] = {}
+        for index, raw in records:
+            try:
+                [parsed[index]] = ModelMessagesTypeAdapter.validate_json(b"[" + raw + b"]")
+            except ValidationError as error:
+                reason = f"unreadable by pydantic-ai: {error.error_count()} schema error(s)"
+                if repairing:
+                    self._scan().mark_damaged(index, reason)
+                else:
+                    self._found_unreadable(index, reason)
+        return parsed
+
+    def _found_unreadable(self, index: int, reason: str) -> None:
+        layout = self._scan()
+        layout.mark_damaged(index, reason)
+        notice = (f"{self.path}: message {index + 1} is {reason}; it is shown as a note, and the file as it is "
+                  f"will be kept as {self.path.name}.damaged-<time> on the next write")
+        logger.warning("%s", notice)
+        self.notices.append(notice)
+
+    def _note(self, index: int, kept_in: str | None = None) -> ModelMessage:
+        layout = self._scan()
+        start, end = layout.spans[index]
+        return damage_note(index, reason=layout.damaged.get(index, "damaged"), size=end - start, kept_in=kept_in)
+
+    def _is_summary_at(self, index: int, raw: bytes) -> bool:
+        if index in self._scan().damaged or _SUMMARY_MARK not in raw or b'"compaction"' not in raw:
+            return False
+        [message] = self._messages_at([index])
+        return summary_metadata(message) is not None
 
     def last_summary_index(self) -> int | None:
         """Index of the newest recorded summary, scanning from the end."""
@@ -245,7 +240,7 @@ class MessagesFile:
         spans = self._scan().spans
         summary_index = self.last_summary_index()
         if summary_index is None:
-            return self._read_spans(spans), list(range(len(spans)))
+            return self._messages_at(range(len(spans))), list(range(len(spans)))
         [summary] = self.load_range(summary_index, summary_index + 1)
         info = summary_metadata(summary) or {}
         kept_from = info.get("kept_from")
@@ -256,72 +251,109 @@ class MessagesFile:
             for index in [*range(kept_from, summary_index), *range(summary_index + 1, len(spans))]:
                 if not self._is_summary_at(index, self._raw_line(handle, spans[index])):
                     indices.append(index)
-        messages = [summary, *self._read_spans_at(indices[1:])]
+        messages = [summary, *self._messages_at(indices[1:])]
         return messages, indices
-
-    def _read_spans_at(self, indices: Sequence[int]) -> list[ModelMessage]:
-        spans = self._scan().spans
-        if not indices:
-            return []
-        with self.path.open("rb") as handle:
-            raw = [self._raw_line(handle, spans[index]) for index in indices]
-        return self._parse(b",".join(raw), _consecutive_spans(raw))
 
     def load_working_context(self) -> list[ModelMessage]:
         return self.load_working_context_indexed()[0]
+
+    # -- repairing ------------------------------------------------------------------
+
+    def repair(self) -> DamageReport | None:
+        """Rewrite a damaged file once so it is whole again (a writer's job; indices do not move).
+
+        Every record is checked with pydantic-ai first; damaged places become notes naming where the
+        file as it was is kept (``messages.json.damaged-<time>``, a second name for the same bytes, never
+        overwritten). ``None`` when there was nothing to repair. Raises ``OSError`` (e.g. a full disk)
+        with the file left as it was.
+        """
+        layout = self._scan()
+        if not layout.needs_repair:
+            return None
+        data = self._read_bytes()
+        self._validate([(index, data[start:end]) for index, (start, end) in enumerate(layout.spans)
+                        if index not in layout.damaged], repairing=True)
+        kept = link_new(self.path, self.path.with_name(f"{self.path.name}.damaged-{stamp()}"))
+        lines = [encode_message(self._note(index, kept.name)) if index in layout.damaged else data[start:end]
+                 for index, (start, end) in enumerate(layout.spans)]
+        try:
+            write_atomic(self.path, _framed(lines), durable=True)
+        except BaseException:
+            kept.unlink(missing_ok=True)  # only a second name of the unchanged file
+            raise
+        report = DamageReport(path=self.path, intact=layout.intact_count(), damaged=sorted(layout.damaged),
+                              damaged_bytes=layout.damaged_bytes(), torn_bytes=layout.torn_bytes, kept_as=kept)
+        logger.info("%s", report.describe())
+        self._layout = None
+        if self.count() != len(lines):  # the rewrite must keep every index where it was
+            raise CorruptSessionError(f"{self.path}: the repaired file does not read back; {kept.name} holds "
+                                      "the original")
+        return report
 
     # -- appending ----------------------------------------------------------------
 
     def append(self, messages: Sequence[ModelMessage]) -> int:
         """Append ``messages`` in place; returns the index of the first one."""
         layout = self._scan()
-        first_index = len(layout.spans)
         if not messages:
-            return first_index
+            return len(layout.spans)
+        if layout.needs_repair:
+            layout = self._repair_before_append()
         if layout.torn_bytes:
             self._set_aside_torn_tail(layout)
+        first_index = len(layout.spans)
         lines = [encode_message(message) for message in messages]
-        if not self.path.exists() or layout.file_size == 0:
-            self.path.write_bytes(_EMPTY)
-            layout.write_at, layout.file_size = 1, len(_EMPTY)
-        prefix = b",\n" if layout.spans else b"\n"
+        if layout.spans:
+            offset, prefix = layout.write_at, b",\n"
+        else:  # a new file (or one holding only "[" and a torn tail): write it whole
+            offset, prefix = 0, b"[\n"
         payload = prefix + b",\n".join(lines) + b"\n]\n"
-        with self.path.open("r+b") as handle:
-            handle.seek(layout.write_at)
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        with os.fdopen(descriptor, "r+b") as handle:
+            handle.seek(offset)
             handle.write(payload)
             handle.truncate()
+            handle.flush()
             if self.durable:
-                handle.flush()
                 os.fsync(handle.fileno())
-        position = layout.write_at + len(prefix)
+        position = offset + len(prefix)
         for line in lines:
             layout.spans.append((position, position + len(line)))
             position += len(line) + 2
         layout.write_at = layout.spans[-1][1]
         layout.file_size = layout.write_at + 3
-        layout.closed = True
         return first_index
 
-    def _set_aside_torn_tail(self, layout: _Layout) -> None:
+    def _repair_before_append(self) -> Layout:
+        try:
+            report = self.repair()
+        except OSError as error:  # no room for the rewrite: append in place; the reader copes with the damage
+            logger.warning("%s: could not rewrite the damaged file (%s); appending in place", self.path, error)
+            return self._scan()
+        if report is not None:
+            self.notices.append(report.describe())
+        return self._scan()
+
+    def _set_aside_torn_tail(self, layout: Layout) -> None:
         data = self._read_bytes()
-        torn_copy = self.path.with_name(f"{self.path.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}")
-        torn_copy.write_bytes(data[layout.write_at:])
-        with self.path.open("r+b") as handle:
-            handle.seek(layout.write_at)
-            handle.write(b"\n]\n")
-            handle.truncate()
-        layout.file_size = layout.write_at + 3
-        layout.torn_bytes = 0
-        layout.closed = True
+        kept = create_new(self.path.with_name(f"{self.path.name}.torn-{stamp()}"), data[layout.write_at:])
+        logger.info("%s: kept %d bytes of an unfinished write in %s", self.path, layout.torn_bytes, kept.name)
+        layout.torn_bytes = 0  # the append that follows overwrites them in place
 
 
-def _consecutive_spans(chunks: Sequence[bytes]) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    position = 0
-    for chunk in chunks:
-        spans.append((position, position + len(chunk)))
-        position += len(chunk) + 1
-    return spans
+def _framed(lines: Sequence[bytes]) -> bytes:
+    return b"[\n" + b",\n".join(lines) + b"\n]\n" if lines else _EMPTY
+
+
+def _looks_like_an_array(data: bytes) -> bool:
+    stripped = data.strip()
+    return stripped.startswith(b"[") and stripped.endswith(b"]")
+
+
+def _numbers(indices: Sequence[int] | dict[int, str]) -> str:
+    ordered = sorted(indices)
+    shown = ", ".join(f"#{index + 1}" for index in ordered[:5])
+    return shown + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
 
 
 def write_empty(path: Path) -> None:

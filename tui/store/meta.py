@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -12,7 +10,10 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
+from tui.atomic import write_atomic
+from tui.message_text import prompt_text
 from tui.store.cost_totals import CostTotals
+from tui.store.damage import is_damage_note
 
 TITLE_LIMIT = 60
 UNTITLED = "untitled"
@@ -75,16 +76,8 @@ class SessionMeta:
         )
 
     def write(self, path: Path) -> None:
-        """Atomic: a temp file in the same directory, then ``os.replace``."""
-        payload = json.dumps(self.to_dict(), indent=2, ensure_ascii=False).encode()
-        descriptor, temporary = tempfile.mkstemp(prefix=".session-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(payload)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        """Atomic (:func:`tui.atomic.write_atomic`): a reader never sees half a file."""
+        write_atomic(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
 
 
 def read_meta(path: Path, session_id: str) -> SessionMeta:
@@ -96,16 +89,13 @@ def read_meta(path: Path, session_id: str) -> SessionMeta:
 
 
 def title_from(messages: list[ModelMessage]) -> str | None:
-    """The first user prompt, on one line, trimmed to the title length."""
+    """The first user prompt, on one line, trimmed to the title length (media shown as a short note)."""
     for message in messages:
-        if not isinstance(message, ModelRequest):
+        if not isinstance(message, ModelRequest) or is_damage_note(message):
             continue
         for part in message.parts:
             if isinstance(part, UserPromptPart):
-                text = part.content if isinstance(part.content, str) else " ".join(
-                    item for item in part.content if isinstance(item, str)
-                )
-                line = " ".join(text.split())
+                line = " ".join(prompt_text(part.content).split())
                 if line:
                     return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
     return None

@@ -10,11 +10,13 @@ import shutil
 import time
 from pathlib import Path
 
+from tui.atomic import unused_name
 from tui.paths import DataDir
 from tui.store.errors import (
     AmbiguousSessionError,
-    CorruptSessionError,
     SessionLockedError,
+    StorageError,
+    StoreError,
     UnknownSessionError,
 )
 from tui.store.handle import SessionHandle
@@ -25,6 +27,9 @@ from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_fr
 logger = logging.getLogger(__name__)
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
+"""All a new session holds before its first message; a directory holding anything else is never cleared."""
+_EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
 
 
 class SessionStore:
@@ -60,13 +65,20 @@ class SessionStore:
         """Read session.json; a corrupt one is kept as ``.corrupt`` and rebuilt from the history."""
         directory = self.root / session_id
         path = directory / "session.json"
-        if path.exists():
+        try:
+            return read_meta(path, session_id)
+        except FileNotFoundError:
+            pass
+        except (ValueError, TypeError, KeyError) as error:
+            corrupt = unused_name(path.with_name("session.json.corrupt"))
+            logger.warning("%s is unreadable (%s); kept as %s and rebuilt", path, error, corrupt.name)
             try:
-                return read_meta(path, session_id)
-            except (ValueError, TypeError, KeyError, OSError) as error:
-                corrupt = _free_name(path.with_name("session.json.corrupt"))
-                logger.warning("%s is unreadable (%s); kept as %s and rebuilt", path, error, corrupt.name)
                 os.replace(path, corrupt)
+            except OSError as move_error:
+                raise StorageError.of(f"set aside the unreadable {path.name} of session {session_id}",
+                                      move_error) from None
+        except OSError as error:
+            raise StorageError.of(f"read session {session_id}", error) from None
         return self._derive_meta(directory, session_id)
 
     def _derive_meta(self, directory: Path, session_id: str) -> SessionMeta:
@@ -84,7 +96,10 @@ class SessionStore:
             updated=stat.st_mtime,
             message_count=count,
         )
-        meta.write(directory / "session.json")
+        try:
+            meta.write(directory / "session.json")
+        except OSError as error:  # only a cache of what messages.json says: derived again next time
+            logger.warning("could not write %s: %s", directory / "session.json", error)
         return meta
 
     def list_sessions(self) -> list[SessionMeta]:
@@ -98,23 +113,66 @@ class SessionStore:
                 sessions.append(meta)
             except UnknownSessionError as error:  # being created or deleted right now
                 logger.debug("skipping session %s: %s", session_id, error)
-            except CorruptSessionError as error:
+            except (StoreError, OSError) as error:
                 logger.warning("skipping session %s: %s", session_id, error)
         sessions.sort(key=lambda meta: meta.updated, reverse=True)
         return sessions
 
     def _discard_if_abandoned(self, meta: SessionMeta) -> bool:
-        """Remove a session a killed deep-tui left empty (untitled, no message, no parent, no lock held):
-        it holds nothing, and it must not become the newest session that ``--continue`` picks."""
-        directory = self.root / meta.id
+        """Clear a session a killed deep-tui left untouched, so ``--continue`` never picks an empty one."""
+        if meta.message_count or meta.parent is not None or meta.title != UNTITLED or meta.compressions \
+                or meta.last_usage is not None:
+            return False
+        return self.discard_if_untouched(meta.id)
+
+    def discard_if_untouched(self, session_id: str) -> bool:
+        """Remove a session only while its directory holds nothing but an untouched empty new session:
+        session.json, an unheld lock and an absent or empty messages.json. Anything else there (events,
+        kept copies, a history with content) keeps the whole directory. Returns True when it was removed.
+        """
+        directory = self.root / session_id
+        lock = SessionLock(directory, session_id)
+        try:
+            lock.acquire()  # nobody can open the session while it is examined and cleared
+        except StoreError as error:  # open somewhere (or an unusable lock file): not abandoned
+            logger.debug("keeping session %s: %s", session_id, error)
+            return False
+        try:
+            untouched = self._holds_only_a_new_session(directory)
+            if untouched:
+                logger.info("removing empty abandoned session %s", session_id)
+                for name in ("messages.json", "session.json"):
+                    (directory / name).unlink(missing_ok=True)
+        except OSError as error:
+            logger.warning("could not clear empty session %s: %s", session_id, error)
+            untouched = False
+        finally:
+            lock.release(remove_if_created=True)
+        if not untouched:
+            return False
+        try:
+            (directory / "lock").unlink(missing_ok=True)
+            directory.rmdir()  # fails, keeping everything, if a file appeared meanwhile
+        except OSError as error:
+            logger.warning("could not remove the directory of empty session %s: %s", session_id, error)
+            return False
+        return True
+
+    @staticmethod
+    def _holds_only_a_new_session(directory: Path) -> bool:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name not in _NEW_SESSION_FILES or not entry.is_file(follow_symlinks=False):
+                    return False
         history = directory / "messages.json"
-        if meta.message_count or meta.parent is not None or meta.title != UNTITLED or is_locked(directory):
+        if history.exists() and (history.stat().st_size > 8 or history.read_bytes() not in _EMPTY_HISTORIES):
             return False
-        if history.exists() and history.stat().st_size > 2:  # more than "[]": keep, let open() recount
+        try:
+            meta = read_meta(directory / "session.json", directory.name)
+        except (ValueError, TypeError, KeyError, OSError):
             return False
-        logger.info("removing empty abandoned session %s", meta.id)
-        shutil.rmtree(directory, onerror=_vanished_is_fine)
-        return not directory.exists()
+        return not (meta.message_count or meta.parent or meta.title != UNTITLED or meta.compressions
+                    or meta.last_usage)
 
     def newest(self) -> str | None:
         sessions = self.list_sessions()
@@ -133,15 +191,28 @@ class SessionStore:
         """A new, empty session, opened and locked."""
         session_id = self._new_id()
         directory = self.root / session_id
-        directory.mkdir(parents=True)
+        try:
+            directory.mkdir(parents=True)
+        except OSError as error:
+            raise StorageError.of(f"create a session in {self.root}", error) from None
         lock = SessionLock(directory, session_id)
-        lock.acquire()
         meta = SessionMeta(id=session_id, model=model, parent=parent, title=title)
-        meta.write(directory / "session.json")
+        try:
+            lock.acquire()
+            meta.write(directory / "session.json")
+        except (OSError, StoreError) as error:
+            lock.release()
+            shutil.rmtree(directory, ignore_errors=True)  # ours, created just now, holding nothing
+            if isinstance(error, OSError):
+                raise StorageError.of(f"create a session in {self.root}", error) from None
+            raise
         return SessionHandle(directory, meta, lock=lock)
 
     def open(self, session_id: str, *, read_only: bool = False) -> SessionHandle:
-        """An existing session; refused with :class:`SessionLockedError` if another writer has it."""
+        """An existing session; refused with :class:`SessionLockedError` if another writer has it.
+
+        Damage in messages.json is repaired (when writable) and reported in ``handle.warnings``, as is a
+        history shorter than session.json says it was."""
         directory = self.root / session_id
         if not directory.is_dir():
             raise UnknownSessionError(f"no session {session_id!r} in {self.root}")
@@ -152,10 +223,17 @@ class SessionStore:
         try:
             meta = self.meta(session_id)
             handle = SessionHandle(directory, meta, lock=lock)
+            recorded = meta.message_count
+            _check_history(handle, repair=not read_only)
             actual = handle.messages.count()
+            if actual < recorded:
+                handle.warnings.append(_missing_messages_warning(handle, recorded, actual))
             if actual != meta.message_count and not read_only:
                 meta.message_count = actual
-                meta.write(handle.meta_path)
+                try:
+                    meta.write(handle.meta_path)
+                except OSError as error:  # a cache of the count: recounted on the next open
+                    logger.warning("could not update %s: %s", handle.meta_path, error)
             return handle
         except BaseException:
             if lock is not None:
@@ -171,7 +249,10 @@ class SessionStore:
         meta = self.meta(session_id)
         meta.title = " ".join(title.split()) or UNTITLED
         meta.updated = time.time()
-        meta.write(self.root / session_id / "session.json")
+        try:
+            meta.write(self.root / session_id / "session.json")
+        except OSError as error:
+            raise StorageError.of(f"rename session {session_id}", error) from None
 
     def delete(self, session_id: str) -> None:
         directory = self.root / session_id
@@ -179,7 +260,10 @@ class SessionStore:
             raise UnknownSessionError(f"no session {session_id!r} in {self.root}")
         if is_locked(directory):
             raise SessionLockedError(f"session {session_id} is open in a deep-tui; close it before deleting")
-        shutil.rmtree(directory, onerror=_vanished_is_fine)
+        try:
+            shutil.rmtree(directory, onerror=_vanished_is_fine)
+        except OSError as error:
+            raise StorageError.of(f"delete session {session_id}", error) from None
 
     def fork(self, session_id: str, upto: int | None = None, model: str | None = None) -> SessionHandle:
         """A new session starting with the parent's messages ``[0:upto]`` (all by default)."""
@@ -197,20 +281,43 @@ class SessionStore:
             handle.meta.message_count = count
             handle.meta.last_usage = parent_meta.last_usage
             handle.meta.write(handle.meta_path)
-        except BaseException:
+        except BaseException as error:
             handle.close()
-            shutil.rmtree(handle.directory, ignore_errors=True)
+            shutil.rmtree(handle.directory, ignore_errors=True)  # the fork, made just now
+            if isinstance(error, OSError):
+                raise StorageError.of(f"fork session {session_id}", error) from None
             raise
         return handle
 
 
-def _free_name(path: Path) -> Path:
-    """``path``, or ``path.1``, ``path.2``… — the first that does not exist, so no kept copy is overwritten."""
-    candidate, number = path, 0
-    while candidate.exists():
-        number += 1
-        candidate = path.with_name(f"{path.name}.{number}")
-    return candidate
+def _check_history(handle: SessionHandle, *, repair: bool) -> None:
+    """Repair a damaged messages.json (a writer only) and put what the user must know in the warnings."""
+    history = handle.messages
+    if repair:
+        try:
+            report = history.repair()
+        except OSError as error:
+            handle.warnings.append(f"{history.path} is damaged and could not be rewritten "
+                                   f"({error.strerror or error}); it is read around the damage")
+        else:
+            if report is not None:
+                handle.warnings.append(report.describe())
+    warning = history.damage_warning()
+    if warning:
+        handle.warnings.append(warning)
+
+
+def _missing_messages_warning(handle: SessionHandle, recorded: int, actual: int) -> str:
+    path = handle.messages.path
+    if actual == 0:
+        state = "is missing" if not path.exists() else "is empty"
+        return (f"{path} {state}, but session.json recorded {recorded} messages: they were removed outside "
+                "deep-tui (restore the file from a backup to get them back); the session goes on from an "
+                "empty history")
+    missing = recorded - actual
+    return (f"{path} holds {actual} messages, but session.json recorded {recorded} messages: {missing} "
+            f"{'is' if missing == 1 else 'are'} missing (removed or damaged outside deep-tui; restore the file "
+            "from a backup to get them back)")
 
 
 def _vanished_is_fine(function: object, path: str, error: tuple[type[BaseException], BaseException, object]) -> None:
