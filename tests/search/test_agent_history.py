@@ -138,3 +138,12 @@ async def test_a_live_session_is_indexed_as_it_records_and_recall_finds_summariz
         assert "file 0 row 149 marker0x" in result.preview
     finally:
         await runtime.aclose()
+
+
+def test_a_hit_shows_five_lines_of_context_each_side(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    body = "\n".join(f"line {n}" if n != 10 else "line 10 NEEDLE" for n in range(1, 21))
+    session = make_session(data, tool_round("read_file", {"path": "f.txt"}, body, "call-1"))
+    [found] = run_tools(tmp_path, session, [("search_conversation_history", {"query": "needle"})])
+    shown = [line for line in found.splitlines() if line.startswith("line ")]
+    assert shown == [f"line {n}" if n != 10 else "line 10 NEEDLE" for n in range(5, 16)]

@@ -15,18 +15,21 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from genai_prices import calc_price
 from genai_prices.types import PriceCalculation
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelResponse
-from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.usage import RequestUsage
 
 from tui.agent.cost_events import CostUpdated
 from tui.agent.models import OFFLINE_MODEL_NAME
+from tui.chain.events import CompactionFailed, CompactionFinished
+from tui.chain.summarizer import Summarizer
 from tui.store.cost_totals import CostTotals
 
 logger = logging.getLogger(__name__)
@@ -159,6 +162,30 @@ class CostTracker:
     def savings_per_request(self, tokens_saved: int) -> float | None:
         rate = self.input_rate()
         return None if rate is None else tokens_saved * rate
+
+
+def chat_input_rate(chat_model: Model) -> float | None:
+    """The chat model's price per uncached input token (0 for the offline model; ``None``: unknown)."""
+    try:
+        base_url = chat_model.base_url
+    except (AttributeError, UserError):  # some providers have no URL until a client exists
+        base_url = None
+    return input_price_per_token(chat_model.model_name, provider_name=chat_model.system, provider_url=base_url)
+
+
+CompactionEvent = TypeVar("CompactionEvent", CompactionFinished, CompactionFailed)
+
+
+def price_compaction(event: CompactionEvent, tracker: CostTracker, summarizer: Summarizer) -> CompactionEvent:
+    """``event`` with what the summarizer's requests for it cost (they are counted in the session's cost
+    too) and, for a finished one, roughly what it saves on each later request."""
+    responses, summarizer.responses = summarizer.responses, []
+    cost, requests = tracker.compaction_cost(responses)
+    if isinstance(event, CompactionFailed):
+        return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests)
+    saves = tracker.savings_per_request(event.tokens_saved) if event.tokens_saved else None
+    return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests,
+                               saves_usd_per_request=saves)
 
 
 @dataclass

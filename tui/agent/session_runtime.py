@@ -30,7 +30,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResultEvent
 
 from tui.agent.context_report import build_breakdown
-from tui.agent.cost import CostCapability, CostTracker, input_price_per_token
+from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
@@ -125,7 +125,7 @@ class SessionRuntime:
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self._notify, persist=handle.record_cost,
-                                input_rate=lambda: _input_rate(chat_model))
+                                input_rate=lambda: chat_input_rate(chat_model))
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id)
         self._memory_instructions = memory_instructions(self.memory)
@@ -191,7 +191,7 @@ class SessionRuntime:
 
     def _on_chain_event(self, event: ChainEvent) -> None:
         if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
-            event = self._priced(event)
+            event = price_compaction(event, self.cost, self.manager.summarizer)
         if not self.handle.read_only:
             self._record_event(event)
         if isinstance(event, UsageEvent):
@@ -223,15 +223,6 @@ class SessionRuntime:
         meta = self.handle.meta
         self.search.record(meta.id, first, messages, title=meta.title, parent=meta.parent)
 
-    def _priced(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
-        """The summarizer's requests for this compaction, priced (and counted in the session's cost)."""
-        responses, self.manager.summarizer.responses = self.manager.summarizer.responses, []
-        cost, requests = self.cost.compaction_cost(responses)
-        if isinstance(event, CompactionFailed):
-            return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests)
-        saves = self.cost.savings_per_request(event.tokens_saved) if event.tokens_saved else None
-        return dataclasses.replace(event, priced=True, cost_usd=cost, cost_requests=requests,
-                                   saves_usd_per_request=saves)
 
     def past_events(self) -> list[ChainEvent]:
         events = (event_from_record(record) for record in self.handle.events.read())
@@ -413,15 +404,6 @@ class SessionRuntime:
         self.handle.close()
         if empty and self._discard_empty is not None:
             self._discard_empty()
-
-
-def _input_rate(chat_model: Model) -> float | None:
-    """The chat model's price per uncached input token (0 for the offline model; ``None``: unknown)."""
-    try:
-        base_url = chat_model.base_url
-    except (AttributeError, UserError):
-        base_url = None
-    return input_price_per_token(chat_model.model_name, provider_name=chat_model.system, provider_url=base_url)
 
 
 def _first_line(text: str) -> str:

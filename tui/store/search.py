@@ -13,7 +13,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic_ai.messages import ModelMessage
@@ -91,22 +91,10 @@ class HistorySearch:
     def rename(self, session_id: str, title: str) -> bool:
         return self.index.rename(session_id, title)
 
-    def refresh(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+    def refresh(self) -> SyncReport:
         """Bring the whole index up to date (a background thread in the app; the CLI before a query)."""
         with self._refreshing:
-            if progress is None:
-                return self.index.sync()
-            pending = [found for found in self.index.disk_sessions().values()]
-            report = SyncReport()
-            for number, found in enumerate(pending, start=1):
-                step = self.index.sync([found.id])
-                report.indexed.extend(step.indexed)
-                report.pending.extend(step.pending)
-                report.problem = report.problem or step.problem
-                progress(number, len(pending))
-            final = self.index.sync()  # drops deleted sessions
-            report.removed = final.removed
-            return report
+            return self.index.sync()
 
     def start_refresh(self) -> threading.Thread:
         """:meth:`refresh` in a daemon thread (the app calls this once its first session is open)."""

@@ -17,7 +17,6 @@ No Textual here.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
@@ -384,9 +383,3 @@ def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[
     except (ValidationError, ValueError, OSError) as error:
         raise CorruptSessionError(f"{path} is not a readable message history ({type(error).__name__})") from None
     return messages[start:stop], len(messages)
-
-
-def dump_rows(index: SearchIndex) -> str:
-    """The sessions table as JSON (debugging aid)."""
-    rows = read_rows(index.connection())
-    return json.dumps({key: vars(value) for key, value in rows.items()}, indent=2)
