@@ -219,3 +219,19 @@ def test_the_index_lives_in_the_data_dir_and_holds_no_more_than_it_derives(tmp_p
     assert "trigram" in tokenizer
     connection.close()
     assert json.loads((next(data.sessions_dir.iterdir()) / "session.json").read_text())["message_count"] == 2
+
+
+def test_an_unlistable_sessions_directory_drops_nothing_from_the_index(tmp_path: Path) -> None:
+    data = data_dir(tmp_path)
+    session = make_session(data, exchange("kept through a bad listing", "ok"))
+    search = HistorySearch(data)
+    search.refresh()
+    aside = tmp_path / "aside"
+    data.sessions_dir.rename(aside)
+    data.sessions_dir.write_text("not a directory")  # listing it fails (NotADirectoryError)
+    report = search.index.sync()
+    assert report.problem is not None and report.removed == 0
+    assert session in read_rows(search.index.connection())
+    data.sessions_dir.unlink()
+    aside.rename(data.sessions_dir)
+    assert search.index.sync().indexed == []  # nothing had to be indexed again

@@ -180,12 +180,13 @@ class SearchIndex:
     # -- catching up with the disk --------------------------------------------------------
 
     def disk_sessions(self, only: Collection[str] | None = None) -> dict[str, DiskSession]:
-        """Session directories holding a messages.json (stat calls only)."""
+        """Session directories holding a messages.json (stat calls only). Raises ``OSError`` when the
+        sessions directory exists but cannot be listed (so nothing is dropped from the index for it)."""
         found: dict[str, DiskSession] = {}
         root = self.data_dir.sessions_dir
         try:
             entries = list(os.scandir(root))
-        except OSError:
+        except FileNotFoundError:
             return found
         for entry in entries:
             if only is not None and entry.name not in only:
@@ -203,7 +204,10 @@ class SearchIndex:
 
     def changed_sessions(self) -> list[DiskSession]:
         """Sessions whose history changed since they were indexed (every one when the index is unreadable)."""
-        disk = self.disk_sessions()
+        try:
+            disk = self.disk_sessions()
+        except OSError:
+            return []
         try:
             rows = read_rows(self.connection()) if self.path.exists() else {}
         except (sqlite3.Error, IndexProblem, OSError) as error:
@@ -216,7 +220,12 @@ class SearchIndex:
         """Index what changed on disk (all sessions, or ``only`` these), within ``byte_budget`` bytes of
         changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending."""
         report = SyncReport()
-        disk = self.disk_sessions(only)
+        try:
+            disk = self.disk_sessions(only)
+        except OSError as error:
+            logger.warning("search index: cannot list %s: %s", self.data_dir.sessions_dir, error)
+            report.problem = IndexProblem("unavailable", f"cannot list the sessions: {error.strerror or error}")
+            return report
         try:
             connection = self.connection(busy_ms)
             rows = read_rows(connection)
