@@ -135,6 +135,7 @@ async def test_a_live_session_is_indexed_as_it_records_and_recall_finds_summariz
         assert result.tool_name == "search_conversation_history" and not result.is_error
         assert "hits for 'row 149 marker0x' in this session's whole history" in result.preview
         assert "[1] message 2 · saved output (read_file) · this session" in result.preview
+        assert "recall row 149" not in result.preview  # the prompt that asked is not a hit
         assert "file 0 row 149 marker0x" in result.preview
     finally:
         await runtime.aclose()

@@ -8,6 +8,7 @@ the recovery path after a summary replaced it in the context.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic_ai import FunctionToolset
@@ -22,6 +23,8 @@ from tui.store.session_store import SessionStore
 
 MAX_HITS = 25
 READ_LIMIT = 20_000
+TURN_ALLOWANCE = 8
+"""Extra hits asked for, since those in the running turn are dropped."""
 
 
 def _short(session_id: str) -> str:
@@ -58,8 +61,10 @@ def format_outcome(outcome: SearchOutcome, query: str, *, scope: str, current: s
             + f"\n\nExact text of a message: read_conversation_message(message={first.message}{session_arg}).")
 
 
-def history_toolset(search: HistorySearch, session_id: str) -> FunctionToolset[None]:
-    """The search and read-back tools for the session ``session_id``."""
+def history_toolset(search: HistorySearch, session_id: str,
+                    turn_start: Callable[[], int] | None = None) -> FunctionToolset[None]:
+    """The search and read-back tools for the session ``session_id``; messages from ``turn_start()`` on
+    (the running turn: the prompt that asked for the search, say) are left out of the hits."""
     toolset: FunctionToolset[None] = FunctionToolset()
     data_dir: DataDir = search.data_dir
 
@@ -71,13 +76,18 @@ def history_toolset(search: HistorySearch, session_id: str) -> FunctionToolset[N
         session. Returns ranked hits with session, message number, role and the lines around the match."""
         if not query.strip():
             raise refuse("the query is empty")
+        wanted = max(1, min(limit, MAX_HITS))
         try:
             outcome = search.search(query, session_id=session_id if scope == "session" else None,
-                                    limit=max(1, min(limit, MAX_HITS)), excerpts=True)
+                                    limit=wanted + TURN_ALLOWANCE, excerpts=True)
         except QueryTooShort as error:
             raise refuse(str(error)) from None
         except ValueError as error:
             raise refuse(str(error)) from None
+        if turn_start is not None:
+            first = turn_start()
+            outcome.hits = [hit for hit in outcome.hits if hit.session != session_id or hit.message < first]
+        outcome.hits = outcome.hits[:wanted]
         return format_outcome(outcome, query, scope=scope, current=session_id)
 
     @toolset.tool_plain

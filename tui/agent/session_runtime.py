@@ -126,8 +126,9 @@ class SessionRuntime:
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self._notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(chat_model))
+        self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id)
+                                  session_id=handle.id, turn_start=lambda: self._turn_start)
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
@@ -251,6 +252,7 @@ class SessionRuntime:
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()
+        self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
         result_event: AgentRunResultEvent[str] | None = None
         run_messages: list[ModelMessage] = []
         try:

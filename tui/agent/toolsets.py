@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,13 +24,14 @@ class AgentParts:
 
 
 def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
-                      search: HistorySearch | None = None) -> AgentParts:
+                      search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
-    ``search`` is the process's shared index (a new one over ``data_dir`` when not given).
+    ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
+    the first message of the running turn (the history search leaves the turn's own messages out).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
-    history = history_toolset(search or HistorySearch(data_dir), session_id)
+    history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     return AgentParts(
         toolsets=[file_toolset(policy), memory_toolset(memory), history],
         capabilities=[LocalWorkspace(workdir)],
