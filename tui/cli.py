@@ -34,9 +34,11 @@ offline stand-in model (type 'help' to it)."""
 EPILOG = """\
 commands:
   deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
-  deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, parent)
+  deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
+  deep-tui search QUERY... [--session ID] [--json]
+                                         find messages in every session's full history
 
 exit status:
   0 done, 1 the turn failed (or a delete was declined), 2 a usage or data problem
@@ -117,6 +119,20 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("session", metavar="ID")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     _add_storage_options(delete, suppress=True)
+
+    search = commands.add_parser(
+        "search", help="search every session's full history",
+        description="Search every session's full history (summarized turns, tool results and saved outputs "
+                    "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
+                    "date first. Every word must occur; \"quote\" a phrase; any substring of 3 or more "
+                    "characters matches, ignoring case. Prints ranked hits: session, message number, role, "
+                    "title and a snippet. Exit status: 0 with hits, 1 with none, 2 for a bad query or id.")
+    _add_storage_options(search, suppress=True)
+    search.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
+    search.add_argument("--session", metavar="ID",
+                        help="only this session's history (with what a fork copied from its parent)")
+    search.add_argument("--json", action="store_true", help="print the hits as JSON")
+    search.add_argument("--limit", metavar="N", type=int, default=20, help="at most N hits (default 20)")
     return parser
 
 
@@ -131,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--fork needs --continue or --resume ID")
     if args.command == "run" and not " ".join(args.prompt).strip():
         parser.error("the prompt is empty")
+    if args.command == "search" and args.limit < 1:
+        parser.error("--limit must be at least 1")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
         parser.error("--context-window must be at least 1000 tokens")
 

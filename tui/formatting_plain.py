@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tui.cost_text import compaction_cost_text
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -47,9 +48,12 @@ def describe_event(event: ChainEvent) -> str:
             text += f", focus: {event.focus}"
         if event.files_created:
             text += f", {plural(len(event.files_created), 'file')} saved"
-        return text
+        cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests,
+                                    saves_per_request=event.saves_usd_per_request, saved_tokens=event.tokens_saved)
+        return text + (f", {cost.replace(' · ', ', ')}" if cost else "")
     if isinstance(event, CompactionFailed):
-        return f"compaction ({event.strategy}) failed: {event.reason}"
+        cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests)
+        return f"compaction ({event.strategy}) failed: {event.reason}" + (f" ({cost})" if cost else "")
     if isinstance(event, CompactionStarted):
         return f"compaction started ({event.trigger}) at {tokens_short(event.tokens)} tokens"
     if isinstance(event, EvictedEvent):

@@ -75,6 +75,10 @@ def launch(args: argparse.Namespace) -> int:
         from tui.session_commands import run_sessions_command
 
         return run_sessions_command(args, context.data_dir)
+    if args.command == "search":
+        from tui.search_command import run_search_command
+
+        return run_search_command(args, context.data_dir)
 
     from tui.agent.session_request import SessionRequest
 

@@ -6,8 +6,14 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
+from tui.cost_text import totals_label
 from tui.paths import DataDir
+
+if TYPE_CHECKING:
+    from tui.store.cost_totals import CostTotals
+    from tui.store.search import HistorySearch
 
 
 def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
@@ -24,6 +30,7 @@ def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
             if not title:
                 raise UserFacingError("the new title is empty")
             store.rename(session_id, title)
+            _search(data_dir).rename(session_id, store.meta(session_id).title)
             print(f"renamed {session_id} to {title!r}")
             return 0
         if args.sessions_command == "delete":
@@ -36,11 +43,18 @@ def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
                     print("not deleted")
                     return 1
             store.delete(session_id)
+            _search(data_dir).forget(session_id)
             print(f"deleted {session_id}")
             return 0
         return _list(store, as_json=args.json)
     except StoreError as error:
         raise UserFacingError(str(error)) from None
+
+
+def _search(data_dir: DataDir) -> HistorySearch:
+    from tui.store.search import HistorySearch
+
+    return HistorySearch(data_dir)
 
 
 def _list(store: object, *, as_json: bool) -> int:
@@ -52,6 +66,7 @@ def _list(store: object, *, as_json: bool) -> int:
             "updated": meta.updated,
             "messages": meta.message_count,
             "tokens": meta.last_usage.tokens if meta.last_usage else None,
+            "cost": _cost_record(meta.cost),
             "model": meta.model,
             "parent": meta.parent.session if meta.parent else None,
         }
@@ -63,10 +78,22 @@ def _list(store: object, *, as_json: bool) -> int:
     if not rows:
         print("no sessions yet (start one with: deep-tui)")
         return 0
-    print(f"{'ID':<12}  {'UPDATED':<16}  {'MSGS':>5}  {'TOKENS':>7}  {'PARENT':<12}  TITLE")
-    for row in rows:
+    print(f"{'ID':<12}  {'UPDATED':<16}  {'MSGS':>5}  {'TOKENS':>7}  {'COST':>13}  {'PARENT':<12}  TITLE")
+    for row, meta in zip(rows, sessions, strict=True):
         updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["updated"]))
         tokens = "" if row["tokens"] is None else str(row["tokens"])
         parent = row["parent"] or ""
-        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {parent:<12}  {row['title']}")
+        cost = totals_label(meta.cost)
+        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {cost:>13}  {parent:<12}  "
+              f"{row['title']}")
     return 0
+
+
+def _cost_record(cost: CostTotals | None) -> dict[str, object] | None:
+    """The session's cost for ``--json``: USD sums, what is not priced, and the label the table shows."""
+    if cost is None:
+        return None
+    return {"usd": round(cost.total_usd, 6), "label": totals_label(cost), "input_usd": round(cost.input_usd, 6),
+            "cached_input_usd": round(cost.cached_input_usd, 6), "output_usd": round(cost.output_usd, 6),
+            "summarizer_usd": round(cost.summarizer_usd, 6), "requests": cost.requests,
+            "unpriced_requests": cost.unpriced_requests, "complete": cost.complete}

@@ -12,6 +12,8 @@ from tui.agent.memory import MemoryFile
 from tui.agent.offline import build_offline_model, parse_command
 from tui.agent.toolsets import build_agent_parts
 from tui.paths import DataDir
+from tui.store.search import HistorySearch
+from tui.store.session_store import SessionStore
 
 
 @pytest.fixture
@@ -21,8 +23,11 @@ def agent_env(tmp_path: Path) -> tuple[Agent[None, str], Path, MemoryFile]:
     (work / "notes.txt").write_text("alpha\nbeta gamma\n")
     data = DataDir(tmp_path / "data")
     memory = MemoryFile(data.memory_file())
-    history = [ModelRequest(parts=[UserPromptPart("we chose PostgreSQL 16 last week")])]
-    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: history)
+    handle = SessionStore(data).create(model="offline")  # a recorded session for "recall" to search
+    handle.append_messages([ModelRequest(parts=[UserPromptPart("we chose PostgreSQL 16 last week")])])
+    handle.close()
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, search=HistorySearch(data),
+                              session_id=handle.id)
     return Agent(build_offline_model(), toolsets=parts.toolsets, capabilities=parts.capabilities), work, memory
 
 

@@ -10,10 +10,10 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tui.agent.history_search import search_history
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.toolsets import build_agent_parts
 from tui.paths import DataDir
+from tui.store.search import HistorySearch
 
 
 class ToolDriver:
@@ -42,10 +42,10 @@ def env(tmp_path: Path) -> tuple[Path, DataDir, MemoryFile]:
     return work, data, MemoryFile(data.memory_file())
 
 
-def call(env: tuple[Path, DataDir, MemoryFile], tool: str, history: list[ModelMessage] | None = None,
-         **args: object) -> str:
+def call(env: tuple[Path, DataDir, MemoryFile], tool: str, **args: object) -> str:
     work, data, memory = env
-    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: history or [])
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, search=HistorySearch(data),
+                              session_id="000000000000")
     driver = ToolDriver(tool, args)
     agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, capabilities=parts.capabilities, instructions=[memory_instructions(memory)])
     return agent.run_sync("go").output
@@ -112,7 +112,8 @@ def test_memory_tools_and_injection(env: tuple[Path, DataDir, MemoryFile]) -> No
     assert "prefers spaces" in call(env, "read_memory")
     memory.write("".join(f"fact {n}\n" for n in range(1, 202)))
     work, data, _ = env
-    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, load_messages=lambda: [])
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, search=HistorySearch(data),
+                              session_id="000000000000")
     driver = ToolDriver("read_memory", {})
     agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, capabilities=parts.capabilities, instructions=[memory_instructions(memory)])
     agent.run_sync("go")
@@ -121,31 +122,3 @@ def test_memory_tools_and_injection(env: tuple[Path, DataDir, MemoryFile]) -> No
     memory.write("fresh fact\n")
     agent.run_sync("again")
     assert "fresh fact" in (driver.instructions[-1] or "")
-
-
-def test_history_search_labels_order_and_limits() -> None:
-    history: list[ModelMessage] = []
-    for number in range(15):
-        history.append(ModelRequest(parts=[UserPromptPart(f"deploy step {number}")]))
-        history.append(ModelResponse(parts=[TextPart(f"done with Deploy {number}")]))
-    history.append(ModelRequest(parts=[ToolReturnPart("grep", "x\ny\ndeploy.sh:3: run\nz", "c1")]))
-    result = search_history(history, "DEPLOY")
-    blocks = result.split("--- ")[1:]
-    assert len(blocks) == 10 and "stopped at 10 matches" in result
-    assert blocks[0].startswith("Tool grep (message 30)")
-    assert blocks[1].startswith("Assistant (message 29)") and blocks[2].startswith("User (message 28)")
-    assert "no matches" in search_history(history, "kubernetes")
-
-
-def test_history_tool_reads_the_recorded_history(env: tuple[Path, DataDir, MemoryFile]) -> None:
-    recorded = [ModelRequest(parts=[UserPromptPart("the password rotation is on Fridays")])]
-    reply = call(env, "search_conversation_history", history=recorded, query="rotation")
-    assert "User (message 0)" in reply and "Fridays" in reply
-
-
-def test_history_search_shows_five_lines_of_context_each_side() -> None:
-    body = "\n".join(f"line {n}" for n in range(1, 21))
-    history: list[ModelMessage] = [ModelRequest(parts=[ToolReturnPart("read_file", body.replace("line 10", "line 10 NEEDLE"), "c1")])]
-    excerpt = search_history(history, "needle")
-    shown = [line for line in excerpt.splitlines() if line.startswith("line ")]
-    assert shown == [f"line {n}" if n != 10 else "line 10 NEEDLE" for n in range(5, 16)]

@@ -1,76 +1,119 @@
-"""search_conversation_history: find earlier turns in the session's full messages.json."""
+"""The agent's way back to anything said before: search the recorded history, read a message exactly.
+
+``search_conversation_history(query, scope)`` goes through the search index over every
+session's full messages.json (summarized turns, tool results and saved outputs included);
+``read_conversation_message(message, session)`` returns one recorded message verbatim —
+the recovery path after a summary replaced it in the context.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from typing import Literal
 
 from pydantic_ai import FunctionToolset
-from pydantic_ai.messages import (
-    CompactionPart,
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
 
 from tui.agent.tool_errors import refuse
+from tui.paths import DataDir
+from tui.store.errors import CorruptSessionError, StoreError
+from tui.store.search import HistorySearch, QueryTooShort, SearchHit, SearchOutcome
+from tui.store.search_index import load_history_from
+from tui.store.search_text import message_text
+from tui.store.session_store import SessionStore
+
+MAX_HITS = 25
+READ_LIMIT = 20_000
+TURN_ALLOWANCE = 8
+"""Extra hits asked for, since those in the running turn are dropped."""
 
 
-def _labelled_texts(index: int, message: ModelMessage) -> Iterator[tuple[str, str]]:
-    if isinstance(message, ModelRequest):
-        for part in message.parts:
-            if isinstance(part, UserPromptPart):
-                content = part.content if isinstance(part.content, str) else " ".join(
-                    item for item in part.content if isinstance(item, str))
-                yield f"User (message {index})", content
-            elif isinstance(part, ToolReturnPart):
-                yield f"Tool {part.tool_name} (message {index})", part.model_response_str()
-            elif isinstance(part, RetryPromptPart):
-                yield f"Tool {part.tool_name or 'retry'} (message {index})", part.model_response()
-            elif isinstance(part, CompactionPart) and part.content:
-                yield f"Summary (message {index})", part.content
-    elif isinstance(message, ModelResponse):
-        for part in message.parts:
-            if isinstance(part, TextPart):
-                yield f"Assistant (message {index})", part.content
-            elif isinstance(part, ToolCallPart):
-                yield f"Assistant (message {index})", f"called {part.tool_name}({part.args_as_json_str()})"
+def _short(session_id: str) -> str:
+    return session_id[:8]
 
 
-def search_history(messages: Sequence[ModelMessage], query: str, *, max_results: int = 10,
-                   context_lines: int = 5) -> str:
-    """Case-insensitive search; at most ``max_results`` excerpts, newest first, with context lines."""
-    needle = query.strip().lower()
-    if not needle:
-        return "the query is empty"
-    excerpts: list[str] = []
-    for index in range(len(messages) - 1, -1, -1):
-        for label, text in _labelled_texts(index, messages[index]):
-            lines = text.splitlines() or [text]
-            for number, line in enumerate(lines):
-                if needle not in line.lower():
-                    continue
-                start, stop = max(0, number - context_lines), min(len(lines), number + context_lines + 1)
-                excerpts.append(f"--- {label}, line {number + 1}\n" + "\n".join(lines[start:stop]))
-                break  # one excerpt per part
-            if len(excerpts) >= max_results:
-                return "\n".join(excerpts) + f"\n(stopped at {max_results} matches; refine the query for more)"
-    return "\n".join(excerpts) if excerpts else f"no matches for {query!r} in this session's history"
+def _hit_block(number: int, hit: SearchHit, current: str) -> str:
+    role = hit.role if hit.tool is None else f"{hit.role} ({hit.tool})"
+    where = "this session" if hit.session == current else f'session {_short(hit.session)} "{hit.title}"'
+    lines = [f"[{number}] message {hit.message} · {role} · {where}"]
+    if hit.session != current and current in hit.forks:
+        lines[0] = (f"[{number}] message {hit.message} · {role} · this session "
+                    f"(copied from its parent {_short(hit.session)})")
+    elif hit.forks:
+        shown = ", ".join(_short(fork) for fork in hit.forks[:5]) + (" …" if len(hit.forks) > 5 else "")
+        lines.append(f"    (also in fork{'s' if len(hit.forks) > 1 else ''} {shown}, copied with the parent's history)")
+    if hit.path:
+        lines.append(f"    saved output: {hit.path} (read it with read_file)")
+    lines.append(hit.excerpt or hit.snippet)
+    return "\n".join(lines)
 
 
-def history_toolset(load_messages: Callable[[], Sequence[ModelMessage]]) -> FunctionToolset[None]:
-    """The search tool over everything recorded, including turns a summary replaced."""
+def format_outcome(outcome: SearchOutcome, query: str, *, scope: str, current: str) -> str:
+    """The tool's answer: ranked hits with session, message number, role and the lines around the match."""
+    where = "this session's whole history" if scope == "session" else "every session"
+    notice = f"(note: {outcome.notice})\n" if outcome.notice else ""
+    if not outcome.hits:
+        return f"{notice}no matches for {query!r} in {where}"
+    blocks = [_hit_block(number, hit, current) for number, hit in enumerate(outcome.hits, start=1)]
+    first = outcome.hits[0]
+    session_arg = "" if first.session == current else f', session="{_short(first.session)}"'
+    return (f"{notice}{len(outcome.hits)} hit{'s' if len(outcome.hits) != 1 else ''} for {query!r} in {where}, "
+            "best first:\n\n" + "\n\n".join(blocks)
+            + f"\n\nExact text of a message: read_conversation_message(message={first.message}{session_arg}).")
+
+
+def history_toolset(search: HistorySearch, session_id: str,
+                    turn_start: Callable[[], int] | None = None) -> FunctionToolset[None]:
+    """The search and read-back tools for the session ``session_id``; messages from ``turn_start()`` on
+    (the running turn: the prompt that asked for the search, say) are left out of the hits."""
     toolset: FunctionToolset[None] = FunctionToolset()
+    data_dir: DataDir = search.data_dir
 
     @toolset.tool_plain
-    def search_conversation_history(query: str) -> str:
-        """Search this session's whole recorded conversation (including summarized turns) for ``query``."""
+    def search_conversation_history(query: str, scope: Literal["session", "all"] = "session", limit: int = 10) -> str:
+        """Search the recorded conversation for ``query`` (all words must occur; "quote" a phrase; any
+        substring of 3+ characters matches, case-insensitively). ``scope="session"``: this session's whole
+        history, including turns a summary replaced, tool results and saved outputs; ``scope="all"``: every
+        session. Returns ranked hits with session, message number, role and the lines around the match."""
         if not query.strip():
-            raise refuse("query is empty")
-        return search_history(load_messages(), query)
+            raise refuse("the query is empty")
+        wanted = max(1, min(limit, MAX_HITS))
+        try:
+            outcome = search.search(query, session_id=session_id if scope == "session" else None,
+                                    limit=wanted + TURN_ALLOWANCE, excerpts=True)
+        except QueryTooShort as error:
+            raise refuse(str(error)) from None
+        except ValueError as error:
+            raise refuse(str(error)) from None
+        if turn_start is not None:
+            first = turn_start()
+            outcome.hits = [hit for hit in outcome.hits if hit.session != session_id or hit.message < first]
+        outcome.hits = outcome.hits[:wanted]
+        return format_outcome(outcome, query, scope=scope, current=session_id)
+
+    @toolset.tool_plain
+    def read_conversation_message(message: int, session: str | None = None, offset: int = 0,
+                                  limit: int = READ_LIMIT) -> str:
+        """The exact recorded text of message number ``message`` (as search_conversation_history numbers them)
+        of this session, or of ``session`` (an id or unique prefix). Long messages: page with offset/limit
+        (characters)."""
+        try:
+            target = SessionStore(data_dir).resolve(session) if session else session_id
+            recorded, count = load_history_from(data_dir.session_dir(target) / "messages.json", message, message + 1)
+        except CorruptSessionError as error:
+            raise refuse(str(error)) from None
+        except StoreError as error:
+            raise refuse(str(error)) from None
+        if not 0 <= message < count or not recorded:
+            raise refuse(f"session {_short(target)} has {count} messages (0 to {count - 1}); "
+                         f"there is no message {message}")
+        text = message_text(recorded[0])
+        offset, limit = max(0, offset), max(1, limit)
+        page = text[offset:offset + limit]
+        header = f"message {message} of session {_short(target)} ({len(text):,} characters"
+        if offset or offset + limit < len(text):
+            header += f"; showing {offset:,}-{offset + len(page):,}"
+            if offset + limit < len(text):
+                header += f"; continue with offset={offset + limit}"
+        return f"{header}):\n{page}"
 
     return toolset

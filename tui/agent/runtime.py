@@ -19,6 +19,7 @@ from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionStore
+from tui.store.search import HistorySearch
 from tui.store.errors import UnknownSessionError
 
 __all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
@@ -36,6 +37,8 @@ class RuntimeFactory:
         self.workdir = workdir
         self.choice = choice
         self.store = SessionStore(data_dir)
+        self.search = HistorySearch(data_dir)
+        """The search index over every session (one per process: the app's picker and every runtime share it)."""
 
     @classmethod
     def create(
@@ -82,6 +85,7 @@ class RuntimeFactory:
                 choice=self.choice,
                 summarizer_model=summarizer,
                 discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
+                search=self.search,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]

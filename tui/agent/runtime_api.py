@@ -17,6 +17,9 @@ from tui.agent.turn_events import TurnEvent
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
+    from tui.store.cost_totals import CostTotals
+    from tui.store.search import HistorySearch
+
 
 @dataclass(frozen=True)
 class ContextSlice:
@@ -39,6 +42,12 @@ class ContextBreakdown:
     compressions: int
     history_file: Path | None = None
     history_bytes: int = 0
+    session_cost: CostTotals | None = None
+    """What the session's requests cost so far (``None``: not recorded)."""
+    turn_cost: CostTotals | None = None
+    """The last (or running) turn's cost."""
+    last_request_usd: float | None = None
+    """The last request's price; ``None`` when unknown or no request yet (see ``turn_cost``)."""
 
     @property
     def total(self) -> int:
@@ -81,6 +90,11 @@ class SessionRuntimeAPI(Protocol):
 
     @property
     def busy(self) -> bool: ...
+
+    @property
+    def session_cost(self) -> CostTotals | None:
+        """What the session's requests cost so far (``None``: not recorded, or not open yet)."""
+        ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
         """Run one user turn; cancelling the consuming task cancels the run (recorded up to there)."""
@@ -125,6 +139,9 @@ class RuntimeFactoryAPI(Protocol):
     so a failed switch never loses the current session. Errors raise
     ``tui.store.errors.StoreError`` subclasses with a one-line message.
     """
+
+    search: HistorySearch
+    """The search index over every session (the picker's content search)."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
 

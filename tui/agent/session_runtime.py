@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResultEvent
 
 from tui.agent.context_report import build_breakdown
+from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
@@ -58,13 +60,16 @@ from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle
+from tui.store.cost_totals import CostTotals
+from tui.store.search import HistorySearch
 
 logger = logging.getLogger(__name__)
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
 tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
-(read_memory, write_memory, update_memory) and search_conversation_history.
+(read_memory, write_memory, update_memory), search_conversation_history (this session
+or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
 PREVIEW_CHARS = 2_000
@@ -85,6 +90,7 @@ class SessionRuntime:
         choice: ModelChoice,
         summarizer_model: Model | None,
         discard_empty: Callable[[], None] | None = None,
+        search: HistorySearch | None = None,
     ) -> None:
         self.settings = settings
         self.data_root = data_dir.root
@@ -93,6 +99,7 @@ class SessionRuntime:
         self.choice = choice
         self.memory_path = data_dir.memory_file(settings.agent_name)
         self.memory = MemoryFile(self.memory_path)
+        self.search = search or HistorySearch(data_dir)
         self._listeners: list[Callable[[ChainEvent], None]] = []
         self._busy = False
         self._discard_empty = discard_empty
@@ -108,26 +115,27 @@ class SessionRuntime:
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
-            recorder=HandleRecorder(handle),
+            recorder=HandleRecorder(handle, on_recorded=self._index_recorded),
             event_sink=self._on_chain_event,
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
         )
         self._messages: list[ModelMessage] | None = None
-        parts = build_agent_parts(
-            workdir=workdir,
-            data_dir=data_dir,
-            memory=self.memory,
-            load_messages=lambda: self.handle.messages.load().messages,
-        )
+        parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
+        self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
+                                emit=self._notify, persist=handle.record_cost,
+                                input_rate=lambda: chat_input_rate(chat_model))
+        self._turn_start = handle.meta.message_count
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id, turn_start=lambda: self._turn_start)
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
             toolsets=parts.toolsets,
-            capabilities=[*parts.capabilities, *self.manager.capabilities()],
+            capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
         self.last_usage: UsageEvent | None = None
         known = handle.meta.last_usage  # the last figure recorded (a fork inherits its parent's)
@@ -156,6 +164,10 @@ class SessionRuntime:
     def busy(self) -> bool:
         return self._busy
 
+    @property
+    def session_cost(self) -> CostTotals:
+        return self.cost.session.copy()
+
     def history_count(self) -> int:
         return self.handle.messages.count()
 
@@ -165,6 +177,7 @@ class SessionRuntime:
     def rename(self, title: str) -> None:
         self.handle.rename(title)
         self.info.title = title
+        self.search.rename(self.handle.id, self.handle.meta.title)
 
     # -- events ----------------------------------------------------------------
 
@@ -178,12 +191,13 @@ class SessionRuntime:
         return unsubscribe
 
     def _on_chain_event(self, event: ChainEvent) -> None:
+        if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
+            event = price_compaction(event, self.cost, self.manager.summarizer)
         if not self.handle.read_only:
             self._record_event(event)
         if isinstance(event, UsageEvent):
             self.last_usage = event
-        for listener in list(self._listeners):
-            listener(event)
+        self._notify(event)
 
     def _record_event(self, event: ChainEvent) -> None:
         """events.jsonl and session.json are a log and a summary: a failed write (a full disk) is logged once
@@ -200,6 +214,16 @@ class SessionRuntime:
             self._event_write_failed = True
         else:
             self._event_write_failed = False
+
+    def _notify(self, event: ChainEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    def _index_recorded(self, first: int, messages: Sequence[ModelMessage]) -> None:
+        """What was just appended to messages.json goes into the search index (never fails the turn)."""
+        meta = self.handle.meta
+        self.search.record(meta.id, first, messages, title=meta.title, parent=meta.parent)
+
 
     def past_events(self) -> list[ChainEvent]:
         events = (event_from_record(record) for record in self.handle.events.read())
@@ -228,6 +252,8 @@ class SessionRuntime:
             return
         self._busy = True
         self.manager.begin_user_turn()
+        self.cost.begin_turn()
+        self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
         result_event: AgentRunResultEvent[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
@@ -359,8 +385,9 @@ class SessionRuntime:
         self.manager.request_compact(focus)
 
     def context_breakdown(self) -> ContextBreakdown:
-        """What fills the window now: instructions and memory, tool schemas, then the conversation."""
-        return build_breakdown(
+        """What fills the window now: instructions and memory, tool schemas, then the conversation; and
+        what the session, its last turn and its last request cost."""
+        breakdown = build_breakdown(
             messages=self.messages,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
             tool_defs=[tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()],
@@ -371,6 +398,10 @@ class SessionRuntime:
             compressions=self.handle.meta.compressions,
             history_file=self.handle.messages.path,
         )
+        turn = self.cost.turn
+        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),
+                                   turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
+                                   last_request_usd=self.cost.last_request_usd)
 
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset
 from pydantic_ai.capabilities import AbstractCapability, LocalWorkspace
-from pydantic_ai.messages import ModelMessage
 
 from tui.agent.file_tools import file_toolset
 from tui.agent.history_search import history_toolset
 from tui.agent.memory import MemoryFile, memory_toolset
 from tui.agent.path_policy import PathPolicy
 from tui.paths import DataDir
+from tui.store.search import HistorySearch
 
 
 @dataclass
@@ -23,11 +23,16 @@ class AgentParts:
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
 
 
-def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile,
-                      load_messages: Callable[[], Sequence[ModelMessage]]) -> AgentParts:
-    """The toolsets for one session's agent, and the local workspace its file tools work through."""
+def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
+                      search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None) -> AgentParts:
+    """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
+
+    ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
+    the first message of the running turn (the history search leaves the turn's own messages out).
+    """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
+    history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     return AgentParts(
-        toolsets=[file_toolset(policy), memory_toolset(memory), history_toolset(load_messages)],
+        toolsets=[file_toolset(policy), memory_toolset(memory), history],
         capabilities=[LocalWorkspace(workdir)],
     )

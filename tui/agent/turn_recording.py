@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
@@ -20,10 +20,13 @@ class HistoryWriteError(Exception):
 
 
 class HandleRecorder:
-    """Adapts the store's session handle to the chain's recorder protocol."""
+    """Adapts the store's session handle to the chain's recorder protocol; ``on_recorded(first, messages)``
+    hears of every append (the search index; the store itself knows nothing of it)."""
 
-    def __init__(self, handle: SessionHandle) -> None:
+    def __init__(self, handle: SessionHandle,
+                 on_recorded: Callable[[int, Sequence[ModelMessage]], None] | None = None) -> None:
         self._handle = handle
+        self._on_recorded = on_recorded
 
     def append_messages(self, messages: Sequence[ModelMessage]) -> int:
         start = self._handle.meta.message_count
@@ -34,6 +37,8 @@ class HandleRecorder:
                 f"cannot save the session: {error.strerror or error} ({self._handle.messages.path}); the turn "
                 "stopped — free some space: what is not saved yet is kept in memory and saved with the next turn"
             ) from error
+        if self._on_recorded is not None:
+            self._on_recorded(start, messages)
         return start
 
 

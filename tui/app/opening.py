@@ -37,6 +37,10 @@ class OpeningSession:
     def busy(self) -> bool:
         return False
 
+    @property
+    def session_cost(self) -> None:
+        return None
+
     async def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
         yield TurnFailed("the session is still opening; send again in a moment")
 

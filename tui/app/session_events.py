@@ -41,19 +41,25 @@ class SessionSwitcher:
             session_id, upto = result.session_id, result.upto
             self.switch(lambda: factory.fork_session(session_id, upto), f"fork of {session_id}")
         elif result.action == "open" and result.session_id:
+            message = result.message
             if result.session_id == self.app.runtime.info.session_id:
+                if message is not None:  # a content hit in the open session: just scroll to it
+                    self.app.run_worker(self.app.reveal_message(message), group="reveal", exclusive=True)
                 return
             session_id = result.session_id
-            self.switch(lambda: factory.open_session(session_id), f"session {session_id}")
+            self.switch(lambda: factory.open_session(session_id), f"session {session_id}", reveal=message)
 
-    def switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str) -> None:
+    def switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str, *,
+               reveal: int | None = None) -> None:
+        """Open the next session and show it; ``reveal``: the message to scroll to (a search hit)."""
         if self.app.runtime.busy:
             self.app.notify("A turn is running — wait for it or press Esc before switching sessions.",
                             severity="warning", markup=False)
             return
-        self.app.run_worker(self._switch(opener, label), group="switch", exclusive=True)
+        self.app.run_worker(self._switch(opener, label, reveal), group="switch", exclusive=True)
 
-    async def _switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str) -> None:
+    async def _switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str,
+                      reveal: int | None = None) -> None:
         try:
             runtime = await opener()
         except StoreError as error:
@@ -62,4 +68,6 @@ class SessionSwitcher:
         previous = self.app.runtime
         await self.app.adopt_runtime(runtime)
         await previous.aclose()
+        if reveal is not None:
+            await self.app.reveal_message(reveal)
         self.app.notify(f"now in {runtime.info.title} ({runtime.info.session_id})", markup=False)

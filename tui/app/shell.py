@@ -25,7 +25,9 @@ from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.chat_view import ChatView
+from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
@@ -116,6 +118,7 @@ class DeepTuiApp(App[int]):
             yield ChatView(id="chat")  # the side panels are mounted just after the first frame
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
+            yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
         yield CommandSuggestions(id="suggestions")
@@ -135,10 +138,12 @@ class DeepTuiApp(App[int]):
             return
         await self.panels.mount(self.runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(self.runtime.session_cost)
         self.prompts.use_session(self.runtime)
         await self.show_current_session()
         self._show_warnings()
         self._list_sessions_ahead()
+        self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
@@ -170,6 +175,7 @@ class DeepTuiApp(App[int]):
         self.store = factory.store  # type: ignore[attr-defined]
         await self.adopt_runtime(runtime)
         self._show_warnings()
+        factory.search.start_refresh()  # index what changed since the last run, in the background
         self.prompts.send_next()  # typed while the session was opening: send it now
 
     def _initial_usage(self) -> UsageEvent | None:
@@ -207,6 +213,9 @@ class DeepTuiApp(App[int]):
         if isinstance(event, UsageEvent):
             for gauge in self.query(ContextGauge):  # none once the app is closing
                 gauge.usage = event
+            return
+        if isinstance(event, CostUpdated):
+            self.query_one(CostMeter).add(event)
             return
         for log in self.query(EventLogPanel):
             log.add_event(event)
@@ -337,11 +346,17 @@ class DeepTuiApp(App[int]):
             if self._picker is not None:
                 self.uninstall_screen(self._picker)
             self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
-                                               rename_current=self._rename_current)
+                                               rename_current=self._rename_current,
+                                               search=self.factory.search)  # type: ignore[union-attr]
             self.install_screen(self._picker, name=PICKER_SCREEN)
         else:
             self._picker.reopen(current, self.recent_sessions)
         self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
+
+    async def reveal_message(self, index: int) -> None:
+        """Scroll the chat to message ``index`` of the current session (a search hit)."""
+        if await self.query_one(ChatView).reveal_message(index) is None:
+            self.notify(f"message {index} is not in this session", severity="warning", markup=False)
 
     def _rename_current(self, title: str) -> None:
         self.runtime.rename(title)
@@ -407,6 +422,7 @@ class DeepTuiApp(App[int]):
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(runtime.session_cost)
         await self.panels.adopt(runtime)
         await self.show_current_session()
         self._list_sessions_ahead()

@@ -92,6 +92,14 @@ class CompactionFinished(ChainEvent):
     focus: str | None = None
     summary_index: int | None = None
     """Index in messages.json of the recorded summary message (summary/fallback)."""
+    priced: bool = False
+    """The session priced this compaction (the three fields below are set); see ``tui.agent.cost``."""
+    cost_usd: float | None = None
+    """What the summarizer's requests for it cost (USD); ``None`` when they could not be priced."""
+    cost_requests: int = 0
+    """Summarizer requests it made (0: no model call, e.g. tier 2 or an extractive summary)."""
+    saves_usd_per_request: float | None = None
+    """Roughly what each later request saves: tokens saved × the chat model's input price."""
 
     @property
     def tokens_saved(self) -> int:
@@ -108,6 +116,10 @@ class CompactionFailed(ChainEvent):
     reason: str
     tokens: int
     focus: str | None = None
+    priced: bool = False
+    cost_usd: float | None = None
+    """What the summarizer's requests cost even though the compaction failed (see CompactionFinished)."""
+    cost_requests: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 
 from tui.chain.estimate import TokenEstimator, text_tokens
@@ -74,6 +74,8 @@ class Summarizer:
         )
         self.last_prompts: list[str] = []
         """Prompts sent in the last ``summarize`` call (for tests and the event log)."""
+        self.responses: list[ModelResponse] = []
+        """The summarizer model's responses not yet priced (the session takes them: ``tui.agent.cost``)."""
 
     async def summarize(self, span: Sequence[ModelMessage], *, previous_summary: str | None,
                         focus: str | None, must_include: Sequence[str] = ()) -> str:
@@ -132,6 +134,7 @@ class Summarizer:
             raise
         except Exception as error:  # any model/provider failure becomes a reported, redacted reason
             raise SummarizerError(_reason(error)) from None
+        self.responses.extend(message for message in result.new_messages() if isinstance(message, ModelResponse))
         text = result.output.strip()
         if not text:
             raise SummarizerError("the summarizer returned an empty summary")

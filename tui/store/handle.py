@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
 
+from tui.store.cost_totals import CostTotals
 from tui.store.errors import StorageError
 from tui.store.event_log import EventLog
 from tui.store.lock import SessionLock
@@ -82,6 +83,13 @@ class SessionHandle:
         if self.read_only:
             return
         self.meta.compressions += 1
+        self.save_meta_or_log()
+
+    def record_cost(self, totals: CostTotals) -> None:
+        """Keep the session's running cost in session.json."""
+        if self.read_only:
+            return
+        self.meta.cost = totals
         self.save_meta_or_log()
 
     def rename(self, title: str) -> None:

@@ -12,6 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from tui.atomic import write_atomic
 from tui.message_text import prompt_text
+from tui.store.cost_totals import CostTotals
 from tui.store.damage import is_damage_note
 
 TITLE_LIMIT = 60
@@ -48,6 +49,8 @@ class SessionMeta:
     parent: ParentRef | None = None
     last_usage: UsageSnapshot | None = None
     compressions: int = 0
+    cost: CostTotals | None = None
+    """What the session's model requests cost (``None``: not recorded, e.g. an older session)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,6 +72,7 @@ class SessionMeta:
             if isinstance(usage, dict)
             else None,
             compressions=int(data.get("compressions", 0)),
+            cost=CostTotals.from_dict(data.get("cost")),
         )
 
     def write(self, path: Path) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import DialogScreen
+from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
 from tui.wording import plural
 
 BAR = 24
@@ -41,9 +42,19 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
                 f"{plural(report.compressions, 'compaction')} so far"),
         Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
+        *cost_lines(report),
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])
+
+
+def cost_lines(report: ContextBreakdown) -> list[Content]:
+    """What the session, its last turn and its last request cost (genai-prices)."""
+    lines = [Content.assemble(("cost  ", "bold"), "session ", totals_details(report.session_cost))]
+    if report.turn_cost is not None:
+        last = PRICE_UNKNOWN if report.last_request_usd is None else format_usd(report.last_request_usd)
+        lines.append(Content(f"      last turn {totals_details(report.turn_cost)}; last request {last}"))
+    return lines
 
 
 class ContextScreen(DialogScreen[None]):

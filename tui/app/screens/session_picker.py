@@ -1,7 +1,10 @@
 """The session picker: list, filter, open, fork, rename, delete and start sessions.
 
 Reads only the store's ``session.json`` metadata (``SessionStore.list_sessions``),
-always off the UI thread, and shows forks indented under their parent.
+always off the UI thread, and shows forks indented under their parent. Typing filters
+by title, id and model at once, and searches every session's history through the
+search index (off the UI thread); a session found by its contents shows the matching
+snippet under its row, and opening it scrolls to that message.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,31 +23,28 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.formatting import short_id
-from tui.app.screens.confirm import ConfirmModal, DialogScreen, PromptModal, action_button
+from tui.app.screens.confirm import DialogScreen, action_button
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
+from tui.app.screens.session_edits import SessionEdits, store_errors
+from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.wording import plural
+
+if TYPE_CHECKING:
+    from tui.store.search import HistorySearch
 
 __all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
 
 
 @dataclass(frozen=True)
 class PickerResult:
-    """What the user chose: open or fork ``session_id`` (forks whole, or ``[0:upto]``), or a new session."""
+    """What the user chose: open or fork ``session_id`` (forks whole, or ``[0:upto]``), or a new session;
+    ``message``: the content hit to scroll to once the session is open."""
 
     action: Literal["open", "fork", "new"]
     session_id: str | None
     upto: int | None = None
-
-
-def _store_errors() -> tuple[type[Exception], ...]:
-    """The errors a store operation raises for reasons the user can act on."""
-    try:
-        from tui.store.errors import StoreError
-    except ImportError:  # the store package is optional for this screen
-        return (OSError,)
-    return (StoreError, OSError)
+    message: int | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class _Entry:
     meta: SessionMetaLike
     depth: int
     haystack: str
+    row: Content
     option: Option
 
 
@@ -59,7 +60,7 @@ def _matches(haystack: str, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
 
 
-class SessionPickerScreen(DialogScreen[PickerResult | None]):
+class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, SessionEdits):
     """A modal listing the sessions of the store.
 
     Dismisses a :class:`PickerResult` (open, fork or new), or ``None`` when
@@ -74,6 +75,13 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
     SessionPickerScreen #filter {
         margin: 1 0 0 0;
     }
+    SessionPickerScreen #search-note {
+        height: auto;
+        color: $text-warning;
+        padding: 0 1;
+        display: none;
+    }
+    SessionPickerScreen.-search-note #search-note { display: block; }
     SessionPickerScreen #columns {
         height: 1;
         margin-top: 1;
@@ -111,8 +119,10 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         clock: Callable[[], float] = time.time,
         initial: Sequence[SessionMetaLike] | None = None,
         rename_current: Callable[[str], None] | None = None,
+        search: HistorySearch | None = None,
     ) -> None:
         """``initial``: a recent listing to show at once (it is refreshed from the store right after).
+        ``search``: the index that typing searches contents with (titles only without it).
 
         ``rename_current`` renames the open session through its own handle: the store refuses to
         rename a session another handle owns, since that handle would write its old title back.
@@ -128,6 +138,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self._loaded = False
         self._initial = initial
         self._reopening = False
+        self.search = search
+        self._content = None
 
     # -- layout --
 
@@ -135,7 +147,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Sessions"
             dialog.border_subtitle = "loading…"
-            yield Input(placeholder="Type to filter by title, id or model…", id="filter")
+            yield Input(placeholder="Type to search titles and contents (or filter by id, model)…", id="filter")
+            yield Static("", id="search-note")
             yield Static(header_row(), id="columns")
             yield SessionList(id="sessions")
             yield Static("", id="empty")
@@ -166,6 +179,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self.current_id = current_id
         self._initial = initial
         self._reopening = True
+        self._content = None
 
     def on_screen_resume(self) -> None:
         if self._reopening:  # not when a dialog on top of the picker (rename, delete) closes
@@ -189,7 +203,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         """List the store's sessions off the UI thread, then show them (keeping ``highlight`` selected)."""
         try:
             sessions = await asyncio.to_thread(self.store.list_sessions)
-        except _store_errors() as error:
+        except store_errors() as error:
             self.notify(str(error), title="Could not list sessions", severity="error", markup=False)
             sessions = []
         if not self.is_attached or not self.is_active:  # closed (or closing) while the listing was read
@@ -206,7 +220,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
                 meta=meta,
                 depth=depth,
                 haystack=f"{meta.title} {meta.id} {meta.model or ''}".casefold(),
-                option=Option(session_row(meta, depth, current=meta.id == current, now=now), id=meta.id),
+                row=(row := session_row(meta, depth, current=meta.id == current, now=now)),
+                option=Option(row, id=meta.id),
             )
             for meta, depth in order_by_lineage(sessions)
         ]
@@ -214,13 +229,23 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         self.apply_filter(highlight=highlight)
 
     def apply_filter(self, *, highlight: str | None = None) -> None:
-        """Show the entries matching every word of the filter (title, id or model, case-insensitive)."""
+        """Show the entries matching every word of the filter (title, id or model, case-insensitive), and
+        those whose history matches it (with the snippet), once the content search has answered."""
         query = self.filter_input.value
         terms = query.casefold().split()
         previous = highlight or self.highlighted_id
-        self._shown = [entry for entry in self._entries if _matches(entry.haystack, terms)] if terms else self._entries
+        hits = self.content_hits
+        if terms:
+            self._shown = [entry for entry in self._entries
+                           if entry.meta.id in hits or _matches(entry.haystack, terms)]
+        else:
+            self._shown = self._entries
         option_list = self.session_list
-        option_list.set_options(entry.option for entry in self._shown)
+        option_list.set_options(
+            Option(row_with_hit(entry.row, hits[entry.meta.id], entry.depth), id=entry.meta.id)
+            if entry.meta.id in hits else entry.option
+            for entry in self._shown
+        )
         if self._shown:
             index = next((i for i, entry in enumerate(self._shown) if entry.meta.id == previous), 0)
             option_list.highlighted = index
@@ -228,7 +253,11 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         total = len(self._entries)
         dialog = self.query_one(".dialog")
         count = plural(total, "session")
-        dialog.border_subtitle = f"{len(self._shown):,} of {count}" if terms else count
+        by_content = sum(1 for entry in self._shown if entry.meta.id in hits)
+        matching = self.content_results.matching if self.content_results is not None else 0
+        more = f" (the first {by_content:,} of {matching:,} — add words to narrow)" if matching > by_content else ""
+        dialog.border_subtitle = (f"{len(self._shown):,} of {count}" + (f" · {by_content:,} by content{more}"
+                                                                          if by_content else "")) if terms else count
         empty = self.query_one("#empty", Static)
         if not self._entries:
             empty.update("No sessions yet — press n (or ctrl+n) to start one.")
@@ -240,6 +269,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
     def _filter_changed(self) -> None:
         if self._loaded:
             self.apply_filter()
+        self.search_contents(self.filter_input.value.strip(), [entry.meta.id for entry in self._entries])
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -258,6 +288,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
             return None
         option = self.session_list.highlighted_option
         return option.id if option is not None else None
+
+    def _shown_ids(self) -> list[str]:
+        return [entry.meta.id for entry in self._shown]
 
     def _highlighted(self) -> SessionMetaLike | None:
         session_id = self.highlighted_id
@@ -286,10 +319,11 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
         meta = self._highlighted()
         if meta is None:
             return
-        if meta.id == self.current_id:
+        hit = self.content_hits.get(meta.id)
+        if meta.id == self.current_id and hit is None:
             self.dismiss(None)
             return
-        self.dismiss(PickerResult("open", meta.id))
+        self.dismiss(PickerResult("open", meta.id, message=hit.message if hit else None))
 
     def action_fork(self) -> None:
         meta = self._highlighted()
@@ -298,76 +332,3 @@ class SessionPickerScreen(DialogScreen[PickerResult | None]):
 
     def action_new(self) -> None:
         self.dismiss(PickerResult("new", None))
-
-    def action_rename(self) -> None:
-        meta = self._highlighted()
-        if meta is None:
-            return
-
-        def renamed(title: str | None) -> None:
-            if title is None:
-                return
-            if not title:
-                self.notify("A session title cannot be empty.", severity="warning", markup=False)
-            elif title != meta.title:
-                self._rename(meta.id, title)
-
-        self.app.push_screen(
-            PromptModal("Rename session", value=meta.title, placeholder="New title", submit_label="Rename"),
-            renamed,
-        )
-
-    def action_delete(self) -> None:
-        meta = self._highlighted()
-        if meta is None:
-            return
-        if meta.id == self.current_id:
-            self.notify("This session is open here; switch to another one before deleting it.", severity="warning", markup=False)
-            return
-        forks = sum(1 for other in self._by_id.values() if other.parent is not None and other.parent.session == meta.id)
-        message = Content.from_markup(
-            "Delete [b]$title[/b] ($id, $count messages)?\n"
-            "Its history and events are removed from disk. This cannot be undone.",
-            title=meta.title or "(untitled)",
-            id=short_id(meta.id),
-            count=meta.message_count,
-        )
-        if forks:
-            message = message.append(f"\nIts {plural(forks, 'fork')} will be kept.")
-
-        ids = [entry.meta.id for entry in self._shown]
-        position = ids.index(meta.id) if meta.id in ids else -1
-        neighbours = ids[position + 1 : position + 2] or ids[max(position - 1, 0) : max(position, 0)]
-        next_highlight = neighbours[0] if neighbours else None
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._delete(meta.id, next_highlight)
-
-        self.app.push_screen(
-            ConfirmModal("Delete session", message, confirm_label="Delete", destructive=True),
-            confirmed,
-        )
-
-    @work(group="picker-write")
-    async def _rename(self, session_id: str, title: str) -> None:
-        current = session_id == self.current_id and self._rename_current is not None
-        try:
-            if current and self._rename_current is not None:
-                self._rename_current(title)
-            else:
-                await asyncio.to_thread(self.store.rename, session_id, title)
-        except _store_errors() as error:
-            self.notify(str(error), title="Not renamed", severity="warning", markup=False)
-            return
-        self.reload(highlight=session_id)
-
-    @work(group="picker-write")
-    async def _delete(self, session_id: str, next_highlight: str | None) -> None:
-        try:
-            await asyncio.to_thread(self.store.delete, session_id)
-        except _store_errors() as error:
-            self.notify(str(error), title="Not deleted", severity="warning", markup=False)
-            return
-        self.notify(f"Deleted session {short_id(session_id)}.", markup=False)
-        self.reload(highlight=next_highlight)

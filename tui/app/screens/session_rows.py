@@ -9,6 +9,8 @@ from typing import Protocol
 from textual.content import Content
 
 from tui.app.formatting import human_age, human_tokens, short_id
+from tui.cost_text import PRICE_UNKNOWN, totals_label
+from tui.store.cost_totals import CostTotals
 
 __all__ = ["SessionMetaLike", "SessionStoreLike", "header_row", "order_by_lineage", "session_row"]
 
@@ -53,6 +55,9 @@ class SessionMetaLike(Protocol):
 
     @property
     def last_usage(self) -> UsageSnapshotLike | None: ...
+
+    @property
+    def cost(self) -> CostTotals | None: ...
 
 
 class SessionStoreLike(Protocol):
@@ -114,6 +119,7 @@ def order_by_lineage(sessions: Sequence[SessionMetaLike]) -> list[tuple[SessionM
 AGE_WIDTH = 10
 MESSAGES_WIDTH = 5
 TOKENS_WIDTH = 7
+COST_WIDTH = 13
 MODEL_WIDTH = 18
 MAX_INDENT = 6
 
@@ -140,17 +146,24 @@ def _tokens_style(usage: UsageSnapshotLike | None) -> str:
     return ""
 
 
+def _cost_cell(cost: CostTotals | None) -> tuple[str, str]:
+    label = totals_label(cost)
+    if label == PRICE_UNKNOWN:
+        return (f"{label:>{COST_WIDTH}}  ", "$text-warning")
+    return (f"{_fit(label, COST_WIDTH):>{COST_WIDTH}}  ", "$text-muted" if cost is None else "")
+
+
 def header_row() -> Content:
     """The column captions above the list (same layout as :func:`session_row`)."""
     text = (
         f"  {'updated':>{AGE_WIDTH}}  {'msgs':>{MESSAGES_WIDTH}}  {'tokens':>{TOKENS_WIDTH}}  "
-        f"{'model':<{MODEL_WIDTH}}  title"
+        f"{'cost':>{COST_WIDTH}}  {'model':<{MODEL_WIDTH}}  title"
     )
     return Content.styled(text, "$text-muted bold")
 
 
 def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float) -> Content:
-    """One line: marker, age, messages, tokens, model, then the (indented) title and short id."""
+    """One line: marker, age, messages, tokens, cost, model, then the (indented) title and short id."""
     usage = meta.last_usage
     indent = "  " * (min(depth, MAX_INDENT) - 1) + "↳ " if depth else ""
     title = meta.title.strip()
@@ -159,6 +172,7 @@ def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float)
         (f"{human_age(meta.updated, now):>{AGE_WIDTH}}  ", "$text-muted"),
         f"{meta.message_count:>{MESSAGES_WIDTH}}  ",
         (f"{human_tokens(usage.tokens if usage else None):>{TOKENS_WIDTH}}  ", _tokens_style(usage)),
+        _cost_cell(meta.cost),
         (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  ", "$text-secondary"),
         (indent, "$text-muted"),
         (title, "bold" if current else "") if title else ("(untitled)", "$text-muted italic"),

@@ -69,6 +69,9 @@ def args_summary(args_json: str) -> str:
 class ToolBlock(Collapsible):
     """A tool call, collapsed: name and arguments; expanded: arguments and the result preview."""
 
+    message_index: int | None = None
+    """The recorded message holding the call (set for history; ``ChatView.reveal_message`` uses it)."""
+
     @dataclass
     class OpenSaved(Message):
         """The user asked to see an evicted output."""
@@ -140,6 +143,9 @@ class CompactionDivider(Collapsible):
     DEFAULT_CSS = """
     CompactionDivider .divider-originals { height: auto; }
     """
+
+    message_index: int | None = None
+    """The recorded summary message (set for history; ``ChatView.reveal_message`` uses it)."""
 
     @dataclass
     class ShowOriginals(Message):

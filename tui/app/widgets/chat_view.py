@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, Collapsible
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
@@ -70,6 +70,36 @@ class ChatView(VerticalScroll):
         self._earlier.display = start > 0
         self._earlier.label = f"load earlier messages ({start} more)"
         return added
+
+    async def reveal_message(self, index: int) -> Widget | None:
+        """Bring message ``index`` of the history into view (a search hit): load earlier pages until it is
+        mounted, then scroll the block that shows it to the top, expand it and select it.
+
+        The block is the last one that starts at or before ``index`` (a tool result shows in its call's block).
+        Returns it, or ``None`` when the session has no such message.
+        """
+        if self.runtime is None or not 0 <= index < self.runtime.history_count():
+            return None
+        # A tool result is shown in its call's block, one message earlier: load that far.
+        while self.loaded_from > max(0, index - 1) and await self.load_earlier():
+            pass
+        target: Widget | None = None
+        for child in self.children:
+            position = getattr(child, "message_index", None)
+            if isinstance(position, int) and position <= index:
+                target = child
+        if target is None:
+            return None
+        for previous in self.query(".-search-hit"):
+            previous.remove_class("-search-hit")
+        target.add_class("-search-hit")
+        if isinstance(target, Collapsible):
+            target.collapsed = False
+        self.release_anchor()
+        self.call_after_refresh(self.scroll_to_widget, target, top=True, animate=False)
+        if target.focusable:
+            target.focus(scroll_visible=False)
+        return target
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

@@ -23,6 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
+from tui.cost_text import compaction_cost_text
 from tui.formatting_plain import replaced_label
 from tui.app.screens.confirm import TextViewerModal
 from tui.chain.events import (
@@ -82,6 +83,10 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             count = len(event.files_created)
             details.append(plural(count, "file"))
         details.append(replaced_label(event, short=True))
+        cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests,
+                                    saves_per_request=event.saves_usd_per_request, saved_tokens=event.tokens_saved)
+        if cost:
+            details.append(cost)
         second = Content(" · ").join(part if isinstance(part, Content) else Content.assemble(part) for part in details)
         return Content.assemble(
             stamp,
@@ -94,11 +99,13 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             second.stylize("$text-muted"),
         )
     if isinstance(event, CompactionFailed):
+        cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests)
         return Content.assemble(
             stamp,
             (f"✗ {event.strategy} failed", "$text-error bold"),
             _muted(f" · {event.trigger}  at {human_tokens(event.tokens)}"),
             (f" · focus “{event.focus}”" if event.focus else "", "$text-muted"),
+            _muted(f" · {cost}" if cost else ""),
             "\n",
             INDENT,
             ("reason: ", "$text-error"),

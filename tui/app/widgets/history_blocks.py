@@ -61,7 +61,9 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
         index = first_index + offset
         if isinstance(message, ModelRequest):
             if summary_info(message) is not None:
-                blocks.append(CompactionDivider(divider_info(message, index, finished)))
+                divider = CompactionDivider(divider_info(message, index, finished))
+                divider.message_index = index
+                blocks.append(divider)
                 continue
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
@@ -81,6 +83,7 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     blocks.append(AssistantBlock(part.content, message_index=index))
                 elif isinstance(part, ToolCallPart):
                     block = ToolBlock(part.tool_call_id, part.tool_name, part.args_as_json_str())
+                    block.message_index = index
                     tools[part.tool_call_id] = block
                     blocks.append(block)
     return blocks

@@ -1,0 +1,135 @@
+"""The picker's content search: the index queried off the UI thread as the filter changes, and the
+snippet line under a session whose history matches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+if TYPE_CHECKING:  # the store's search loads pydantic-ai; the picker only needs the types here
+    from tui.store.search import HistorySearch
+    from tui.store.search_query import SearchHit
+
+    _ScreenMixin = Screen[object]
+else:
+    _ScreenMixin = object  # a mixin: Textual takes a screen's CSS from its first base only
+
+MIN_CONTENT_QUERY = 3
+"""Contents are searched once the filter has a word of at least this many characters."""
+MAX_CONTENT_ROWS = 100
+"""At most this many sessions (the first in the list) are shown for their contents; more words narrow it."""
+
+HIGHLIGHT_START = "\x02"
+HIGHLIGHT_END = "\x03"
+"""The marks ``tui.store.search_text`` wraps matches in (a snippet's text never contains them otherwise)."""
+SNIPPET_INDENT = 4
+
+
+@dataclass(frozen=True)
+class ContentResults:
+    """What the index found for one filter text: the newest matching message of each session."""
+
+    query: str
+    hits: dict[str, SearchHit] = field(default_factory=dict)
+    notice: str | None = None
+    matching: int = 0
+    """Sessions whose contents match in all (only the first ``MAX_CONTENT_ROWS`` are in ``hits``)."""
+
+
+def highlighted(snippet: str) -> Content:
+    """A snippet as content: the text literal (never markup), the matches emphasised."""
+    pieces: list[tuple[str, str] | str] = []
+    inside = False
+    text = ""
+    for character in snippet:
+        if character in (HIGHLIGHT_START, HIGHLIGHT_END):
+            if text:
+                pieces.append((text, "bold $text-accent underline") if inside else text)
+            text, inside = "", character == HIGHLIGHT_START
+            continue
+        text += character
+    if text:
+        pieces.append((text, "bold $text-accent underline") if inside else text)
+    return Content.assemble(*pieces)
+
+
+def snippet_line(hit: SearchHit, depth: int) -> Content:
+    """``    message 42 · user  …the «migration» plan…  (also in 2 forks)`` under a session row."""
+    indent = " " * (SNIPPET_INDENT + 2 * min(depth, 6))
+    role = hit.role if hit.tool is None else f"{hit.role} {hit.tool}"
+    forks = len(hit.forks)
+    return Content.assemble(
+        (f"{indent}message {hit.message} · {role}  ", "$text-muted"),
+        highlighted(hit.snippet).stylize_before("$text-muted"),
+        (f"  (also in {forks} fork{'s' if forks != 1 else ''})" if forks else "", "$text-muted italic"),
+    )
+
+
+def row_with_hit(row: Content, hit: SearchHit, depth: int) -> Content:
+    return Content("\n").join([row, snippet_line(hit, depth)])
+
+
+class ContentSearch(_ScreenMixin):
+    """The picker's content search (mixed into ``SessionPickerScreen``): needs ``#filter`` (an Input) and
+    ``#search-note`` (a Static), ``search``, and ``apply_filter()`` to redraw the list."""
+
+    search: HistorySearch | None
+    _content: ContentResults | None
+    _loaded: bool
+
+    if TYPE_CHECKING:
+        def apply_filter(self, *, highlight: str | None = None) -> None: ...
+
+    @property
+    def content_results(self) -> ContentResults | None:
+        """The content search's answer for the current filter text (``None`` until it arrives)."""
+        content = self._content
+        if content is None or content.query != self.query_one("#filter", Input).value.strip():
+            return None
+        return content
+
+    @property
+    def content_hits(self) -> dict[str, SearchHit]:
+        """Sessions whose history matches the current filter text, with their newest matching message."""
+        content = self.content_results
+        return content.hits if content is not None else {}
+
+    def search_contents(self, query: str, order: list[str]) -> None:
+        """Start searching every session's history for ``query`` (or clear the note for a short query);
+        ``order``: the sessions as listed, so the first matching ones get their snippet."""
+        if self.search is not None and any(len(word) >= MIN_CONTENT_QUERY for word in query.split()):
+            self._search_contents(query, order)
+        else:
+            self._show_note(None)
+
+    @work(thread=True, exclusive=True, group="picker-search")
+    def _search_contents(self, query: str, order: list[str]) -> None:
+        """A thread, so the UI keeps taking keys; a result for an outdated filter is dropped."""
+        from tui.store.search import QueryTooShort
+
+        assert self.search is not None
+        try:
+            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS)
+        except (QueryTooShort, ValueError):
+            return
+        if not get_current_worker().is_cancelled:
+            results = ContentResults(query, outcome.by_session, outcome.notice, outcome.matching_sessions)
+            self.app.call_from_thread(self._show_content, results)
+
+    def _show_content(self, results: ContentResults) -> None:
+        if not self.is_attached or results.query != self.query_one("#filter", Input).value.strip():
+            return  # the filter changed while searching: a newer search is on its way
+        self._content = results
+        self._show_note(results.notice)
+        if self._loaded:
+            self.apply_filter()
+
+    def _show_note(self, note: str | None) -> None:
+        self.query_one("#search-note", Static).update(Content(note or ""))
+        self.set_class(bool(note), "-search-note")

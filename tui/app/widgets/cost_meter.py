@@ -1,0 +1,63 @@
+"""The cost on the gauge line: this turn and this session, priced by genai-prices.
+
+Shows nothing until the session has spent something or made a request nobody can price
+(the offline stand-in is free and stays quiet); the tooltip has the breakdown.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.agent.cost_events import CostUpdated
+from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
+from tui.store.cost_totals import CostTotals
+
+
+def _worth_showing(totals: CostTotals | None) -> bool:
+    return totals is not None and (totals.total_usd > 0 or totals.unpriced_requests > 0)
+
+
+def render_cost(session: CostTotals | None, turn: CostTotals | None = None) -> Content:
+    """``turn $0.02 · session $1.23`` (``price unknown`` for what cannot be priced); empty when free."""
+    if not _worth_showing(session):
+        return Content("")
+    pieces: list[tuple[str, str] | str] = []
+    if turn is not None and (turn.requests or turn.unpriced_requests):
+        pieces += [("turn ", "$text-muted"), totals_label(turn), ("  ", "")]
+    label = totals_label(session)
+    pieces += [("session ", "$text-muted"), (label, "$warning" if label == PRICE_UNKNOWN else "bold")]
+    return Content.assemble(*pieces)
+
+
+class CostMeter(Static):
+    """What the current turn and session cost so far."""
+
+    DEFAULT_CSS = """
+    CostMeter { width: auto; height: 1; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.display = False
+        self.session_cost: CostTotals | None = None
+        self.turn_cost: CostTotals | None = None
+        self.last_request_usd: float | None = None
+
+    def show_session(self, totals: CostTotals | None) -> None:
+        """A session was opened: its recorded totals, no turn yet."""
+        self.session_cost, self.turn_cost, self.last_request_usd = totals, None, None
+        self._refresh_text()
+
+    def add(self, event: CostUpdated) -> None:
+        """After each priced (or unpriceable) request."""
+        self.session_cost, self.turn_cost, self.last_request_usd = event.session, event.turn, event.last_request_usd
+        self._refresh_text()
+
+    def _refresh_text(self) -> None:
+        self.update(render_cost(self.session_cost, self.turn_cost))
+        self.display = _worth_showing(self.session_cost)
+        last = (PRICE_UNKNOWN if self.last_request_usd is None else format_usd(self.last_request_usd)) \
+            if self.turn_cost is not None else "–"
+        self.tooltip = Content(f"last request: {last}\nthis turn: {totals_details(self.turn_cost)}\n"
+                               f"this session: {totals_details(self.session_cost)}\nprices from genai-prices")

@@ -1,0 +1,90 @@
+"""``deep-tui search QUERY [--session ID] [--json]``: find anything said in any session.
+
+Brings the index up to date first (only what changed since it was last used), then
+prints ranked hits: session, message number, role, title and a one-line snippet.
+Exit status 0 with hits, 1 with none (like grep), 2 for a bad query or session id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from tui.paths import DataDir
+
+if TYPE_CHECKING:
+    from tui.store.search import HistorySearch, SearchHit
+
+INDEXING_NOTE_BYTES = 20_000_000
+"""Say on stderr that the index is being brought up to date when this much history changed."""
+
+
+def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
+    from tui.launch import UserFacingError
+    from tui.store.errors import StoreError
+    from tui.store.search import HistorySearch, QueryTooShort
+    from tui.store.session_store import SessionStore
+
+    query = " ".join(args.query).strip()
+    if not query:
+        raise UserFacingError("the query is empty")
+    try:
+        session_id = SessionStore(data_dir).resolve(args.session) if args.session else None
+    except StoreError as error:
+        raise UserFacingError(str(error)) from None
+    search = HistorySearch(data_dir)
+    _bring_up_to_date(search, sys.stderr)
+    try:
+        outcome = search.search(query, session_id=session_id, limit=args.limit, sync_bytes=None)
+    except QueryTooShort as error:
+        raise UserFacingError(str(error)) from None
+    except ValueError as error:
+        raise UserFacingError(str(error)) from None
+    finally:
+        search.index.close()
+    if outcome.notice:
+        print(f"deep-tui: note: {outcome.notice}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([_hit_record(hit) for hit in outcome.hits], indent=2, ensure_ascii=False))
+    elif outcome.hits:
+        _print_hits(outcome.hits, sys.stdout)
+    else:
+        where = f"session {session_id}" if session_id else "any session"
+        print(f"no matches for {query!r} in {where}", file=sys.stderr)
+    return 0 if outcome.hits else 1
+
+
+def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
+    """Index what changed since the index was last used (saying so when it is a lot)."""
+    changed = search.index.changed_sessions()
+    changed_bytes = sum(found.size for found in changed)
+    if changed_bytes >= INDEXING_NOTE_BYTES:
+        print(f"deep-tui: indexing {len(changed):,} sessions ({changed_bytes / 1e6:.0f} MB of history)…",
+              file=err, flush=True)
+    search.refresh()
+
+
+def _hit_record(hit: SearchHit) -> dict[str, object]:
+    from tui.store.search_text import plain_snippet
+
+    return {"session": hit.session, "title": hit.title, "message": hit.message, "role": hit.role, "tool": hit.tool,
+            "saved_output": hit.path, "snippet": plain_snippet(hit.snippet, "", ""),
+            "highlighted": plain_snippet(hit.snippet), "forks": list(hit.forks), "score": hit.score}
+
+
+def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
+    from tui.store.search_text import plain_snippet
+
+    from tui.store.search_text import clean
+
+    bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
+    for hit in hits:
+        role = clean(hit.role if hit.tool is None else f"{hit.role} {hit.tool}")
+        print(f"{hit.session}  message {hit.message:<5}  {role:<16}  {clean(hit.title)}", file=out)
+        if hit.forks:
+            print(f"    also in fork{'s' if len(hit.forks) > 1 else ''}: {', '.join(hit.forks)}", file=out)
+        if hit.path:
+            print(f"    saved output: {clean(hit.path)}", file=out)
+        print(f"    {plain_snippet(hit.snippet, bold, plain)}", file=out)

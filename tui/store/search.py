@@ -1,0 +1,219 @@
+"""Search every session's history: the index when it can be used, a linear scan when it cannot.
+
+:class:`HistorySearch` is what the agent's tool, the session picker and ``deep-tui search``
+use. Searching never fails because of the index: a corrupt index is removed and rebuilt,
+one locked by another deep-tui or on a read-only disk is bypassed, and sessions the index
+has not caught up with are scanned directly — each time with a ``notice`` saying so.
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic_ai.messages import ModelMessage
+
+from tui.paths import DataDir
+from tui.store.meta import ParentRef
+from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
+from tui.store.search_index import QUERY_BUSY_MS, DiskSession, SearchIndex, SyncReport
+from tui.store.search_query import (
+    QueryTooShort,
+    SearchHit,
+    build_match,
+    hits_for_docs,
+    matching_sessions,
+    ranked_hits,
+)
+from tui.store.search_scan import ScanTarget, all_targets, scan, session_chain
+from tui.store.search_text import query_terms
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["HistorySearch", "QueryTooShort", "SearchHit", "SearchOutcome"]
+
+QUERY_SYNC_BYTES = 8_000_000
+"""Before a query, at most this much changed history is indexed; the rest is scanned directly."""
+PICKER_SYNC_INTERVAL = 2.0
+"""Seconds between two checks of the disk while the user types in the picker."""
+
+
+@dataclass
+class SearchOutcome:
+    """Hits, best first, and what the user should know about how they were found."""
+
+    hits: list[SearchHit]
+    notice: str | None = None
+    scanned_sessions: int = 0
+    """Sessions searched by reading their files (not through the index)."""
+    incomplete: bool = False
+    """Some sessions were neither indexed nor scanned (the picker's per-keystroke budget)."""
+    by_session: dict[str, SearchHit] = field(default_factory=dict)
+    matching_sessions: int = 0
+    """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
+
+
+def _problem_notice(problem: IndexProblem, scanned: int) -> str:
+    what = {"corrupt": "was corrupt and is being rebuilt", "locked": "is locked by another deep-tui",
+            "read-only": "cannot be written (read-only disk?)", "unavailable": "could not be used"}[problem.kind]
+    return f"the search index {what}; searched {scanned} session{'s' if scanned != 1 else ''} directly"
+
+
+class HistorySearch:
+    """Search over one data directory's sessions (thread-safe; one per process is enough)."""
+
+    def __init__(self, data_dir: DataDir, *, tokenizer: str = DEFAULT_TOKENIZER) -> None:
+        self.data_dir = data_dir
+        self.index = SearchIndex(data_dir, tokenizer=tokenizer)
+        self.busy_ms = QUERY_BUSY_MS
+        """How long a search waits for an index another deep-tui is writing before scanning the files."""
+        self._last_picker_sync = float("-inf")
+        self._refreshing = threading.Lock()
+
+    @property
+    def tokenizer(self) -> str:
+        return self.index.db.tokenizer
+
+    # -- keeping the index current (delegates; none of these raise) -------------------------
+
+    def record(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+               parent: ParentRef | None) -> bool:
+        return self.index.record(session_id, first, messages, title=title, parent=parent)
+
+    def forget(self, session_id: str) -> bool:
+        return self.index.forget(session_id)
+
+    def rename(self, session_id: str, title: str) -> bool:
+        return self.index.rename(session_id, title)
+
+    def refresh(self) -> SyncReport:
+        """Bring the whole index up to date (a background thread in the app; the CLI before a query)."""
+        with self._refreshing:
+            return self.index.sync()
+
+    def start_refresh(self) -> threading.Thread:
+        """:meth:`refresh` in a daemon thread (the app calls this once its first session is open)."""
+        thread = threading.Thread(target=self._refresh_quietly, name="deep-tui-index", daemon=True)
+        thread.start()
+        return thread
+
+    def _refresh_quietly(self) -> None:
+        report = self.refresh()
+        if report.problem is not None:
+            logger.warning("search index refresh stopped: %s", report.problem)
+
+    # -- searching ---------------------------------------------------------------------------
+
+    def search(self, query: str, *, session_id: str | None = None, limit: int = 10,
+               sync_bytes: int | None = QUERY_SYNC_BYTES, excerpts: bool = False) -> SearchOutcome:
+        """The best ``limit`` hits in every session, or in ``session_id``'s history (with what a fork
+        inherited from its parent). Raises ``ValueError`` for an empty query, :class:`QueryTooShort`."""
+        terms = query_terms(query)
+        if not terms:
+            raise ValueError("the query is empty")
+        match = build_match(terms, self.tokenizer)
+        chain = session_chain(self.data_dir, session_id) if session_id is not None else None
+        report = self.index.sync(chain, byte_budget=sync_bytes, busy_ms=self.busy_ms)
+        try:
+            connection = self.index.connection(self.busy_ms)
+            rows = read_rows(connection)
+            hits = ranked_hits(connection, match, rows, session_id=session_id, limit=limit, excerpts=excerpts)
+        except (sqlite3.Error, IndexProblem) as error:
+            problem = self.index.fail(error)
+            return self._scan_everything(terms, session_id, limit, problem, excerpts=excerpts)
+        if session_id is not None and any(found.id in (chain or []) for found in report.pending):
+            targets = [ScanTarget(session_id)]  # its own file holds the inherited prefix too
+            hits = scan(self.data_dir, targets, terms, limit=limit, excerpts=excerpts)
+            return SearchOutcome(hits, self._pending_notice(report, 1), scanned_sessions=1)
+        if report.pending:
+            hits = self._merge_pending(hits, report.pending, terms, limit, excerpts)
+        notice = self._pending_notice(report, len(report.pending)) if report.pending else None
+        return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
+
+    def session_hits(self, query: str, *, order: Sequence[str] | None = None, limit: int | None = None,
+                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000) -> SearchOutcome:
+        """For the picker: the sessions whose history matches, each with its newest matching message.
+
+        ``order``: the sessions as listed (hits are made for the first ``limit`` matching ones in that
+        order; ``matching_sessions`` counts them all). The disk is checked for changes at most every
+        couple of seconds (typing); changed sessions beyond ``sync_bytes`` are scanned directly up to
+        ``scan_bytes``, past that the outcome is ``incomplete`` (the background refresh indexes them).
+        """
+        terms = query_terms(query)
+        if not terms:
+            return SearchOutcome([])
+        match = build_match(terms, self.tokenizer)
+        report = SyncReport()
+        if time.monotonic() - self._last_picker_sync > PICKER_SYNC_INTERVAL:
+            report = self.index.sync(byte_budget=sync_bytes, busy_ms=self.busy_ms)
+            self._last_picker_sync = time.monotonic()
+        try:
+            connection = self.index.connection(self.busy_ms)
+            rows = read_rows(connection)
+            newest = matching_sessions(connection, match)
+        except (sqlite3.Error, IndexProblem) as error:
+            problem = self.index.fail(error)
+            outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
+            outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
+            outcome.matching_sessions = len(outcome.by_session)
+            return outcome
+        pending_ids = {pending.id for pending in report.pending}
+        for session in pending_ids:
+            newest.pop(session, None)
+        affordable, spent = [], 0
+        for pending in sorted(report.pending, key=lambda item: item.size):
+            if spent + pending.size > scan_bytes:
+                break
+            affordable.append(pending)
+            spent += pending.size
+        scanned = {hit.session: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
+                                                      limit=10_000, per_session=1)}
+        listed = [session for session in (order if order is not None else sorted(newest) + sorted(scanned))
+                  if session in newest or session in scanned]
+        chosen = listed[:limit] if limit is not None else listed
+        indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest])
+        found = {hit.session: hit for hit in indexed}
+        found.update({session: scanned[session] for session in chosen if session in scanned})
+        by_session = {session: found[session] for session in chosen if session in found}
+        incomplete = len(affordable) < len(report.pending)
+        notice = None
+        if report.problem is not None:
+            notice = _problem_notice(report.problem, len(affordable))
+        elif incomplete:
+            notice = f"indexing {len(report.pending) - len(affordable)} sessions; their contents are not searched yet"
+        return SearchOutcome(list(by_session.values()), notice, scanned_sessions=len(affordable),
+                             incomplete=incomplete, by_session=by_session,
+                             matching_sessions=len(set(newest) | set(scanned)))
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _targets_for(self, pending: Sequence[DiskSession]) -> list[ScanTarget]:
+        if not pending:
+            return []
+        wanted = {found.id for found in pending}
+        return [target for target in all_targets(self.data_dir) if target.session in wanted]
+
+    def _merge_pending(self, hits: list[SearchHit], pending: Sequence[DiskSession], terms: list[str],
+                       limit: int, excerpts: bool) -> list[SearchHit]:
+        stale = {found.id for found in pending}
+        kept = [hit for hit in hits if hit.session not in stale]
+        scanned = scan(self.data_dir, self._targets_for(pending), terms, limit=limit, excerpts=excerpts)
+        share = min(len(scanned), max(limit // 2, limit - len(kept)))
+        return kept[:limit - share] + scanned[:share]
+
+    def _pending_notice(self, report: SyncReport, scanned: int) -> str:
+        if report.problem is not None:
+            return _problem_notice(report.problem, scanned)
+        plural = scanned != 1
+        return f"{scanned} session{'s' if plural else ''} not indexed yet {'were' if plural else 'was'} searched directly"
+
+    def _scan_everything(self, terms: list[str], session_id: str | None, limit: int, problem: IndexProblem,
+                         per_session: int | None = None, excerpts: bool = False) -> SearchOutcome:
+        targets = [ScanTarget(session_id)] if session_id is not None else all_targets(self.data_dir)
+        hits = scan(self.data_dir, targets, terms, limit=limit, per_session=per_session, excerpts=excerpts)
+        return SearchOutcome(hits, _problem_notice(problem, len(targets)), scanned_sessions=len(targets))

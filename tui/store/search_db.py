@@ -1,0 +1,262 @@
+"""The SQLite side of the search index: connections, schema, and what a failure means.
+
+``<data>/index.sqlite`` holds three tables:
+
+- ``sessions``: per session, its title, the ancestor its inherited prefix is attributed to
+  (``parent``), the first message it owns (``own_from``; a fork's copied prefix is indexed
+  once, under the session that recorded it), how many messages are indexed, and the size and
+  mtime of messages.json / session.json when last indexed (to find what changed on disk);
+- ``docs``: one row per searchable piece of a message (session, message number, role, tool,
+  saved-output path, text);
+- ``docs_fts``: an FTS5 index over ``docs.body`` (external content, so the text is stored once).
+
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+TOKENIZERS = {"trigram": 1, "unicode61": 2}
+DEFAULT_TOKENIZER = "trigram"
+"""Chosen by measurement (docs/search.md): substrings of identifiers, paths and commands match."""
+
+ProblemKind = Literal["corrupt", "locked", "read-only", "unavailable"]
+
+
+class IndexProblem(Exception):
+    """The index cannot be used right now; ``kind`` says why, ``str()`` says it to a user."""
+
+    def __init__(self, kind: ProblemKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+
+
+def classify(error: BaseException, path: Path) -> IndexProblem:
+    """What an sqlite3 (or OS) error means for the index."""
+    text = str(error).lower()
+    if isinstance(error, sqlite3.OperationalError) or isinstance(error, OSError):
+        if "locked" in text or "busy" in text:
+            return IndexProblem("locked", f"the search index {path} is locked by another deep-tui")
+        if "readonly" in text or "read-only" in text or "unable to open" in text or isinstance(error, OSError):
+            return IndexProblem("read-only", f"the search index {path} cannot be written ({error})")
+        if "interrupted" in text:
+            return IndexProblem("unavailable", "the search took too long")
+        if "disk i/o" in text:
+            return IndexProblem("unavailable", f"the search index {path} could not be read ({error})")
+        return IndexProblem("unavailable", f"the search index {path} failed: {error}")
+    if isinstance(error, sqlite3.DatabaseError):  # "file is not a database", "malformed"
+        return IndexProblem("corrupt", f"the search index {path} is corrupt ({error})")
+    return IndexProblem("unavailable", f"the search index {path} failed: {error}")
+
+
+@dataclass
+class IndexedSession:
+    """A row of the ``sessions`` table."""
+
+    id: str
+    title: str
+    parent: str | None
+    own_from: int
+    indexed: int
+    size: int
+    mtime_ns: int
+    meta_mtime_ns: int
+
+
+def _schema(tokenizer: str) -> list[str]:
+    return [
+        """CREATE TABLE sessions(
+            id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', parent TEXT, own_from INTEGER NOT NULL DEFAULT 0,
+            indexed INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT -1, mtime_ns INTEGER NOT NULL DEFAULT 0,
+            meta_mtime_ns INTEGER NOT NULL DEFAULT 0)""",
+        "CREATE INDEX sessions_parent ON sessions(parent)",
+        """CREATE TABLE docs(
+            id INTEGER PRIMARY KEY, session TEXT NOT NULL, message INTEGER NOT NULL, role TEXT NOT NULL,
+            tool TEXT, path TEXT, body TEXT NOT NULL)""",
+        "CREATE INDEX docs_session ON docs(session, message)",
+        f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='docs', content_rowid='id', tokenize='{tokenizer}')",
+    ]
+
+
+class Database:
+    """One index file: a connection per thread (SQLite connections are not shared across threads)."""
+
+    def __init__(self, path: Path, tokenizer: str = DEFAULT_TOKENIZER) -> None:
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {tokenizer!r}")
+        self.path = path
+        self.tokenizer = tokenizer
+        self.version = SCHEMA_VERSION * 100 + TOKENIZERS[tokenizer]
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+
+    def connection(self, busy_ms: int) -> sqlite3.Connection:
+        """This thread's connection (opened, and the schema created or rebuilt, on first use).
+
+        Raises :class:`IndexProblem`.
+        """
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        try:
+            if connection is None:
+                connection = self._open(busy_ms)
+                self._local.connection = connection
+            connection.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+        except (sqlite3.Error, OSError) as error:
+            self.drop_connection()
+            raise classify(error, self.path) from None
+        return connection
+
+    def _open(self, busy_ms: int) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
+        try:
+            connection.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            if version != self.version:
+                self._create(connection)
+            else:
+                connection.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            connection.close()
+            raise
+        with self._lock:
+            self._connections.append(connection)
+        return connection
+
+    def _create(self, connection: sqlite3.Connection) -> None:
+        """Create the schema, or drop and re-create an index of another version (it is rebuilt from disk)."""
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if connection.execute("PRAGMA user_version").fetchone()[0] != self.version:  # not done by another process
+                for (name,) in connection.execute(
+                        "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('docs_fts','docs','sessions')"
+                ).fetchall():
+                    connection.execute(f"DROP TABLE IF EXISTS {name}")
+                for statement in _schema(self.tokenizer):
+                    connection.execute(statement)
+                connection.execute(f"PRAGMA user_version={self.version}")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        logger.info("created the search index %s (%s)", self.path, self.tokenizer)
+
+    @contextmanager
+    def write(self, connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``: waits up to the busy timeout for other writers)."""
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def drop_connection(self) -> None:
+        """Forget this thread's connection (after an error it may be unusable)."""
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            with self._lock:
+                if connection in self._connections:
+                    self._connections.remove(connection)
+            try:
+                connection.close()
+            except sqlite3.Error as error:
+                logger.debug("closing the index connection failed: %s", error)
+
+    def close(self) -> None:
+        """Close every connection this object opened (all threads)."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            try:
+                connection.close()
+            except sqlite3.Error as error:  # another thread's connection, busy: it will be collected
+                logger.debug("closing an index connection failed: %s", error)
+        self._local = threading.local()
+
+    def discard_corrupt(self) -> bool:
+        """Delete a corrupt index file (it is derived data) so the next use rebuilds it.
+
+        Checks again with a fresh connection first, so a file another process already
+        rebuilt is kept. Returns True when the file was removed.
+        """
+        self.close()
+        try:
+            probe = sqlite3.connect(self.path, timeout=1)
+            try:
+                probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                probe.execute("SELECT count(*) FROM sessions").fetchone()
+                return False
+            finally:
+                probe.close()
+        except sqlite3.OperationalError as error:
+            if "no such table" not in str(error):
+                return False
+        except sqlite3.DatabaseError:
+            pass
+        removed = False
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            candidate = self.path.with_name(self.path.name + suffix)
+            try:
+                candidate.unlink()
+                removed = True
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                logger.warning("cannot remove the corrupt search index %s: %s", candidate, error)
+                return False
+        logger.warning("removed the corrupt search index %s; it is rebuilt from messages.json", self.path)
+        return removed
+
+
+def read_rows(connection: sqlite3.Connection) -> dict[str, IndexedSession]:
+    rows = connection.execute(
+        "SELECT id, title, parent, own_from, indexed, size, mtime_ns, meta_mtime_ns FROM sessions").fetchall()
+    return {row[0]: IndexedSession(*row) for row in rows}
+
+
+def read_row(connection: sqlite3.Connection, session_id: str) -> IndexedSession | None:
+    row = connection.execute(
+        "SELECT id, title, parent, own_from, indexed, size, mtime_ns, meta_mtime_ns FROM sessions WHERE id=?",
+        (session_id,)).fetchone()
+    return IndexedSession(*row) if row else None
+
+
+def put_row(connection: sqlite3.Connection, row: IndexedSession) -> None:
+    connection.execute(
+        "INSERT OR REPLACE INTO sessions(id, title, parent, own_from, indexed, size, mtime_ns, meta_mtime_ns) "
+        "VALUES (?,?,?,?,?,?,?,?)",
+        (row.id, row.title, row.parent, row.own_from, row.indexed, row.size, row.mtime_ns, row.meta_mtime_ns))
+
+
+def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
+    """Remove a session's documents from the table and from the FTS index."""
+    connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) "
+                       "SELECT 'delete', id, body FROM docs WHERE session=?", (session_id,))
+    connection.execute("DELETE FROM docs WHERE session=?", (session_id,))
+
+
+def insert_docs(connection: sqlite3.Connection, session_id: str,
+                docs: list[tuple[int, str, str | None, str | None, str]]) -> None:
+    """``docs``: (message, role, tool, path, body) rows for ``session_id``."""
+    for message, role, tool, path, body in docs:
+        cursor = connection.execute("INSERT INTO docs(session, message, role, tool, path, body) VALUES (?,?,?,?,?,?)",
+                                    (session_id, message, role, tool, path, body))
+        connection.execute("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", (cursor.lastrowid, body))
