@@ -33,12 +33,21 @@ class ContextSettings:
     """Fraction of the window at which tier 3 (summarization) runs."""
     keep_recent_fraction: float = 0.20
     """Fraction of the window kept verbatim after a summary."""
-    protect_recent_tokens: int = 40_000
-    """Newest tool output (in tokens) that tier 2 never touches."""
-    min_savings_tokens: int = 10_000
-    """Tier 2 is applied only when it frees at least this many tokens."""
+    protect_recent_tokens: int | None = None
+    """Newest tool output (in tokens) that tier 2 never touches; ``None``: a quarter of the request limit,
+    at most 40,000."""
+    min_savings_tokens: int | None = None
+    """Tier 2 is applied only when it frees at least this many tokens; ``None``: 5 % of the request limit,
+    at most 10,000."""
     summarizer_timeout: float = 120.0
     """Seconds before a summarizer call is abandoned."""
+    output_reserve: int | None = None
+    """Tokens kept free for the answer when a request sets no ``max_tokens``; ``None``: a tenth of the
+    window, between 512 and 16,000."""
+    safety_margin: float = 0.05
+    """Share of the window kept free for estimate error."""
+    window_origin: str = "config"
+    """Where ``window`` came from: ``config`` (config.toml) or ``flag`` (``--context-window``); not a key."""
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first out-of-range key."""
@@ -58,12 +67,16 @@ class ContextSettings:
             raise ConfigError(
                 f"context.keep_recent_fraction must be between 0 and 0.6 (got {self.keep_recent_fraction})"
             )
-        if self.protect_recent_tokens < 0:
+        if self.protect_recent_tokens is not None and self.protect_recent_tokens < 0:
             raise ConfigError("context.protect_recent_tokens must not be negative")
-        if self.min_savings_tokens < 0:
+        if self.min_savings_tokens is not None and self.min_savings_tokens < 0:
             raise ConfigError("context.min_savings_tokens must not be negative")
         if self.summarizer_timeout <= 0:
             raise ConfigError("context.summarizer_timeout must be positive")
+        if self.output_reserve is not None and not (0 <= self.output_reserve <= 1_000_000):
+            raise ConfigError("context.output_reserve must be between 0 and 1000000 tokens")
+        if not (0.0 <= self.safety_margin <= 0.3):
+            raise ConfigError(f"context.safety_margin must be between 0 and 0.3 (got {self.safety_margin})")
 
 
 @dataclass(frozen=True)
@@ -89,12 +102,15 @@ class Settings:
         top_values = {
             key: value for key, value in values.items() if key in _TOP_KEYS and value is not None
         }
+        if context_values.get("window") is not None:
+            context_values["window_origin"] = "flag"
         context = replace(self.context, **context_values)
         context.validate()
         return replace(self, context=context, **top_values)
 
 
-_CONTEXT_KEYS = {f.name for f in fields(ContextSettings)}
+_CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
+_CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
 _TOP_KEYS = {f.name for f in fields(Settings)} - {"context"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
@@ -122,7 +138,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
             for ckey, cvalue in value.items():
                 if ckey not in _CONTEXT_KEYS:
                     raise ConfigError(f"{source}: unknown key context.{ckey}")
-                if ckey in {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens"}:
+                if ckey in _CONTEXT_INT_KEYS:
                     _check_type(source, f"context.{ckey}", cvalue, int)
                 else:
                     _check_type(source, f"context.{ckey}", cvalue, (int, float))

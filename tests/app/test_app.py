@@ -145,8 +145,11 @@ async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: any(getattr(e, "focus", None) == "keep the notes"
                                             for e in app.query_one(EventLogPanel).visible_events), "the log entry")
-        await wait_until(pilot, lambda: app.query(CompactionDivider), "a divider in the chat for the summary")
-        assert f"summarized {result.messages_replaced} messages" in str(app.query_one(CompactionDivider).title)
+        def focused_dividers() -> list[CompactionDivider]:
+            return [d for d in app.query(CompactionDivider) if "focus: keep the notes" in str(d.title)]
+
+        await wait_until(pilot, focused_dividers, "a divider in the chat for the summary")
+        assert f"summarized {result.messages_replaced} messages" in str(focused_dividers()[-1].title)
 
 
 async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -> None:

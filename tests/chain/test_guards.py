@@ -124,7 +124,7 @@ def test_request_larger_than_the_window_fails_clearly(tmp_path: Path) -> None:
     from tui.chain.compactor import ContextOverflowError
 
     harness = make_harness(tmp_path, window=1_000)
-    with pytest.raises(ContextOverflowError, match="window is 1,000"):
+    with pytest.raises(ContextOverflowError, match="window 1,000"):
         harness.agent().run_sync("x" * 20_000)
 
 
@@ -191,9 +191,10 @@ def test_tier2_events_and_usage_after_compaction(tmp_path: Path) -> None:
     harness = make_harness(tmp_path, compaction_threshold=0.5, summarize_threshold=0.9)
     harness.agent().run_sync("next", message_history=seed(harness, history(6, 4000)))
     kinds = harness.kinds()
-    assert kinds == ["usage", "compaction_started", "compaction_finished", "usage"]
-    final_usage = harness.events[-1]
-    assert isinstance(final_usage, UsageEvent)
+    assert kinds == ["usage", "compaction_started", "compaction_finished", "usage", "usage"]
+    final_usage = harness.events[3]
+    assert isinstance(final_usage, UsageEvent) and not final_usage.final
+    assert isinstance(harness.events[4], UsageEvent) and harness.events[4].final, "the answer is counted too"
     done = harness.events[2]
     assert isinstance(done, CompactionFinished) and final_usage.tokens == done.tokens_after
     assert isinstance(harness.received[0][2].parts[0], ToolReturnPart)
@@ -223,8 +224,9 @@ def test_resume_after_tier2_counts_the_loaded_history_not_an_old_provider_figure
     assert sent[-1] <= 10_000, "and so tier 2 runs again before anything is sent over the window"
 
 
-def test_eviction_threshold_never_exceeds_a_quarter_of_the_window(tmp_path: Path) -> None:
+def test_eviction_threshold_never_exceeds_a_quarter_of_the_limit(tmp_path: Path) -> None:
     small = make_harness(tmp_path / "small", window=3_000, large_result_tokens=20_000)
     large = make_harness(tmp_path / "large", window=200_000, large_result_tokens=20_000)
-    assert small.manager.eviction_threshold == 750
+    assert small.manager.limit == 3_000 - 512 - 150  # the answer reserve is at least 512, the margin 5 %
+    assert small.manager.eviction_threshold == small.manager.limit // 4
     assert large.manager.eviction_threshold == 20_000

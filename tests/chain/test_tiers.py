@@ -18,12 +18,13 @@ def finished(events: list) -> list[CompactionFinished]:
 
 
 def test_tier2_fires_at_the_compaction_threshold_and_not_below(tmp_path: Path) -> None:
-    below = make_harness(tmp_path / "below", compaction_threshold=0.5, summarize_threshold=0.9)
-    below.agent().run_sync("next", message_history=seed(below, history(4, 4000)))  # ~4.3k of 10k
+    # Thresholds are shares of the limit: 10k window − 1k answer reserve − 500 margin = 8.5k; 0.6 → 5.1k.
+    below = make_harness(tmp_path / "below", compaction_threshold=0.6, summarize_threshold=0.9)
+    below.agent().run_sync("next", message_history=seed(below, history(4, 4000)))  # ~4.5k < 5.1k
     assert finished(below.events) == []
 
-    at = make_harness(tmp_path / "at", compaction_threshold=0.5, summarize_threshold=0.9)
-    at.agent().run_sync("next", message_history=seed(at, history(6, 4000)))  # ~6.4k of 10k
+    at = make_harness(tmp_path / "at", compaction_threshold=0.6, summarize_threshold=0.9)
+    at.agent().run_sync("next", message_history=seed(at, history(6, 4000)))  # ~6.8k ≥ 5.1k
     [event] = finished(at.events)
     assert event.strategy == "pointer" and event.trigger == "auto"
     assert event.tokens_after < event.tokens_before and event.files_created
@@ -50,14 +51,14 @@ def test_tier2_skips_when_it_would_free_too_little(tmp_path: Path) -> None:
 
 def test_tier3_fires_at_the_summarize_threshold_and_not_below(tmp_path: Path) -> None:
     script = SummarizerScript()
-    below = make_harness(tmp_path / "below", summarizer=script, compaction_threshold=0.5, summarize_threshold=0.7,
+    below = make_harness(tmp_path / "below", summarizer=script, compaction_threshold=0.5, summarize_threshold=0.85,
                          min_savings_tokens=10**9)
-    below.agent().run_sync("next", message_history=seed(below, history(6, 4000)))  # ~6.4k < 7k
+    below.agent().run_sync("next", message_history=seed(below, history(6, 4000)))  # ~6.8k < 0.85 × 8.5k
     assert finished(below.events) == [] and script.prompts == []
 
-    at = make_harness(tmp_path / "at", summarizer=script, compaction_threshold=0.5, summarize_threshold=0.7,
+    at = make_harness(tmp_path / "at", summarizer=script, compaction_threshold=0.5, summarize_threshold=0.85,
                       min_savings_tokens=10**9)
-    original = seed(at, history(8, 4000))  # ~8.6k ≥ 7k
+    original = seed(at, history(8, 4000))  # ~9k ≥ 7.2k
     at.agent().run_sync("next", message_history=original)
     [event] = finished(at.events)
     assert event.strategy == "summary" and event.tokens_after < event.tokens_before
@@ -145,7 +146,8 @@ def test_usage_is_reported_before_every_request_with_callback_values(tmp_path: P
     harness.manager.on_usage_update = lambda pct, current, maximum: seen.append((pct, current, maximum))
     harness.agent().run_sync("hello", message_history=seed(harness, history(2, 1000)))
     usage = [event for event in harness.events if isinstance(event, UsageEvent)]
-    assert len(usage) == 1 and len(seen) == 1
+    assert len(usage) == 2 and len(seen) == 2, "one before the request, one counting the answer"
+    assert not usage[0].final and usage[1].final and usage[1].tokens > usage[0].tokens
     pct, current, maximum = seen[0]
     assert current == usage[0].tokens and maximum == 50_000 and abs(pct - current / maximum) < 1e-9
     estimate = TokenEstimator().total(harness.received[0])

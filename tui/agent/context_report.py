@@ -1,8 +1,9 @@
-"""What fills the context window, for ``/context`` (estimates: chars / 4)."""
+"""What fills the context window, for ``/context``: the chain's own estimates (serialized sizes, calibrated
+to the provider), so the report and the gauge agree."""
 
 from __future__ import annotations
 
-import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -23,53 +24,41 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.runtime_api import ContextBreakdown, ContextSlice
+from tui.chain.budget import WindowBudget
+from tui.chain.estimate import instructions_tokens, part_tokens, tool_definition_tokens
 from tui.config import ContextSettings
 
 
-def estimate_tokens(text: str) -> int:
-    """The chain's estimate: a token per four characters, rounded up."""
-    return (len(text) + 3) // 4
+def _category(part: object) -> str | None:
+    if isinstance(part, CompactionPart):
+        return "summaries"
+    if isinstance(part, UserPromptPart):
+        return "user messages"
+    if isinstance(part, ToolReturnPart):
+        return f"tool results: {part.tool_name}"
+    if isinstance(part, RetryPromptPart):
+        return "tool errors and retries"
+    if isinstance(part, SystemPromptPart):
+        return "instructions and memory"
+    if isinstance(part, TextPart):
+        return "assistant messages"
+    if isinstance(part, ThinkingPart):
+        return "assistant thinking"
+    if isinstance(part, ToolCallPart):
+        return "tool calls"
+    return None
 
 
-def _user_prompt_text(part: UserPromptPart) -> str:
-    if isinstance(part.content, str):
-        return part.content
-    return " ".join(item if isinstance(item, str) else f"<{type(item).__name__}>" for item in part.content)
-
-
-def message_slices(messages: Iterable[ModelMessage]) -> dict[str, int]:
+def message_slices(messages: Iterable[ModelMessage], ratio: float = 1.0) -> dict[str, int]:
     """Tokens per category: user, assistant, tool calls, tool results by tool, summaries."""
-    totals: dict[str, int] = defaultdict(int)
+    totals: dict[str, float] = defaultdict(float)
     for message in messages:
-        if isinstance(message, ModelRequest):
+        if isinstance(message, (ModelRequest, ModelResponse)):
             for part in message.parts:
-                if isinstance(part, CompactionPart):
-                    totals["summaries"] += estimate_tokens(part.content or "")
-                elif isinstance(part, UserPromptPart):
-                    totals["user messages"] += estimate_tokens(_user_prompt_text(part))
-                elif isinstance(part, ToolReturnPart):
-                    totals[f"tool results: {part.tool_name}"] += estimate_tokens(part.model_response_str())
-                elif isinstance(part, RetryPromptPart):
-                    totals["tool errors and retries"] += estimate_tokens(part.model_response())
-                elif isinstance(part, SystemPromptPart):
-                    totals["instructions and memory"] += estimate_tokens(part.content)
-        elif isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, TextPart):
-                    totals["assistant messages"] += estimate_tokens(part.content)
-                elif isinstance(part, ThinkingPart):
-                    totals["assistant thinking"] += estimate_tokens(part.content)
-                elif isinstance(part, ToolCallPart):
-                    totals["tool calls"] += estimate_tokens(part.tool_name + part.args_as_json_str())
-    return totals
-
-
-def tool_definition_tokens(tool_defs: Sequence[ToolDefinition]) -> int:
-    """What the tool schemas cost in every request."""
-    return sum(
-        estimate_tokens(tool.name + (tool.description or "") + json.dumps(tool.parameters_json_schema))
-        for tool in tool_defs
-    )
+                category = _category(part)
+                if category is not None:
+                    totals[category] += part_tokens(part) * ratio
+    return {label: math.ceil(tokens) for label, tokens in totals.items()}
 
 
 def build_breakdown(
@@ -83,13 +72,15 @@ def build_breakdown(
     message_count: int,
     compressions: int,
     history_file: Path | None,
+    budget: WindowBudget | None = None,
+    ratio: float = 1.0,
 ) -> ContextBreakdown:
     """The /context report: fixed costs first, then the conversation by category, largest first."""
     fixed = [
-        ContextSlice("instructions and memory", sum(estimate_tokens(text) for text in instructions)),
-        ContextSlice("tool definitions", tool_definition_tokens(tool_defs)),
+        ContextSlice("instructions and memory", math.ceil(instructions_tokens(instructions) * ratio)),
+        ContextSlice("tool definitions", math.ceil(tool_definition_tokens(tool_defs) * ratio)),
     ]
-    by_category = message_slices(messages)
+    by_category = message_slices(messages, ratio)
     extra_instructions = by_category.pop("instructions and memory", 0)
     if extra_instructions:
         fixed[0] = ContextSlice(fixed[0].label, fixed[0].tokens + extra_instructions)
@@ -101,6 +92,7 @@ def build_breakdown(
     history_bytes = 0
     if history_file is not None and history_file.is_file():
         history_bytes = history_file.stat().st_size
+    budget = budget or WindowBudget.for_window(window, settings)
     return ContextBreakdown(
         window=window,
         window_source=window_source,
@@ -111,4 +103,7 @@ def build_breakdown(
         compressions=compressions,
         history_file=history_file,
         history_bytes=history_bytes,
+        reserve=budget.reserve,
+        margin=budget.margin,
+        calibration=ratio,
     )

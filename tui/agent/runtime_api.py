@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.agent.turn_events import TurnEvent
 
@@ -48,10 +49,21 @@ class ContextBreakdown:
     """The last (or running) turn's cost."""
     last_request_usd: float | None = None
     """The last request's price; ``None`` when unknown or no request yet (see ``turn_cost``)."""
+    reserve: int = 0
+    """Tokens kept free for the answer."""
+    margin: int = 0
+    """Tokens kept free for estimate error."""
+    calibration: float = 1.0
+    """Provider tokens per estimated token, learned from the provider's counts (1.0: not measured yet)."""
 
     @property
     def total(self) -> int:
         return sum(s.tokens for s in self.slices)
+
+    @property
+    def limit(self) -> int:
+        """The most a request may carry: the window less the answer reserve and the margin."""
+        return self.window - self.reserve - self.margin
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,10 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     def request_compact(self, focus: str | None = None) -> None: ...
+
+    def compaction_plan(self) -> SummaryPlan:
+        """What ``compact`` would summarize and keep verbatim, before it runs."""
+        ...
 
     def context_breakdown(self) -> ContextBreakdown: ...
 

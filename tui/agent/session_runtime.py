@@ -27,6 +27,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.run import AgentRunResultEvent
 
 from tui.agent.context_report import build_breakdown
@@ -46,7 +47,9 @@ from tui.agent.turn_events import (
     TurnFinished,
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -120,6 +123,7 @@ class SessionRuntime:
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
+            calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
@@ -137,13 +141,13 @@ class SessionRuntime:
             toolsets=parts.toolsets,
             capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
+        self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
         self.last_usage: UsageEvent | None = None
-        known = handle.meta.last_usage  # the last figure recorded (a fork inherits its parent's)
+        known = handle.meta.last_usage  # the last figure recorded (a whole fork inherits its parent's)
         if known is not None:
-            self.last_usage = UsageEvent(tokens=known.tokens, window=self.manager.window,
-                                         window_source=self.manager.window_source,
-                                         compaction_threshold=settings.context.compaction_threshold,
-                                         summarize_threshold=settings.context.summarize_threshold)
+            self.last_usage = dataclasses.replace(self.manager.estimate_usage([]), tokens=known.tokens)
+        elif handle.meta.parent is not None and handle.meta.message_count:
+            self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
 
     # -- state -----------------------------------------------------------------
 
@@ -384,19 +388,31 @@ class SessionRuntime:
     def request_compact(self, focus: str | None = None) -> None:
         self.manager.request_compact(focus)
 
+    def compaction_plan(self) -> SummaryPlan:
+        """What ``/compact`` would summarize and keep verbatim, before it runs."""
+        return self.manager.plan_compaction(self.messages)
+
+    def _instructions(self) -> list[str]:
+        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()]
+
+    def _tool_definitions(self) -> list[ToolDefinition]:
+        return [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
+
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the window now: instructions and memory, tool schemas, then the conversation; and
         what the session, its last turn and its last request cost."""
         breakdown = build_breakdown(
             messages=self.messages,
-            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
-            tool_defs=[tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()],
+            instructions=self._instructions(),
+            tool_defs=self._tool_definitions(),
             window=self.manager.window,
             window_source=self.manager.window_source,
             settings=self.settings.context,
             message_count=self.handle.meta.message_count,
             compressions=self.handle.meta.compressions,
             history_file=self.handle.messages.path,
+            budget=self.manager.budget,
+            ratio=self.manager.accountant.ratio,
         )
         turn = self.cost.turn
         return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),

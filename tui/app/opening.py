@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.turn_events import TurnEvent, TurnFailed
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 
 if TYPE_CHECKING:
@@ -47,6 +48,9 @@ class OpeningSession:
     async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
         return CompactionFailed(strategy="summary", trigger="manual", reason="the session is still opening",
                                 tokens=0, focus=focus)
+
+    def compaction_plan(self) -> SummaryPlan:
+        return SummaryPlan(0, 0, 0, 0, False)
 
     def request_compact(self, focus: str | None = None) -> None:
         """Nothing to compact yet."""

@@ -2,10 +2,13 @@
 
 Each step either returns a new working context with a ``CompactionFinished``
 event or leaves the messages exactly as they were with ``CompactionFailed``.
+All sizes are in the provider's tokens (calibrated estimates, see :class:`TokenAccountant`).
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +17,7 @@ from pydantic_ai.exceptions import AgentRunError
 from pydantic_ai.messages import ModelMessage
 
 from tui.chain.accounting import TokenAccountant
+from tui.chain.budget import WindowBudget
 from tui.chain.cut_points import find_cut_index
 from tui.chain.events import (
     ChainEvent,
@@ -23,17 +27,28 @@ from tui.chain.events import (
     CompactionTrigger,
 )
 from tui.chain.fallback import fallback_compact
+from tui.chain.overflow import describe_overflow
 from tui.chain.recording import RecordingLedger
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.summarizer import Summarizer, SummarizerError
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
 from tui.chain.tool_compaction import compact_tool_calls
 from tui.config import ContextSettings
 
+logger = logging.getLogger(__name__)
+
 INFLATION_LIMIT = 0.70
-"""A summary must leave the context at most this share of its size before."""
+"""An automatic summary must leave the context at most this share of its size before."""
 RETENTION_TARGET = 0.9
 MAX_REPORTED_MISSING = 20
+PROTECT_SHARE_OF_LIMIT = 0.25
+PROTECT_MAX_TOKENS = 40_000
+"""Unless configured, tier 2 never touches the newest tool output up to a quarter of the limit (≤ 40k)."""
+MIN_SAVINGS_SHARE_OF_LIMIT = 0.05
+MIN_SAVINGS_MAX_TOKENS = 10_000
+"""Unless configured, tier 2 is applied when it frees 5 % of the limit (≤ 10k): scaled to the window so the
+reversible tier works before the lossy one at every window size."""
 
 BeforeCompress = Callable[[Sequence[ModelMessage], int], None]
 AfterCompress = Callable[[Sequence[ModelMessage]], "str | None"]
@@ -66,7 +81,7 @@ class ContextOverflowError(AgentRunError):
 @dataclass
 class Compactor:
     settings: ContextSettings
-    window: int
+    budget: WindowBudget
     large_results_dir: Path
     ledger: RecordingLedger
     accountant: TokenAccountant
@@ -75,6 +90,10 @@ class Compactor:
     on_before_compress: BeforeCompress | None = None
     on_after_compress: AfterCompress | None = None
     stats: CompactionStats = field(default_factory=CompactionStats)
+
+    @property
+    def window(self) -> int:
+        return self.budget.window
 
     def _finish(self, event: CompactionFinished) -> CompactionFinished:
         self.stats.add(event)
@@ -91,14 +110,28 @@ class Compactor:
 
     # -- tier 2 ------------------------------------------------------------------------
 
+    @property
+    def protect_recent_tokens(self) -> int:
+        configured = self.settings.protect_recent_tokens
+        if configured is not None:
+            return configured
+        return min(PROTECT_MAX_TOKENS, int(PROTECT_SHARE_OF_LIMIT * self.budget.limit))
+
+    @property
+    def min_savings_tokens(self) -> int:
+        configured = self.settings.min_savings_tokens
+        if configured is not None:
+            return configured
+        return min(MIN_SAVINGS_MAX_TOKENS, int(MIN_SAVINGS_SHARE_OF_LIMIT * self.budget.limit))
+
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
                    focus: str | None, force: bool) -> StepResult:
         """Pointers for old tool activity, applied only when it frees a meaningful amount."""
         result = compact_tool_calls(messages, estimator=self.accountant.estimator,
                                     large_results_dir=self.large_results_dir,
-                                    protect_recent_tokens=self.settings.protect_recent_tokens)
-        saved = result.tokens_saved
-        if saved <= 0 or (not force and saved < self.settings.min_savings_tokens):
+                                    protect_recent_tokens=self.protect_recent_tokens)
+        saved = self.accountant.scaled(result.tokens_saved)
+        if saved <= 0 or (not force and saved < self.min_savings_tokens):
             return StepResult(messages, tokens)
         try:
             files_created = result.save()
@@ -121,11 +154,50 @@ class Compactor:
 
     # -- tier 3 ------------------------------------------------------------------------
 
+    def _cut(self, messages: Sequence[ModelMessage]) -> int | None:
+        keep_tokens = int(self.settings.keep_recent_fraction * self.budget.limit / self.accountant.ratio)
+        return find_cut_index(messages, keep_tokens, self.accountant.estimator)
+
+    def plan_summary(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
+        """What :meth:`summarize` would replace and keep verbatim, without running it."""
+        cut = self._cut(messages)
+        if cut is None:
+            kept = self.accountant.estimate(messages, 0)
+            return SummaryPlan(0, 0, len(messages), kept, False)
+        earlier = summary_info(messages[0]) is not None
+        return SummaryPlan(summarized_messages=cut - (1 if earlier else 0),
+                           summarized_tokens=self.accountant.estimate(messages[:cut], 0),
+                           kept_messages=len(messages) - cut,
+                           kept_tokens=self.accountant.estimate(messages[cut:], 0),
+                           has_earlier_summary=earlier)
+
+    async def _write_summary(self, body: Sequence[ModelMessage], previous: str | None,
+                             focus: str | None) -> tuple[str, float, list[str]]:
+        """The summary text with its retention score and missing identifiers; a second pass is asked for
+        what the first lost, and a failed second pass keeps the first (raises only if the first fails)."""
+        text = await self.summarizer.summarize(body, previous_summary=previous, focus=focus)
+        identifiers = extract_identifiers(body)
+        score, missing = retention_score(text, identifiers)
+        if score < RETENTION_TARGET and missing:  # the extractive summary takes the list too
+            try:
+                second = await self.summarizer.summarize(body, previous_summary=previous, focus=focus,
+                                                         must_include=missing)
+            except SummarizerError as error:
+                logger.warning("second summary pass failed (%s); the first pass is kept", error)
+            else:
+                second_score, second_missing = retention_score(second, identifiers)
+                if second_score >= score:
+                    text, score, missing = second, second_score, second_missing
+        return text, score, missing
+
     async def summarize(self, messages: list[ModelMessage], tokens: int, fixed_tokens: int, *,
                         trigger: CompactionTrigger, focus: str | None) -> StepResult:
-        """Replace everything before the kept tail by one summary message (or leave all as it was)."""
-        keep_tokens = int(self.settings.keep_recent_fraction * self.window)
-        cut = find_cut_index(messages, keep_tokens, self.accountant.estimator)
+        """Replace everything before the kept tail by one summary message (or leave all as it was).
+
+        An automatic summary must shrink the context to at most ``INFLATION_LIMIT`` of its size (no
+        compaction loops); one the user asked for is applied whenever it frees tokens at all.
+        """
+        cut = self._cut(messages)
         if cut is None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus,
                                 reason="nothing to summarize: no safe cut point before the kept recent turns")
@@ -137,15 +209,7 @@ class Compactor:
             self.on_before_compress(span, cut)
         self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
         try:
-            text = await self.summarizer.summarize(body, previous_summary=previous, focus=focus)
-            identifiers = extract_identifiers(body)
-            score, missing = retention_score(text, identifiers)
-            if score < RETENTION_TARGET and missing:  # the extractive summary takes the list too
-                second = await self.summarizer.summarize(body, previous_summary=previous, focus=focus,
-                                                         must_include=missing)
-                second_score, second_missing = retention_score(second, identifiers)
-                if second_score >= score:
-                    text, score, missing = second, second_score, second_missing
+            text, score, missing = await self._write_summary(body, previous, focus)
         except SummarizerError as error:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=str(error))
             return StepResult(messages, tokens, failed)
@@ -161,11 +225,9 @@ class Compactor:
                 candidate[0] = summary
         before = self.accountant.estimate(messages, fixed_tokens)
         after = self.accountant.estimate(candidate, fixed_tokens)
-        if after > INFLATION_LIMIT * before:
-            failed = self._fail(
-                strategy="summary", trigger=trigger, tokens=tokens, focus=focus,
-                reason=f"summary rejected: the context would only shrink from ~{before:,} to ~{after:,} tokens "
-                       f"(needs ≤ {INFLATION_LIMIT:.0%}); history left unchanged")
+        rejected = self._rejection(before, after, manual=trigger == "manual")
+        if rejected is not None:
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected)
             return StepResult(messages, tokens, failed)
         summary_index = self.ledger.record_one(summary)
         self.accountant.invalidate(candidate)
@@ -176,16 +238,36 @@ class Compactor:
             missing_identifiers=tuple(missing[:MAX_REPORTED_MISSING]), focus=focus, summary_index=summary_index))
         return StepResult(candidate, tokens_after, event)
 
+    @staticmethod
+    def _rejection(before: int, after: int, *, manual: bool) -> str | None:
+        """Why a summary must not replace what it summarized, or ``None`` to apply it."""
+        if manual:
+            if after < before:
+                return None
+            return (f"summary rejected: it would not shrink the context (~{before:,} → ~{after:,} tokens); "
+                    "history left unchanged")
+        if after <= INFLATION_LIMIT * before:
+            return None
+        return (f"summary rejected: the context would only shrink from ~{before:,} to ~{after:,} tokens "
+                f"(an automatic summary needs ≤ {INFLATION_LIMIT:.0%}); history left unchanged")
+
     # -- pre-flight ----------------------------------------------------------------------
 
-    def fit_window(self, messages: list[ModelMessage], tokens: int, fixed_tokens: int) -> StepResult:
-        """Deterministic fallback so no request is sent over the window; raises if impossible."""
-        fitted = fallback_compact(messages, target_tokens=self.window - fixed_tokens,
-                                  estimator=self.accountant.estimator)
+    def fit_window(self, messages: list[ModelMessage], tokens: int, fixed_tokens: int, *,
+                   shrink: float = 1.0) -> StepResult:
+        """Deterministic fallback so no request is sent over the limit; raises if impossible.
+
+        The cut is chosen on raw estimates so that the calibrated request fits ``shrink`` × the budget's
+        limit; the caller re-measures the result and calls again (with a smaller ``shrink``) if the
+        measured request still does not fit.
+        """
+        ratio = self.accountant.ratio
+        target = math.floor(self.budget.limit * shrink / ratio) - fixed_tokens
+        fitted = fallback_compact(messages, target_tokens=target, estimator=self.accountant.estimator)
         if fitted is None:
-            raise ContextOverflowError(
-                f"the request needs about {tokens:,} tokens but the window is {self.window:,}, even after "
-                "removing every earlier message; shorten the prompt or use a model with a larger window")
+            raise ContextOverflowError(describe_overflow(
+                messages, tokens=tokens, fixed_tokens=self.accountant.scaled(fixed_tokens), budget=self.budget,
+                ratio=ratio))
         new_messages, replaced = fitted
         kept_from = self.ledger.index_of(new_messages[1]) if len(new_messages) > 1 else None
         marker = with_kept_from(new_messages[0], kept_from) if kept_from is not None else new_messages[0]  # type: ignore[arg-type]

@@ -1,7 +1,16 @@
-"""Token estimates (a token per four characters), cached per message object."""
+"""Token estimates of a request as it is serialized: a token per four characters of the JSON a provider
+receives (quotes, escapes, roles, tool-call framing and doubly encoded arguments included), cached per
+message object.
+
+Plain text is cheaper than its serialized form — ``"a\\nb"`` travels as six characters, a tool call's
+arguments are a JSON string inside JSON, every message carries a role and ids — so counting message text
+alone runs about a tenth below what a provider counts. :class:`~tui.chain.calibration.TokenCalibration`
+then scales these estimates to the provider's own figures.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
@@ -17,41 +26,87 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.tools import ToolDefinition
 
-PART_OVERHEAD_TOKENS = 4
+CHARS_PER_TOKEN = 4
+MESSAGE_FRAMING_CHARS = 32
+"""``{"role": "assistant", "content": …}``: what each part adds around its text."""
+TOOL_CALL_FRAMING_CHARS = 72
+"""``{"id": …, "type": "function", "function": {"name": …, "arguments": …}}`` plus the list around it."""
+TOOL_RETURN_FRAMING_CHARS = 52
+"""``{"role": "tool", "tool_call_id": …, "content": …}``."""
+TOOL_DEFINITION_FRAMING_CHARS = 48
 BINARY_TOKENS = 1_000
 """Images, audio and documents: a flat guess (providers bill them differently)."""
 
 
 def text_tokens(text: str) -> int:
-    return (len(text) + 3) // 4
+    """Raw text at four characters a token (for sizes shown to people and the agent)."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def _part_tokens(part: object) -> int:
+def _quoted(text: str) -> int:
+    """Characters ``text`` takes as a JSON string (quotes and escapes; non-ASCII as ``\\uXXXX``)."""
+    return len(json.dumps(text))
+
+
+def _chars_tokens(chars: int) -> int:
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def part_tokens(part: object) -> int:
+    """Serialized-size estimate of one message part."""
     if isinstance(part, (TextPart, ThinkingPart, SystemPromptPart)):
-        return text_tokens(part.content)
+        return _chars_tokens(_quoted(part.content) + MESSAGE_FRAMING_CHARS)
     if isinstance(part, CompactionPart):
-        return text_tokens(part.content or "")
+        return _chars_tokens(_quoted(part.content or "") + MESSAGE_FRAMING_CHARS)
     if isinstance(part, ToolCallPart):
-        return text_tokens(part.tool_name) + text_tokens(part.args_as_json_str())
+        chars = _quoted(part.args_as_json_str()) + len(part.tool_name) + len(part.tool_call_id)
+        return _chars_tokens(chars + TOOL_CALL_FRAMING_CHARS)
     if isinstance(part, ToolReturnPart):
-        return text_tokens(part.model_response_str())
+        chars = _quoted(part.model_response_str()) + len(part.tool_call_id)
+        return _chars_tokens(chars + TOOL_RETURN_FRAMING_CHARS)
     if isinstance(part, RetryPromptPart):
-        return text_tokens(part.model_response())
+        chars = _quoted(part.model_response()) + len(part.tool_call_id)
+        return _chars_tokens(chars + TOOL_RETURN_FRAMING_CHARS)
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
-            return text_tokens(part.content)
-        return sum(BINARY_TOKENS if isinstance(item, BinaryContent) else text_tokens(str(item))
-                   for item in part.content)
+            return _chars_tokens(_quoted(part.content) + MESSAGE_FRAMING_CHARS)
+        tokens = _chars_tokens(MESSAGE_FRAMING_CHARS)
+        for item in part.content:
+            if isinstance(item, BinaryContent):
+                tokens += BINARY_TOKENS
+            elif isinstance(item, str):
+                tokens += _chars_tokens(_quoted(item) + 16)
+            else:
+                content = getattr(item, "content", None)
+                tokens += _chars_tokens(_quoted(content if isinstance(content, str) else str(item)) + 16)
+        return tokens
     return 0
 
 
 def message_tokens_uncached(message: ModelMessage) -> int:
-    return sum(_part_tokens(part) + PART_OVERHEAD_TOKENS for part in message.parts)
+    """Serialized-size estimate of one message."""
+    return sum(part_tokens(part) for part in message.parts)
+
+
+def instructions_tokens(instructions: Sequence[str]) -> int:
+    """System instructions as sent: one system message per part."""
+    return sum(_chars_tokens(_quoted(text) + MESSAGE_FRAMING_CHARS) for text in instructions if text)
+
+
+def tool_definition_tokens(tools: Sequence[ToolDefinition]) -> int:
+    """Tool schemas as sent with every request: name, description and the JSON schema."""
+    chars = 0
+    for tool in tools:
+        chars += (_quoted(tool.name) + _quoted(tool.description or "")
+                  + len(json.dumps(tool.parameters_json_schema)) + TOOL_DEFINITION_FRAMING_CHARS)
+    return _chars_tokens(chars)
 
 
 class TokenEstimator:
-    """chars/4 per message, computed once per message object (messages are immutable in practice)."""
+    """Serialized-size estimate per message, computed once per message object (messages are immutable
+    in practice)."""
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[ModelMessage, int]] = {}

@@ -11,7 +11,16 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-WindowSource = Literal["model", "genai-prices", "config", "default"]
+WindowSource = Literal["model", "genai-prices", "config", "flag", "default"]
+
+WINDOW_SOURCE_WORDS: dict[str, str] = {
+    "model": "the model's own figure",
+    "genai-prices": "genai-prices",
+    "config": "config.toml",
+    "flag": "--context-window",
+    "default": "assumed (200k default)",
+}
+"""How each window source is said to the user ("window from …")."""
 CompactionStrategy = Literal["mask", "pointer", "summary", "fallback"]
 CompactionTrigger = Literal["auto", "manual", "preflight"]
 
@@ -41,10 +50,34 @@ class UsageEvent(ChainEvent):
     window_source: WindowSource
     compaction_threshold: float = 0.85
     summarize_threshold: float = 0.90
+    reserve: int = 0
+    """Tokens kept free for the answer (the request's max_tokens or ``output_reserve``)."""
+    margin: int = 0
+    """Tokens kept free for estimate error."""
+    final: bool = False
+    """True for the count after an answer arrived (the context as the next request starts from)."""
 
     @property
     def fraction(self) -> float:
         return self.tokens / self.window if self.window else 0.0
+
+    @property
+    def limit(self) -> int:
+        """The most a request may carry: the window less the reserve and the margin."""
+        return max(1, self.window - self.reserve - self.margin)
+
+    def mark(self, threshold: float) -> float:
+        """Where ``threshold`` (a share of the limit) sits as a share of the whole window."""
+        return threshold * self.limit / self.window if self.window else threshold
+
+    @property
+    def level(self) -> Literal["ok", "warn", "critical"]:
+        """``warn`` from the compaction threshold, ``critical`` from the summary threshold (of the limit)."""
+        if self.tokens >= self.summarize_threshold * self.limit:
+            return "critical"
+        if self.tokens >= self.compaction_threshold * self.limit:
+            return "warn"
+        return "ok"
 
     @property
     def assumed(self) -> bool:

@@ -3,13 +3,17 @@
 Order per model request (DESIGN §3): record new messages → count tokens
 (usage event) → tier 2 at the compaction threshold → tier 3 at the summarize
 threshold (at most once per user turn, never retried after a failure in the
-same turn) → pre-flight fallback if the request would still exceed the
-window. Tier 1 (eviction) runs after each tool, before its output enters the
-history.
+same turn) → pre-flight fallback until the request fits the limit (window −
+answer reserve − margin), re-measured after each cut. Tier 1 (eviction) runs
+after each tool, before its output enters the history. After each response the
+provider's count calibrates the estimates and the usage including the answer is
+reported.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,24 +21,43 @@ from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.accounting import TokenAccountant, TokenCounter, request_instructions
-from tui.chain.compactor import AfterCompress, BeforeCompress, CompactionStats, Compactor, StepResult
+from tui.chain.budget import WindowBudget
+from tui.chain.calibration import TokenCalibration
+from tui.chain.compactor import (
+    AfterCompress,
+    BeforeCompress,
+    CompactionStats,
+    Compactor,
+    ContextOverflowError,
+    StepResult,
+)
 from tui.chain.estimate import TokenEstimator
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionTrigger, UsageEvent
 from tui.chain.eviction import EvictionCapability
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.summarizer import Summarizer
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.window import resolve_window
 from tui.config import ContextSettings
+
+logger = logging.getLogger(__name__)
 
 RECOVERY_INSTRUCTIONS = """\
 Context management: your context window is managed for you. Large tool outputs are saved to files and shown
 as a preview with their path — read the rest with read_file(path, offset, limit). Older turns may be replaced
 by a summary; every original message is still recorded, so use search_conversation_history(query) to recover
 an exact detail (a value, a command, a user instruction) instead of guessing."""
+
+EXACT_COUNT_FROM = 0.9
+"""Share of the limit from which a model's own token counter (when it has one) checks the estimate."""
+EXACT_COUNT_TIMEOUT = 10.0
+MAX_FIT_ROUNDS = 4
 
 UsageCallback = Callable[[float, int, int], None]
 
@@ -45,6 +68,26 @@ class CompactionOutcome:
 
     messages: list[ModelMessage]
     event: CompactionFinished | CompactionFailed
+
+
+def model_key(model: Model | None) -> str:
+    """The name calibration is kept under: ``provider:model``."""
+    if model is None:
+        return "unknown"
+    return f"{model.system}:{model.model_name}"
+
+
+def _max_tokens(settings: ModelSettings | None) -> int | None:
+    value = (settings or {}).get("max_tokens")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _instruction_texts(request_context: ModelRequestContext) -> list[str]:
+    parts = request_context.model_request_parameters.instruction_parts
+    if parts:
+        return [part.content for part in parts if part.content]
+    instructions = request_instructions(request_context.messages)
+    return [instructions] if instructions else []
 
 
 class ContextManager:
@@ -61,19 +104,24 @@ class ContextManager:
         config_window: int | None,
         chat_model: Model | None,
         token_counter: TokenCounter | None = None,
+        calibration_path: Path | None = None,
         on_usage_update: UsageCallback | None = None,
         on_before_compress: BeforeCompress | None = None,
         on_after_compress: AfterCompress | None = None,
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
-        self.window, self.window_source = resolve_window(chat_model, config_window)
+        origin = "flag" if settings.window_origin == "flag" else "config"
+        self.window, self.window_source = resolve_window(chat_model, config_window, origin)
         self._sink = event_sink
         self.on_usage_update = on_usage_update
         self.ledger = RecordingLedger(recorder)
-        self.accountant = TokenAccountant(TokenEstimator(), token_counter)
+        self.accountant = TokenAccountant(TokenEstimator(), token_counter,
+                                          calibration=TokenCalibration(calibration_path),
+                                          model_name=model_key(chat_model))
+        self.budget = WindowBudget.for_window(self.window, settings)
         self.compactor = Compactor(
-            settings=settings, window=self.window, large_results_dir=large_results_dir, ledger=self.ledger,
+            settings=settings, budget=self.budget, large_results_dir=large_results_dir, ledger=self.ledger,
             accountant=self.accountant,
             summarizer=Summarizer(summarizer_model, timeout=settings.summarizer_timeout,
                                   chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2),
@@ -81,22 +129,26 @@ class ContextManager:
         )
         self.fixed_tokens = 0
         self.last_tokens: int | None = None
+        self._last_raw_request = 0
+        self._exact_unsupported = False
         self._forced = False
         self._pending_focus: str | None = None
         self._summarized_this_turn = False
         self._blocked_this_turn = False
 
     def _summarizer_window(self, summarizer_model: Model | None, chat_model: Model | None) -> int:
-        """The summarizer's own window: the session's (incl. an explicit override) when it is the chat model."""
+        """The summarizer's own request limit: the session's (incl. an explicit override) when it is the chat
+        model, else its own window less its reserve and margin."""
         if summarizer_model is None or summarizer_model is chat_model:
-            return self.window
-        return resolve_window(summarizer_model, None)[0]
+            return self.budget.limit
+        window = resolve_window(summarizer_model, None)[0]
+        return WindowBudget.for_window(window, self.settings).limit
 
     @property
     def eviction_threshold(self) -> int:
         """Tool outputs above this many tokens are saved to disk: ``large_result_tokens``, but never more
-        than a quarter of the window (one output could not fit a small window otherwise)."""
-        return min(self.settings.large_result_tokens, max(100, self.window // 4))
+        than a quarter of the limit (one output could not fit a small window otherwise)."""
+        return min(self.settings.large_result_tokens, max(100, self.budget.limit // 4))
 
     # -- public API ----------------------------------------------------------------------
 
@@ -108,8 +160,13 @@ class ContextManager:
     def summarizer(self) -> Summarizer:
         return self.compactor.summarizer
 
+    @property
+    def limit(self) -> int:
+        """The most tokens a request may carry (window − answer reserve − margin)."""
+        return self.budget.limit
+
     def capabilities(self) -> list[AbstractCapability[Any]]:
-        """Eviction (after each tool) and the per-request chain (before each model request)."""
+        """Eviction (after each tool) and the per-request chain (before and after each model request)."""
         return [
             EvictionCapability(self.large_results_dir, self.eviction_threshold, self._emit),
             ContextCapability(self),
@@ -128,6 +185,11 @@ class ContextManager:
         """Append whatever of ``messages`` is not recorded yet (the end of a run, a cancelled run)."""
         self.ledger.record_new(messages)
 
+    def prime_fixed_tokens(self, instructions: Sequence[str], tools: Sequence[ToolDefinition]) -> None:
+        """What instructions and tool definitions cost, before the first request measures them (so a
+        ``/compact`` or a usage figure right after opening a session counts them)."""
+        self.fixed_tokens = self.accountant.fixed_tokens(instructions, tools)
+
     def begin_user_turn(self) -> None:
         """A new user turn: automatic summarization may run (once) again."""
         self._summarized_this_turn = False
@@ -137,6 +199,14 @@ class ContextManager:
         """Force tiers 2–3 on the next model request, whatever the usage."""
         self._forced = True
         self._pending_focus = focus or None
+
+    def plan_compaction(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
+        """What a summary of ``messages`` would replace and keep verbatim (shown before ``/compact`` runs)."""
+        return self.compactor.plan_summary(messages)
+
+    def estimate_usage(self, messages: Sequence[ModelMessage]) -> UsageEvent:
+        """A usage figure for ``messages`` from estimates alone (a fork or a session with none recorded)."""
+        return self._usage_event(self.accountant.estimate(messages, self.fixed_tokens), final=True)
 
     async def compact(self, messages: Sequence[ModelMessage], focus: str | None = None) -> CompactionOutcome:
         """Run tiers 2–3 now (manual), returning the new working context and what happened."""
@@ -156,35 +226,95 @@ class ContextManager:
     async def before_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
         history = ctx.messages
         self.ledger.record_new(history)
+        self._set_budget(request_context.model_settings)
         parameters = request_context.model_request_parameters
         self.fixed_tokens = self.accountant.fixed_tokens(
-            request_instructions(request_context.messages),
-            [*parameters.function_tools, *parameters.output_tools],
-        )
+            _instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
         tokens = await self.accountant.count(history, self.fixed_tokens)
         self._report_usage(tokens)
         working = history
         forced, focus = self._forced, self._pending_focus
-        if forced or tokens >= self.settings.compaction_threshold * self.window:
+        if forced or tokens >= self.budget.at(self.settings.compaction_threshold):
             self._forced, self._pending_focus = False, None
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
                                          force=forced)
             working, tokens = step.messages, step.tokens
-        if tokens > self.window:
-            step = self.compactor.fit_window(working, tokens, self.fixed_tokens)
-            working, tokens = step.messages, step.tokens
-            self._report_usage(tokens)
+        working, tokens = await self._preflight(request_context, working, tokens)
+        self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
             history[:] = working
             request_context.messages = list(working)
         return request_context
+
+    def _set_budget(self, model_settings: ModelSettings | None) -> None:
+        budget = WindowBudget.for_window(self.window, self.settings, _max_tokens(model_settings))
+        if budget != self.budget:
+            self.budget = budget
+            self.compactor.budget = budget
+
+    async def _preflight(self, request_context: ModelRequestContext, working: list[ModelMessage],
+                         tokens: int) -> tuple[list[ModelMessage], int]:
+        """Cut until the request fits the limit, measuring again after each cut (with the model's own counter
+        near the limit, where it has one); a request that cannot be made to fit is never sent."""
+        tokens = await self._checked_count(request_context, working, tokens)
+        shrink = 1.0
+        for _ in range(MAX_FIT_ROUNDS):
+            if tokens <= self.budget.limit:
+                return working, tokens
+            step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
+            working = step.messages
+            measured = await self.accountant.count(working, self.fixed_tokens)
+            measured = await self._checked_count(request_context, working, measured)
+            self._report_usage(measured)
+            shrink *= min(0.9, self.budget.limit / max(1, measured))  # the estimate was low: cut deeper
+            tokens = measured
+        if tokens > self.budget.limit:
+            raise ContextOverflowError(
+                f"the request still measures about {tokens:,} tokens after {MAX_FIT_ROUNDS} cuts, over the limit of "
+                f"{self.budget.limit:,} (window {self.window:,}); nothing was sent")
+        return working, tokens
+
+    async def _checked_count(self, request_context: ModelRequestContext, working: list[ModelMessage],
+                             tokens: int) -> int:
+        """``tokens``, or the model's own count of the request when the estimate is near the limit and the
+        model can count (the larger of the two is kept; the count also calibrates the estimate)."""
+        if self._exact_unsupported or tokens < EXACT_COUNT_FROM * self.budget.limit:
+            return tokens
+        model = request_context.model
+        try:
+            usage = await asyncio.wait_for(
+                model.count_tokens(list(working), request_context.model_settings,
+                                   request_context.model_request_parameters),
+                timeout=EXACT_COUNT_TIMEOUT)
+        except NotImplementedError:
+            self._exact_unsupported = True
+            return tokens
+        except (TimeoutError, OSError, ValueError, RuntimeError) as error:  # counting is a check, not a need
+            logger.info("the model's token count failed (%s); using the estimate", error)
+            return tokens
+        except Exception as error:  # a provider SDK error: keep the estimate, say why in the log
+            logger.info("the model's token count failed (%s: %s); using the estimate", type(error).__name__, error)
+            return tokens
+        counted = usage.input_tokens
+        if counted > 0:
+            self.accountant.observe(self.accountant.raw(working, self.fixed_tokens), counted)
+        return max(tokens, counted)
+
+    async def after_response(self, request_context: ModelRequestContext, response: ModelResponse) -> None:
+        """Calibrate on the provider's count and report the usage including the answer just received."""
+        reported = response.usage.input_tokens if response.provider_name else 0
+        if reported > 0:
+            self.accountant.observe(self._last_raw_request, reported)
+        request_tokens = reported if reported > 0 else (self.last_tokens or 0)
+        answer = self.accountant.scaled(self.accountant.estimator.message_tokens(response))
+        self._report_usage(request_tokens + answer, final=True)
 
     async def _run_tiers(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
                          focus: str | None, force: bool) -> StepResult:
         step = self.compactor.tool_calls(messages, tokens, trigger=trigger, focus=focus, force=force)
         if step.event is not None:
             self._report_usage(step.tokens)
-        summarize_at = self.settings.summarize_threshold * self.window
+        summarize_at = self.budget.at(self.settings.summarize_threshold)
         if not force:
             if step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn:
                 return step
@@ -194,8 +324,11 @@ class ContextManager:
             if trigger == "auto":
                 self._summarized_this_turn = True
             self._report_usage(summary.tokens)
-        elif trigger == "auto":
+            return summary
+        if trigger == "auto":
             self._blocked_this_turn = True
+        if step.event is not None:  # tier 2 was applied even though the summary was not
+            return StepResult(step.messages, step.tokens, summary.event)
         return summary
 
     # -- events ------------------------------------------------------------------------
@@ -203,21 +336,30 @@ class ContextManager:
     def _emit(self, event: ChainEvent) -> None:
         self._sink(event)
 
-    def _report_usage(self, tokens: int) -> None:
+    def _usage_event(self, tokens: int, *, final: bool = False) -> UsageEvent:
+        return UsageEvent(tokens=tokens, window=self.window, window_source=self.window_source,
+                          compaction_threshold=self.settings.compaction_threshold,
+                          summarize_threshold=self.settings.summarize_threshold,
+                          reserve=self.budget.reserve, margin=self.budget.margin, final=final)
+
+    def _report_usage(self, tokens: int, *, final: bool = False) -> None:
         self.last_tokens = tokens
-        self._emit(UsageEvent(tokens=tokens, window=self.window, window_source=self.window_source,
-                              compaction_threshold=self.settings.compaction_threshold,
-                              summarize_threshold=self.settings.summarize_threshold))
+        self._emit(self._usage_event(tokens, final=final))
         if self.on_usage_update is not None:
             self.on_usage_update(tokens / self.window, tokens, self.window)
 
 
 @dataclass
 class ContextCapability(AbstractCapability[Any]):
-    """Runs the chain before every model request (see :class:`ContextManager`)."""
+    """Runs the chain before every model request and learns from every response (see :class:`ContextManager`)."""
 
     manager: ContextManager
 
     async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                    ) -> ModelRequestContext:
         return await self.manager.before_request(ctx, request_context)
+
+    async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                  response: ModelResponse) -> ModelResponse:
+        await self.manager.after_response(request_context, response)
+        return response

@@ -1,41 +1,130 @@
-"""Retention check: identifiers from a summarized span that the summary must still contain."""
+"""Retention check: the identifiers of a summarized span that its summary must still contain.
+
+Identifiers are what a reader of the summary would need verbatim to carry on: file paths, names in
+backticks, error names, numbers with units, ids and hashes, and what the user put in quotes. They are
+taken from the span itself (the whole of it, not what was sent to the summarizer), after deep-tui's own
+notices are removed — "401 lines" and "553 tokens" in an eviction notice describe deep-tui's bookkeeping,
+not the work. They are ranked: what the user said first, then the assistant and its tool calls, then tool
+output, so the list a summary is judged on starts with what matters most.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import (
+    CompactionPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
-from tui.chain.transcript import prompt_text, render_transcript
+from tui.message_text import prompt_text
 
 IDENTIFIER_LIMIT = 200
-_PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|toml|json|ya?ml|txt|js|ts|rs|go|sh|cfg|ini|sql|html|css)\b")
+TOOL_OUTPUT_SHARE = 0.5
+"""At most this share of the identifiers may come from tool output (the rest is what was said and done)."""
+
+_PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b"
+                   r"|\b[\w-]+\.(?:py|md|toml|json|ya?ml|txt|js|ts|tsx|rs|go|sh|cfg|ini|sql|html|css|c|h|cpp|java)\b")
 _BACKTICKS = re.compile(r"`([^`\n]{2,120})`")
-_NUMBER_WITH_UNIT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|min|h|KB|MB|GB|TB|kB|k|%|px|tokens|bytes|lines)\b|\bv\d+(?:\.\d+)+\b")
-_ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception)\b|\bE[A-Z]{3,}\b")
+_NUMBER_WITH_UNIT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|min|h|KB|MB|GB|TB|kB|KiB|MiB|GiB|%|px)(?![\w])"
+                               r"|\bv\d+(?:\.\d+)+\b")
+_ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception|Warning)\b|\bE[A-Z]{3,}\b")
+_HEX_ID = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _QUOTED = re.compile(r"\"([^\"\n]{4,160})\"")
+QUOTED_RANK = -1
+
+_NOTICES = (
+    # tier 1 (eviction): "[The whole output of grep (12,345 characters, 401 lines, about 553 tokens) was saved …]"
+    re.compile(r"\(\d[\d,]* characters, \d[\d,]* lines, about \d[\d,]* tokens\)"),
+    re.compile(r"Read it with read_file\([^)]*\) and page on with a higher offset\."),
+    # tier 2: "[older output of X compacted to save context (12,345 characters); saved at …]"
+    re.compile(r"compacted to save context \(\d[\d,]* characters\)"),
+    re.compile(r"\d[\d,]* characters of [\w, ]+ elided to save context"),
+    re.compile(r"read_file\(path='[^']*', offset=\d+, limit=\d+\)"),
+    # previews and pages
+    re.compile(r"\[… \d[\d,]* (?:lines omitted|characters cut) …\]"),
+    re.compile(r"\[line cut: \d[\d,]* characters\]"),
+    re.compile(r"\[lines \d+-\d+ of \d+\]"),
+    re.compile(r"… stopped after [\d,]+ \w+[^\n]*"),
+    re.compile(r"\[deep-tui: [^\]]*\]"),
+    re.compile(r"\(interrupted: [^)]*\)|\(no answer: [^)]*\)"),
+)
 
 
-def extract_identifiers(messages: Sequence[ModelMessage]) -> list[str]:
-    """Paths, backticked commands, numbers with units, error names, quoted user instructions."""
-    text = render_transcript(messages, tool_output_cap=4000)
-    found: list[str] = []
-    for pattern in (_PATH, _BACKTICKS, _NUMBER_WITH_UNIT, _ERROR_NAME):
+def strip_notices(text: str) -> str:
+    """``text`` without deep-tui's own bookkeeping (sizes in eviction and compaction notices, page footers)."""
+    for pattern in _NOTICES:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def identifiers_in(text: str) -> list[str]:
+    """The identifiers in one text, in order of appearance (duplicates kept)."""
+    found: list[tuple[int, str]] = []
+    for pattern in (_PATH, _BACKTICKS, _NUMBER_WITH_UNIT, _ERROR_NAME, _HEX_ID):
         for match in pattern.finditer(text):
-            found.append(match.group(1) if pattern.groups else match.group(0))
+            found.append((match.start(), match.group(1) if pattern.groups else match.group(0)))
+    found.sort(key=lambda item: item[0])
+    return [value.strip() for _, value in found if value.strip()]
+
+
+def _sources(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, str]]:
+    """(rank, text) for every text of the span: 0 user, 1 assistant and tool calls, 2 tool output, and
+    ``QUOTED_RANK`` for what the user put in quotes (taken whole)."""
     for message in messages:
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    found.extend(match.group(1) for match in _QUOTED.finditer(prompt_text(part)))
-    unique: list[str] = []
-    seen: set[str] = set()
-    for item in (value.strip() for value in found):
-        if item and item.lower() not in seen:
-            seen.add(item.lower())
-            unique.append(item)
-    return unique[:IDENTIFIER_LIMIT]
+                    text = prompt_text(part.content)
+                    yield 0, text
+                    for quoted in _QUOTED.finditer(text):
+                        yield QUOTED_RANK, quoted.group(1)  # a quoted instruction counts whole
+                elif isinstance(part, ToolReturnPart):
+                    yield 2, part.model_response_str()
+                elif isinstance(part, RetryPromptPart):
+                    yield 2, part.model_response()
+                elif isinstance(part, CompactionPart) and part.content:
+                    yield 1, part.content
+        elif isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, (TextPart, ThinkingPart)):
+                    yield 1, part.content
+                elif isinstance(part, ToolCallPart):
+                    yield 1, f"{part.tool_name}({part.args_as_json_str()})"
+
+
+def extract_identifiers(messages: Sequence[ModelMessage], limit: int = IDENTIFIER_LIMIT) -> list[str]:
+    """The span's identifiers, most important first, each once (case-insensitive), at most ``limit``."""
+    ranked: dict[str, tuple[int, int, str]] = {}
+    order = 0
+    for rank, text in _sources(messages):
+        found = [text.strip()] if rank == QUOTED_RANK else identifiers_in(strip_notices(text))
+        for identifier in found:
+            key = identifier.lower()
+            if key not in ranked or ranked[key][0] > rank:
+                ranked[key] = (rank, order, identifier)
+            order += 1
+    ordered = sorted(ranked.values())
+    from_output = 0
+    chosen: list[str] = []
+    for rank, _, identifier in ordered:
+        if rank >= 2:
+            if from_output >= int(limit * TOOL_OUTPUT_SHARE):
+                continue
+            from_output += 1
+        chosen.append(identifier)
+        if len(chosen) >= limit:
+            break
+    return chosen
 
 
 def retention_score(summary: str, identifiers: Sequence[str]) -> tuple[float, list[str]]:

@@ -12,7 +12,7 @@ from pydantic_ai.models import Model
 
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.extractive import extractive_summary
-from tui.chain.transcript import render_transcript
+from tui.chain.transcript import cap, dense_extract, render_transcript
 
 SUMMARY_SECTIONS = (
     "Session intent",
@@ -37,7 +37,10 @@ SUMMARIZER_INSTRUCTIONS = (
 )
 
 DEFAULT_CHUNK_TOKENS = 100_000
-TOOL_OUTPUT_CAP = 2_000
+TOOL_OUTPUT_CAP = 6_000
+"""Characters of one tool output sent to the summarizer (a dense extract when longer)."""
+PREVIOUS_SUMMARY_SHARE = 0.25
+"""At most this share of a summarizer request is the earlier summary it merges."""
 _SECRET_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]+"),
     re.compile(r"(?i)(bearer|api[_-]?key|token|secret|password)([\s:=\"']+)[^\s\"',]+"),
@@ -108,18 +111,22 @@ class Summarizer:
 
     def _prompt(self, chunk: Sequence[ModelMessage], previous: str | None, focus: str | None,
                 must_include: Sequence[str], *, part: tuple[int, int]) -> str:
+        """One summarizer request, never larger than ``chunk_tokens`` (its window's share for the input)."""
+        budget_chars = self.chunk_tokens * 3  # JSON escapes make a character of prompt more than a quarter token
         sections: list[str] = []
         if previous:
-            sections.append(f"<earlier_summary>\n{previous}\n</earlier_summary>")
+            sections.append(f"<earlier_summary>\n{cap(previous, int(budget_chars * PREVIOUS_SUMMARY_SHARE))}\n"
+                            "</earlier_summary>")
         if focus:
-            sections.append(f"<focus>\nThe user asked this summary to focus on: {focus}\n"
+            sections.append(f"<focus>\nThe user asked this summary to focus on: {cap(focus, 2_000)}\n"
                             "Keep everything about it in detail.\n</focus>")
         if must_include:
-            listed = "\n".join(f"- {item}" for item in must_include)
+            listed = cap("\n".join(f"- {item}" for item in must_include), budget_chars // 8)
             sections.append(f"<must_include>\nThese identifiers appear in the conversation and must appear "
                             f"verbatim in the summary:\n{listed}\n</must_include>")
         label = f" (part {part[0]} of {part[1]})" if part[1] > 1 else ""
-        transcript = render_transcript(chunk, tool_output_cap=TOOL_OUTPUT_CAP)
+        room = max(2_000, budget_chars - sum(len(section) for section in sections) - len(SUMMARIZER_INSTRUCTIONS) - 200)
+        transcript = dense_extract(render_transcript(chunk, tool_output_cap=TOOL_OUTPUT_CAP), room)
         sections.append(f"<conversation{label}>\n{transcript}\n</conversation>")
         return "\n\n".join(sections)
 

@@ -29,12 +29,13 @@ def _genai_prices_window(model: Model) -> int | None:
     return None
 
 
-def resolve_window(model: Model | None, config_window: int | None) -> tuple[int, WindowSource]:
-    """An explicit ``[context] window`` / ``--context-window`` wins; then the model's own
-    ``context_window`` (pydantic-ai fills it from genai-prices), then a genai-prices lookup by name,
+def resolve_window(model: Model | None, config_window: int | None,
+                   origin: WindowSource = "config") -> tuple[int, WindowSource]:
+    """An explicit ``--context-window`` (``origin="flag"``) or ``[context] window`` wins; then the model's
+    own ``context_window`` (pydantic-ai fills it from genai-prices), then a genai-prices lookup by name,
     then 200,000 — reported as ``default`` so the UI can say it is assumed."""
     if config_window:
-        return config_window, "config"
+        return config_window, origin
     if model is not None:
         if model.context_window:
             return model.context_window, "model"

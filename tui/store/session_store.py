@@ -279,7 +279,9 @@ class SessionStore:
             else:
                 write_empty(handle.messages.path)
             handle.meta.message_count = count
-            handle.meta.last_usage = parent_meta.last_usage
+            # The parent's last figure describes the fork only when it holds all of the parent's messages;
+            # a partial fork is counted from its own messages when it opens.
+            handle.meta.last_usage = parent_meta.last_usage if count == total else None
             handle.meta.write(handle.meta_path)
         except BaseException as error:
             handle.close()

@@ -15,6 +15,7 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
+from tui.chain.summary_plan import SummaryPlan
 from tui.wording import plural
 
 CompactResult = CompactionFinished | CompactionFailed
@@ -32,6 +33,22 @@ def describe_result(event: CompactResult) -> Content:
     )
 
 
+def describe_plan(plan: SummaryPlan) -> Content:
+    """What Run will do, said before it runs."""
+    if not plan.possible:
+        return Content.styled(
+            "Nothing to summarize yet: every message is in the recent part that is kept verbatim. Old tool "
+            "outputs can still be replaced by pointers to saved copies.", "$text-muted")
+    earlier = " together with the earlier summary" if plan.has_earlier_summary else ""
+    return Content.assemble(
+        "Will summarize ", (plural(plan.summarized_messages, "older message"), "bold"),
+        f" (~{human_tokens(plan.summarized_tokens)} tokens){earlier} and keep the last ",
+        (plural(plan.kept_messages, "message"), "bold"), f" (~{human_tokens(plan.kept_tokens)} tokens) verbatim. ",
+        ("Old tool outputs are first replaced by pointers to saved copies. Nothing is deleted: every original "
+         "stays in messages.json, and a focus is applied whenever the summary frees tokens.", "$text-muted"),
+    )
+
+
 class CompactDialog(DialogScreen[CompactResult | None]):
     """Runs ``runtime.compact(focus)``; Esc cancels a running compaction (the history stays as it was)."""
 
@@ -40,6 +57,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     CompactDialog #progress { height: 1; display: none; }
     CompactDialog.-running #progress { display: block; }
     CompactDialog #result { margin: 1 0 0 0; height: auto; }
+    CompactDialog #plan { margin: 1 0 0 0; height: auto; }
     """
 
     def __init__(self, runtime: SessionRuntimeAPI, *, focus: str = "", autostart: bool = False) -> None:
@@ -56,6 +74,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
                          classes="dialog--message")
             yield Input(self.initial_focus, placeholder="focus (optional), e.g. the API design decisions",
                         id="focus")
+            yield Static(describe_plan(self.runtime.compaction_plan()), id="plan", classes="dialog--message")
             yield LoadingIndicator(id="progress")
             yield Static("", id="result")
             with Horizontal(classes="dialog--buttons"):

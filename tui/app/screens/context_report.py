@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
+from tui.chain.events import WINDOW_SOURCE_WORDS
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import DialogScreen
 from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
@@ -33,12 +34,18 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
             f"  {human_tokens(row.tokens):>6}  {share * 100:5.1f}%",
         ))
     total = report.total
-    source = "assumed (default)" if report.window_source == "default" else f"from {report.window_source}"
+    source = WINDOW_SOURCE_WORDS.get(report.window_source, report.window_source)
+    calibrated = (f"; estimates × {report.calibration:.2f} to match the provider's counts"
+                  if report.calibration != 1.0 else "")
     footer = [
         Content(""),
         Content.assemble(("total (estimated)  ", "bold"), f"{human_tokens(total)} of {human_tokens(report.window)} "
-                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), window {source}"),
-        Content(f"compaction at {report.compaction_threshold:.0%}, summary at {report.summarize_threshold:.0%}; "
+                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), window from {source}"),
+        Content(f"a request may carry {human_tokens(report.limit)}: {human_tokens(report.reserve)} are kept for the "
+                f"answer and {human_tokens(report.margin)} for estimate error{calibrated}"),
+        Content(f"compaction at {report.compaction_threshold:.0%} of that "
+                f"({human_tokens(int(report.compaction_threshold * report.limit))}), summary at "
+                f"{report.summarize_threshold:.0%} ({human_tokens(int(report.summarize_threshold * report.limit))}); "
                 f"{plural(report.compressions, 'compaction')} so far"),
         Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),

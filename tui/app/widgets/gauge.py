@@ -7,33 +7,29 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
-from tui.chain.events import UsageEvent
+from tui.chain.events import WINDOW_SOURCE_WORDS, UsageEvent
 
 BAR_WIDTH = 30
 
 
-def gauge_level(event: UsageEvent) -> str:
-    if event.fraction >= event.summarize_threshold:
-        return "critical"
-    if event.fraction >= event.compaction_threshold:
-        return "warn"
-    return "ok"
-
-
 def render_gauge(event: UsageEvent | None, width: int = BAR_WIDTH) -> Content:
-    """``context ██████░░|░|░  61%  122k / 200k`` with marks at the two thresholds."""
+    """``context ██████░░|░|▒▒  61%  122k / 200k``: marks at the two thresholds (shares of the request
+    limit), and the part of the window kept for the answer and the margin shaded at the end."""
     if event is None:
         return Content.assemble(("context ", "$text-muted"), ("░" * width, "$text-muted"), ("  –", "$text-muted"))
     filled = min(width, round(event.fraction * width))
-    marks = {min(width - 1, int(event.compaction_threshold * width)), min(width - 1, int(event.summarize_threshold * width))}
-    level = gauge_level(event)
-    colour = {"ok": "$success", "warn": "$warning", "critical": "$error"}[level]
+    marks = {min(width - 1, int(event.mark(event.compaction_threshold) * width)),
+             min(width - 1, int(event.mark(event.summarize_threshold) * width))}
+    reserved_from = min(width, round(event.limit / event.window * width)) if event.window else width
+    colour = {"ok": "$success", "warn": "$warning", "critical": "$error"}[event.level]
     cells: list[tuple[str, str]] = []
     for position in range(width):
         if position in marks:
             cells.append(("┃" if position < filled else "│", f"bold {colour}" if position < filled else "$text-muted"))
         elif position < filled:
             cells.append(("█", colour))
+        elif position >= reserved_from:
+            cells.append(("▒", "$text-muted"))
         else:
             cells.append(("░", "$text-muted"))
     window = human_tokens(event.window)
@@ -58,9 +54,11 @@ class ContextGauge(Static):
 
     def watch_usage(self, usage: UsageEvent | None) -> None:
         for level in ("ok", "warn", "critical"):
-            self.set_class(usage is not None and gauge_level(usage) == level, f"-{level}")
+            self.set_class(usage is not None and usage.level == level, f"-{level}")
         self.update(render_gauge(usage))
         if usage is not None:
-            self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; window from {usage.window_source}"
-                            f"{' (assumed)' if usage.assumed else ''}; compaction at "
-                            f"{usage.compaction_threshold:.0%}, summary at {usage.summarize_threshold:.0%}")
+            source = WINDOW_SOURCE_WORDS.get(usage.window_source, usage.window_source)
+            self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; window from {source}; "
+                            f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "
+                            f"(▒), so a request carries at most {usage.limit:,}; compaction at "
+                            f"{usage.compaction_threshold:.0%} and summary at {usage.summarize_threshold:.0%} of that")
