@@ -88,7 +88,7 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
 def test_gauge_levels(snap_compare, tmp_path: Path, fraction: float) -> None:  # type: ignore[no-untyped-def]
     async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
         pilot.app.query_one(ContextGauge).usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
-                                                             window_source="model")
+                                                             window_source="model", reserve=16_000, margin=10_000)
         await pilot.pause()
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(100, 12), run_before=set_usage)

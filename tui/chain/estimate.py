@@ -31,11 +31,12 @@ from pydantic_ai.tools import ToolDefinition
 CHARS_PER_TOKEN = 4
 MESSAGE_FRAMING_CHARS = 32
 """``{"role": "assistant", "content": …}``: what each part adds around its text."""
-TOOL_CALL_FRAMING_CHARS = 72
-"""``{"id": …, "type": "function", "function": {"name": …, "arguments": …}}`` plus the list around it."""
+TOOL_CALL_FRAMING_CHARS = 130
+"""``{"role": "assistant", "content": null, "tool_calls": [{"id": …, "type": "function", "function": {"name": …,
+"arguments": …}}]}`` (the message around a call is counted with each call: conservative for parallel calls)."""
 TOOL_RETURN_FRAMING_CHARS = 52
 """``{"role": "tool", "tool_call_id": …, "content": …}``."""
-TOOL_DEFINITION_FRAMING_CHARS = 48
+TOOL_DEFINITION_FRAMING_CHARS = 80
 BINARY_TOKENS = 1_000
 """Images, audio and documents: a flat guess (providers bill them differently)."""
 

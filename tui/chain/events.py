@@ -13,14 +13,19 @@ from typing import Any, ClassVar, Literal
 
 WindowSource = Literal["model", "genai-prices", "config", "flag", "default"]
 
-WINDOW_SOURCE_WORDS: dict[str, str] = {
-    "model": "the model's own figure",
+_WINDOW_SOURCE_WORDS: dict[str, str] = {
+    "model": "the model",
     "genai-prices": "genai-prices",
     "config": "config.toml",
     "flag": "--context-window",
-    "default": "assumed (200k default)",
 }
-"""How each window source is said to the user ("window from …")."""
+
+
+def describe_window_source(source: str) -> str:
+    """Where the window came from, as said to the user: ``window from --context-window``, ``window assumed…``."""
+    if source == "default":
+        return "window assumed (the model's is unknown; set --context-window)"
+    return f"window from {_WINDOW_SOURCE_WORDS.get(source, source)}"
 CompactionStrategy = Literal["mask", "pointer", "summary", "fallback"]
 CompactionTrigger = Literal["auto", "manual", "preflight"]
 

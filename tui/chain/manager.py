@@ -231,6 +231,8 @@ class ContextManager:
         self.fixed_tokens = self.accountant.fixed_tokens(
             _instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
         tokens = await self.accountant.count(history, self.fixed_tokens)
+        tokens = await self._checked_count(request_context, history, tokens,
+                                           near=self.budget.at(self.settings.compaction_threshold))
         self._report_usage(tokens)
         working = history
         forced, focus = self._forced, self._pending_focus
@@ -239,6 +241,8 @@ class ContextManager:
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
                                          force=forced)
             working, tokens = step.messages, step.tokens
+        if working is not history:
+            tokens = await self._checked_count(request_context, working, tokens, near=self.budget.limit)
         working, tokens = await self._preflight(request_context, working, tokens)
         self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
@@ -256,7 +260,6 @@ class ContextManager:
                          tokens: int) -> tuple[list[ModelMessage], int]:
         """Cut until the request fits the limit, measuring again after each cut (with the model's own counter
         near the limit, where it has one); a request that cannot be made to fit is never sent."""
-        tokens = await self._checked_count(request_context, working, tokens)
         shrink = 1.0
         for _ in range(MAX_FIT_ROUNDS):
             if tokens <= self.budget.limit:
@@ -264,7 +267,7 @@ class ContextManager:
             step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
             working = step.messages
             measured = await self.accountant.count(working, self.fixed_tokens)
-            measured = await self._checked_count(request_context, working, measured)
+            measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)
             self._report_usage(measured)
             shrink *= min(0.9, self.budget.limit / max(1, measured))  # the estimate was low: cut deeper
             tokens = measured
@@ -275,10 +278,11 @@ class ContextManager:
         return working, tokens
 
     async def _checked_count(self, request_context: ModelRequestContext, working: list[ModelMessage],
-                             tokens: int) -> int:
-        """``tokens``, or the model's own count of the request when the estimate is near the limit and the
-        model can count (the larger of the two is kept; the count also calibrates the estimate)."""
-        if self._exact_unsupported or tokens < EXACT_COUNT_FROM * self.budget.limit:
+                             tokens: int, *, near: float) -> int:
+        """``tokens``, or the model's own count of the request when the estimate is within reach of ``near``
+        (a threshold or the limit) and the model can count: the larger of the two is kept, and the count
+        calibrates the estimate."""
+        if self._exact_unsupported or tokens < EXACT_COUNT_FROM * near:
             return tokens
         model = request_context.model
         try:

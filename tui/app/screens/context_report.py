@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
-from tui.chain.events import WINDOW_SOURCE_WORDS
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import DialogScreen
+from tui.chain.events import describe_window_source
 from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
 from tui.wording import plural
 
@@ -34,13 +34,13 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
             f"  {human_tokens(row.tokens):>6}  {share * 100:5.1f}%",
         ))
     total = report.total
-    source = WINDOW_SOURCE_WORDS.get(report.window_source, report.window_source)
     calibrated = (f"; estimates × {report.calibration:.2f} to match the provider's counts"
                   if report.calibration != 1.0 else "")
     footer = [
         Content(""),
         Content.assemble(("total (estimated)  ", "bold"), f"{human_tokens(total)} of {human_tokens(report.window)} "
-                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), window from {source}"),
+                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), "
+                         f"{describe_window_source(report.window_source)}"),
         Content(f"a request may carry {human_tokens(report.limit)}: {human_tokens(report.reserve)} are kept for the "
                 f"answer and {human_tokens(report.margin)} for estimate error{calibrated}"),
         Content(f"compaction at {report.compaction_threshold:.0%} of that "

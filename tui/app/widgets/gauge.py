@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
-from tui.chain.events import WINDOW_SOURCE_WORDS, UsageEvent
+from tui.chain.events import UsageEvent, describe_window_source
 
 BAR_WIDTH = 30
 
@@ -57,8 +57,7 @@ class ContextGauge(Static):
             self.set_class(usage is not None and usage.level == level, f"-{level}")
         self.update(render_gauge(usage))
         if usage is not None:
-            source = WINDOW_SOURCE_WORDS.get(usage.window_source, usage.window_source)
-            self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; window from {source}; "
+            self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; {describe_window_source(usage.window_source)}; "
                             f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "
                             f"(▒), so a request carries at most {usage.limit:,}; compaction at "
                             f"{usage.compaction_threshold:.0%} and summary at {usage.summarize_threshold:.0%} of that")
