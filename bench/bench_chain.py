@@ -60,6 +60,8 @@ class _RunContext:
 class _RequestContext:
     messages: list[ModelMessage]
     model_request_parameters: ModelRequestParameters
+    model_settings: None = None
+    model: None = None
 
 
 def _overhead(size: int, directory: Path) -> BenchResult:
@@ -106,6 +108,7 @@ def _in_real_runs(size: int, directory: Path, samples: int = 41) -> list[BenchRe
                              chat_model=None)
     hook_ms: list[float] = []
     timed_hook = manager.before_request
+    timed_after = manager.after_response
 
     async def before_request(ctx, request_context):  # type: ignore[no-untyped-def]
         start = time.perf_counter()
@@ -114,7 +117,15 @@ def _in_real_runs(size: int, directory: Path, samples: int = 41) -> list[BenchRe
         finally:
             hook_ms.append((time.perf_counter() - start) * 1000)
 
+    async def after_response(request_context, response):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        try:
+            return await timed_after(request_context, response)
+        finally:
+            hook_ms[-1] += (time.perf_counter() - start) * 1000  # both hooks of one request, together
+
     manager.before_request = before_request  # type: ignore[method-assign]
+    manager.after_response = after_response  # type: ignore[method-assign]
     histories = {"bare": _history(size), "chain": _history(size)}
     manager.mark_recorded(histories["chain"], list(range(size)))
     agents = {"bare": Agent(FunctionModel(reply), instructions="be brief"),
