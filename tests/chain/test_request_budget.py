@@ -173,3 +173,29 @@ def test_usage_after_an_answer_is_marked_final(tmp_path: Path) -> None:
     asyncio.run(agent.run("hi"))
     before, after = [e for e in harness.events if isinstance(e, UsageEvent)]
     assert after.final and after.tokens - before.tokens >= 600, "the answer (~2,800 characters) is counted"
+
+
+def test_parallel_tool_outputs_that_cannot_fit_become_pointers_instead_of_failing(tmp_path: Path) -> None:
+    """Four parallel reads, each under the eviction limit but together larger than a 4k window's limit: the
+    request still goes out (their outputs become previews with pointers to saved copies) — found by the fuzz farm."""
+    from pydantic_ai.messages import ToolCallPart
+
+    harness = make_harness(tmp_path, window=4_000, protect_recent_tokens=None, min_savings_tokens=None)
+    calls = [ToolCallPart("read_file", {"path": f"src/part_{n}.py"}, f"call-{n}") for n in range(4)]
+    history = [
+        ModelRequest(parts=[UserPromptPart("read the four parts")]),
+        ModelResponse(parts=calls),
+        ModelRequest(parts=[ToolReturnPart("read_file", f"line {n}\n" * 400, f"call-{n}") for n in range(4)]),
+    ]
+    received: list[list[ModelMessage]] = []
+
+    def chat(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        received.append(list(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = Agent(FunctionModel(chat), capabilities=harness.manager.capabilities())
+    agent.run_sync(message_history=seed(harness, history))
+    sent = received[0]
+    assert harness.manager.accountant.estimate(sent, harness.manager.fixed_tokens) <= harness.manager.limit
+    returns = [p for m in sent for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert len(returns) == 4 and all("saved at" in str(p.content) for p in returns)

@@ -125,11 +125,13 @@ class Compactor:
         return min(MIN_SAVINGS_MAX_TOKENS, int(MIN_SAVINGS_SHARE_OF_LIMIT * self.budget.limit))
 
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
-                   focus: str | None, force: bool) -> StepResult:
-        """Pointers for old tool activity, applied only when it frees a meaningful amount."""
+                   focus: str | None, force: bool, everything: bool = False) -> StepResult:
+        """Pointers for old tool activity, applied only when it frees a meaningful amount; ``everything``
+        (the pre-flight's last resort) includes the running turn's own outputs."""
         result = compact_tool_calls(messages, estimator=self.accountant.estimator,
                                     large_results_dir=self.large_results_dir,
-                                    protect_recent_tokens=self.protect_recent_tokens)
+                                    protect_recent_tokens=0 if everything else self.protect_recent_tokens,
+                                    include_current_turn=everything)
         saved = self.accountant.scaled(result.tokens_saved)
         if saved <= 0 or (not force and saved < self.min_savings_tokens):
             return StepResult(messages, tokens)

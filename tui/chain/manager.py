@@ -261,10 +261,22 @@ class ContextManager:
         """Cut until the request fits the limit, measuring again after each cut (with the model's own counter
         near the limit, where it has one); a request that cannot be made to fit is never sent."""
         shrink = 1.0
+        last_resort_tried = False
         for _ in range(MAX_FIT_ROUNDS):
             if tokens <= self.budget.limit:
                 return working, tokens
-            step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
+            try:
+                step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
+            except ContextOverflowError:
+                if last_resort_tried:
+                    raise
+                # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
+                # limit): its outputs become previews with pointers to saved copies (reversible), then fit.
+                last_resort_tried = True
+                step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
+                                                 everything=True)
+                if step.event is None or not isinstance(step.event, CompactionFinished):
+                    raise
             working = step.messages
             measured = await self.accountant.count(working, self.fixed_tokens)
             measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)

@@ -52,9 +52,11 @@ def _current_turn_start(messages: Sequence[ModelMessage]) -> int:
     return 0
 
 
-def _protected_from(messages: Sequence[ModelMessage], protect_recent_tokens: int) -> int:
-    """Index from which tool output is protected: the current turn and the newest output up to the budget."""
-    boundary = _current_turn_start(messages)
+def _protected_from(messages: Sequence[ModelMessage], protect_recent_tokens: int, *,
+                    include_current_turn: bool = False) -> int:
+    """Index from which tool output is protected: the current turn (unless ``include_current_turn``) and the
+    newest output up to the budget."""
+    boundary = len(messages) if include_current_turn else _current_turn_start(messages)
     budget = protect_recent_tokens
     for index in range(boundary - 1, -1, -1):
         message = messages[index]
@@ -137,14 +139,15 @@ def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
 
 
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
-                       protect_recent_tokens: int, preview_chars: int = 600) -> ToolCompactionResult:
+                       protect_recent_tokens: int, preview_chars: int = 600,
+                       include_current_turn: bool = False) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
 
     Nothing is written here: the caller decides whether the rewrite is worth applying and then
     calls :meth:`ToolCompactionResult.save` (an ``OSError`` there means: keep the history as it was).
     """
     before = estimator.total(messages)
-    protected_from = _protected_from(messages, protect_recent_tokens)
+    protected_from = _protected_from(messages, protect_recent_tokens, include_current_turn=include_current_turn)
     result = ToolCompactionResult(list(messages), before, before)
     bundle = _Bundle(large_results_dir)
     for index in range(protected_from):
