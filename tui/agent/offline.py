@@ -27,6 +27,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from tui.wording import plural
 
+from tui.message_text import prompt_text
+
 OFFLINE_MODEL_NAME = "offline"
 CHUNK_CHARS = 24
 PREVIEW_LINES = 40
@@ -85,8 +87,7 @@ def _latest_prompt(messages: Sequence[ModelMessage]) -> str:
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    return part.content if isinstance(part.content, str) else " ".join(
-                        item for item in part.content if isinstance(item, str))
+                    return prompt_text(part.content)
     return ""
 
 

@@ -28,6 +28,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from tui.message_text import prompt_text
+
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 MAX_DOC_CHARS = 2_000_000
 """A saved output larger than this is indexed up to here (read_file still reads all of it)."""
@@ -56,12 +58,6 @@ def clean(text: str) -> str:
     """Text as indexed and shown: control characters (C0 but tab and newlines, DEL, C1 — terminal escapes
     among them — and our highlight marks) become spaces."""
     return _CONTROL.sub(" ", text)
-
-
-def _prompt_text(part: UserPromptPart) -> str:
-    if isinstance(part.content, str):
-        return part.content
-    return " ".join(item for item in part.content if isinstance(item, str))
 
 
 def _call_text(part: ToolCallPart) -> str:
@@ -97,7 +93,7 @@ def message_docs(message: ModelMessage, saved_dir: Path | None) -> Iterator[Doc]
     if isinstance(message, ModelRequest):
         for part in message.parts:
             if isinstance(part, UserPromptPart):
-                yield Doc("user", clean(_prompt_text(part)))
+                yield Doc("user", clean(prompt_text(part.content)))
             elif isinstance(part, ToolReturnPart):
                 yield Doc("tool", clean(part.model_response_str()), tool=part.tool_name)
                 metadata = part.metadata if isinstance(part.metadata, dict) else {}
