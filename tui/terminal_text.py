@@ -1,0 +1,46 @@
+"""Text that is safe to show in a terminal: the one place hostile bytes are defused.
+
+Every string that came from the model, a file, a tool or the network passes through
+:func:`visible` before it is drawn (chat, tool blocks, viewer, log panels) or printed
+(``run``, ``sessions``, ``search``). Escape sequences then cannot clear the screen, set the
+window title or write the clipboard (OSC 52), and lone surrogates cannot crash an encoder.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 controls except tab, newline and carriage return; DEL; the C1 range (CSI, OSC, …)."""
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+_PICTURES = {0x1B: "␛", 0x7F: "␡"}
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code in _PICTURES:
+        return _PICTURES[code]
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode "control pictures" block: ␀ ␁ …
+    return "\N{REPLACEMENT CHARACTER}"
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters made visible (``ESC`` → ``␛``) and lone surrogates replaced.
+
+    Tabs, newlines and carriage returns are kept; nothing else below U+0020, DEL or the C1
+    range reaches the terminal. The result is always encodable as UTF-8.
+    """
+    if text.isprintable():
+        return text
+    text = _CONTROL.sub(_picture, text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates replaced, so it can be written as UTF-8 (records, files, stdout)."""
+    return _SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)
