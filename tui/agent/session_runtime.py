@@ -143,6 +143,8 @@ class SessionRuntime:
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
         self.last_usage: UsageEvent | None = None
+        self._last_compaction: CompactionFinished | CompactionFailed | None = None
+        """The newest compaction event as recorded (with its cost), for :meth:`compact` to return."""
         known = handle.meta.last_usage  # the last figure recorded (a whole fork inherits its parent's)
         if known is not None:
             self.last_usage = dataclasses.replace(self.manager.estimate_usage([]), tokens=known.tokens)
@@ -197,6 +199,8 @@ class SessionRuntime:
     def _on_chain_event(self, event: ChainEvent) -> None:
         if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
             event = price_compaction(event, self.cost, self.manager.summarizer)
+        if isinstance(event, (CompactionFinished, CompactionFailed)):
+            self._last_compaction = event
         if not self.handle.read_only:
             self._record_event(event)
         if isinstance(event, UsageEvent):
@@ -378,12 +382,21 @@ class SessionRuntime:
             return CompactionFailed(strategy="summary", trigger="manual", reason="a turn is running",
                                     tokens=self.last_usage.tokens if self.last_usage else 0, focus=focus)
         self._busy = True
+        self._last_compaction = None
         try:
             outcome = await self.manager.compact(self.messages, focus=focus)
             self.messages = list(outcome.messages)
-            return outcome.event
+            return self._as_recorded(outcome.event)
         finally:
             self._busy = False
+
+    def _as_recorded(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
+        """``event`` as it went to events.jsonl and the subscribers: priced (what the summarizer cost, what it
+        saves per later request) when it was a summary."""
+        recorded = self._last_compaction
+        if recorded is not None and type(recorded) is type(event) and recorded.timestamp == event.timestamp:
+            return recorded
+        return event
 
     def request_compact(self, focus: str | None = None) -> None:
         self.manager.request_compact(focus)
