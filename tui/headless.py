@@ -10,8 +10,9 @@ import asyncio
 import sys
 from typing import TextIO
 
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
 
@@ -55,6 +56,7 @@ async def _run(
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:
             print(f"deep-tui: warning: {warning}", file=err)
+        _remember_prompt(runtime, prompt)
 
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
@@ -88,6 +90,14 @@ async def _run(
         return status
     finally:
         await runtime.aclose()
+
+
+def _remember_prompt(runtime: SessionRuntime, prompt: str) -> None:
+    """The prompt joins the session's prompt history, so Up recalls it in the app (a fork starts from its
+    parent's history, as in the app)."""
+    info = runtime.info
+    parent = history_path(runtime.data_root, info.parent) if info.parent else None
+    PromptHistory.load(history_path(runtime.data_root, info.session_id), inherit_from=parent).add(prompt)
 
 
 def _short(text: str, limit: int = 120) -> str:
