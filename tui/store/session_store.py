@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -30,6 +31,29 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
 """All a new session holds before its first message; a directory holding anything else is never cleared."""
 _EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
+_PROMPT_HISTORY_FILE = "prompt_history.jsonl"
+"""The app's prompt history (``tui.app.prompt_history``): a new session holding one with only slash commands
+in it (e.g. ``/context`` typed before any message) is still untouched."""
+_PROMPT_HISTORY_LIMIT = 64 * 1024
+
+
+def _only_commands_typed(path: Path) -> bool:
+    """Every entry of a prompt history file is a slash command (``//`` starts a message): nothing typed there
+    would be lost with the session. Anything unreadable, long or unexpected counts as a message."""
+    try:
+        if path.stat().st_size > _PROMPT_HISTORY_LIMIT:
+            return False
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(entry, str) or not entry.startswith("/") or entry.startswith("//"):
+            return False
+    return True
 
 
 class SessionStore:
@@ -127,8 +151,9 @@ class SessionStore:
 
     def discard_if_untouched(self, session_id: str) -> bool:
         """Remove a session only while its directory holds nothing but an untouched empty new session:
-        session.json, an unheld lock and an absent or empty messages.json. Anything else there (events,
-        kept copies, a history with content) keeps the whole directory. Returns True when it was removed.
+        session.json, an unheld lock, an absent or empty messages.json and at most a prompt history of slash
+        commands. Anything else there (events, kept copies, a history with content) keeps the whole directory.
+        Returns True when it was removed.
         """
         directory = self.root / session_id
         lock = SessionLock(directory, session_id)
@@ -141,7 +166,7 @@ class SessionStore:
             untouched = self._holds_only_a_new_session(directory)
             if untouched:
                 logger.info("removing empty abandoned session %s", session_id)
-                for name in ("messages.json", "session.json"):
+                for name in ("messages.json", "session.json", _PROMPT_HISTORY_FILE):
                     (directory / name).unlink(missing_ok=True)
         except OSError as error:
             logger.warning("could not clear empty session %s: %s", session_id, error)
@@ -160,8 +185,12 @@ class SessionStore:
 
     @staticmethod
     def _holds_only_a_new_session(directory: Path) -> bool:
+        """The files of a session nobody wrote to (a prompt history of slash commands alone included)."""
         with os.scandir(directory) as entries:
             for entry in entries:
+                if entry.name == _PROMPT_HISTORY_FILE and entry.is_file(follow_symlinks=False) \
+                        and _only_commands_typed(Path(entry.path)):
+                    continue
                 if entry.name not in _NEW_SESSION_FILES or not entry.is_file(follow_symlinks=False):
                     return False
         history = directory / "messages.json"
