@@ -159,3 +159,29 @@ def test_picker_with_content_hits_snapshot(snap_compare, tmp_path: Path, fixed_i
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=search)
+
+
+async def test_a_locked_index_is_searched_by_a_scan_and_the_picker_says_so(tmp_path: Path) -> None:
+    import sqlite3
+
+    factory, long_session, _ = seeded(tmp_path)
+    factory.search.refresh()
+    factory.search.index.close()
+    holder = sqlite3.connect(factory.data_dir.root / "index.sqlite", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another deep-tui holds the index
+    try:
+        app = make_app(factory)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_query(app, pilot, "billing schema")
+            await until(pilot, lambda: picker(app).has_class("-search-note"))
+            note = str(picker(app).query_one("#search-note").render())
+            assert "locked by another deep-tui" in note, note
+            [text] = option_texts(app)
+            assert "Billing work" in text and "billing schema" in text, "the scan still finds the hit"
+            await pilot.press("enter")
+            await landed_on_hit(app, pilot, long_session)
+        await app.runtime.aclose()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
