@@ -65,7 +65,7 @@ from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
-from tui.terminal_text import encodable, visible
+from tui.terminal_text import encodable, visible, visible_json
 
 logger = logging.getLogger(__name__)
 
@@ -357,7 +357,7 @@ class SessionRuntime:
                 return ThinkingDelta(_shown(event.delta.content_delta))
         elif isinstance(event, FunctionToolCallEvent):
             return ToolCallStarted(visible(event.part.tool_call_id), visible(event.part.tool_name),
-                                   visible(event.part.args_as_json_str()))
+                                   visible_json(event.part.args_as_json_str()))
         elif isinstance(event, FunctionToolResultEvent):
             part = event.part
             if isinstance(part, ToolReturnPart):
