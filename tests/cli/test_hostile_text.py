@@ -84,3 +84,27 @@ def test_a_hostile_tool_call_and_file_cannot_escape_or_reach_stderr(tmp_path: Pa
     assert len(saved) == 1 and "\x1b" not in saved[0].name and len(saved[0].name) < 200
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "evil.txt"], "nothing written outside"
     assert not (tmp_path.parent / "x").exists()
+
+
+def test_sessions_and_search_print_hostile_titles_and_text_as_pictures(tmp_path: Path, monkeypatch,  # type: ignore[no-untyped-def]
+                                                                       capsysbinary) -> None:
+    from tui.cli import main
+    from tui.paths import DataDir
+    from tui.store.session_store import SessionStore
+
+    monkeypatch.chdir(tmp_path)
+    data = DataDir(tmp_path / "data")
+    store = SessionStore(data)
+    handle = store.create(model="offline")
+    handle.append_messages([ModelRequest(parts=[UserPromptPart("needle \x1b]0;owned\x07 \x9b2J prompt")]),
+                            ModelResponse(parts=[TextPart("needle answer \x1b[2J")])])
+    handle.close()
+    meta_path = data.session_dir(handle.id) / "session.json"  # a title tampered with on disk
+    meta_path.write_text(meta_path.read_text(encoding="utf-8").replace('"title": "', '"title": "\\u001b]52;c;eA==\\u0007', 1),
+                         encoding="utf-8")
+    assert main(["sessions", "--data-dir", str(data.root)]) == 0
+    assert main(["search", "needle", "--data-dir", str(data.root)]) == 0
+    printed = capsysbinary.readouterr()
+    for raw in RAW_CONTROLS:
+        assert raw not in printed.out and raw not in printed.err, raw
+    assert "␛]52;c;eA==␇" in printed.out.decode("utf-8")
