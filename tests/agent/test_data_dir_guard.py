@@ -213,3 +213,11 @@ async def test_the_eviction_notice_path_reads_back_through_the_real_chain(tmp_pa
     assert finished[0].evicted_path and Path(finished[0].evicted_path).is_relative_to(data.large_results_dir)
     assert script.read_back is not None and "row 1500 of the big file" in script.read_back
     assert not finished[1].is_error
+
+
+def test_the_memory_tools_write_no_escape_codes_into_memory(beside: Env) -> None:
+    memory = beside[2]
+    assert "added" in call(beside, "write_memory", content="fact \x1b]0;owned\x07 \x9b2J")
+    assert "updated" in call(beside, "update_memory", old_text="fact", new_text="\x1b[2Jfact")
+    text = memory.path.read_text(encoding="utf-8")
+    assert "␛[2Jfact ␛]0;owned␇" in text and "\x1b" not in text and "\x9b" not in text
