@@ -1,7 +1,8 @@
 """``deep-tui run``: one turn without the app.
 
 The answer streams to stdout; notes (offline model, session id) and one line
-per compaction event go to stderr, so stdout stays the answer alone.
+per compaction event go to stderr, so stdout stays the answer alone. Every turn event arrives terminal-safe (``SessionRuntime`` makes it so); what
+this module adds itself (warnings, chain events) passes through :func:`visible` here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, 
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
+from tui.terminal_text import visible
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -55,12 +57,12 @@ async def _run(
             print("deep-tui: no LLM configured — using the offline stand-in model "
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:
-            print(f"deep-tui: warning: {warning}", file=err)
+            print(f"deep-tui: warning: {visible(warning)}", file=err)
         _remember_prompt(runtime, prompt)
 
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
-                print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
+                print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0
@@ -79,7 +81,7 @@ async def _run(
                     if not wrote_text and event.output:
                         out.write(event.output)
                 elif isinstance(event, TurnFailed):
-                    print(f"deep-tui: error: {event.message}", file=err)
+                    print(f"deep-tui: error: {visible(event.message)}", file=err)
                     status = 1
         finally:
             unsubscribe()

@@ -22,6 +22,12 @@ class ChatServerState:
     reply: str = "Hello from the loopback server."
     prompt_tokens: int = 1234
     requests: list[dict[str, Any]] = field(default_factory=list)
+    content_chunks: list[str] | None = None
+    """Streamed verbatim, one content delta each, instead of ``reply`` split on spaces (control
+    characters, lone surrogates: ``json.dumps`` escapes them, the client decodes them back)."""
+    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
+    """Scripted tool calls ``(id, name, JSON arguments)``: each streamed request takes the next one
+    (answered with that call instead of text) until none are left."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -33,6 +39,20 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> byte
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     return f"data: {json.dumps(body)}\n\n".encode()
+
+
+def _stream_scripted_reply(out: Any, state: ChatServerState, model: str) -> str:
+    """Write the reply's deltas: the next scripted tool call, else the content; returns the finish reason."""
+    if state.tool_calls:
+        call_id, name, arguments = state.tool_calls.pop(0)
+        call = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        out.write(_chunk(model, {"tool_calls": [call]}))
+        return "tool_calls"
+    pieces = state.content_chunks if state.content_chunks is not None else [w + " " for w in state.reply.split(" ")]
+    for piece in pieces:
+        out.write(_chunk(model, {"content": piece}))
+        out.flush()
+    return "stop"
 
 
 def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
@@ -55,10 +75,8 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-                for word in state.reply.split(" "):
-                    self.wfile.write(_chunk(model, {"content": word + " "}))
-                    self.wfile.flush()
-                self.wfile.write(_chunk(model, {}, finish="stop"))
+                finish = _stream_scripted_reply(self.wfile, state, model)
+                self.wfile.write(_chunk(model, {}, finish=finish))
                 tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
                         "created": int(time.time()), "model": model, "choices": [], "usage": usage}
                 self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())

@@ -65,6 +65,7 @@ from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
+from tui.terminal_text import encodable, visible, visible_json
 
 logger = logging.getLogger(__name__)
 
@@ -258,6 +259,7 @@ class SessionRuntime:
         if self.handle.read_only:
             yield TurnFailed("this session is open read-only")
             return
+        prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()
@@ -286,7 +288,7 @@ class SessionRuntime:
             self.manager.record_pending(self.messages)
             self._refresh_title()
             usage = result.usage
-            yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
+            yield TurnFinished(output=visible(str(result.output)), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:
             self._keep_failed(list(RunCancelled.from_cancellation(cancellation).all_messages()), "cancelled")
@@ -349,16 +351,17 @@ class SessionRuntime:
     def _translate(self, event: AgentStreamEvent) -> TurnEvent | None:
         if isinstance(event, PartStartEvent):
             if isinstance(event.part, TextPart) and event.part.content:
-                return TextDelta(event.part.content)
+                return TextDelta(_shown(event.part.content))
             if isinstance(event.part, ThinkingPart) and event.part.content:
-                return ThinkingDelta(event.part.content)
+                return ThinkingDelta(_shown(event.part.content))
         elif isinstance(event, PartDeltaEvent):
             if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
-                return TextDelta(event.delta.content_delta)
+                return TextDelta(_shown(event.delta.content_delta))
             if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
-                return ThinkingDelta(event.delta.content_delta)
+                return ThinkingDelta(_shown(event.delta.content_delta))
         elif isinstance(event, FunctionToolCallEvent):
-            return ToolCallStarted(event.part.tool_call_id, event.part.tool_name, event.part.args_as_json_str())
+            return ToolCallStarted(visible(event.part.tool_call_id), visible(event.part.tool_name),
+                                   visible_json(event.part.args_as_json_str()))
         elif isinstance(event, FunctionToolResultEvent):
             part = event.part
             if isinstance(part, ToolReturnPart):
@@ -366,12 +369,13 @@ class SessionRuntime:
                 if part.tool_name in MEMORY_WRITING_TOOLS:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                 evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
-                return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
+                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
+                                        visible(text[:PREVIEW_CHARS]), len(text),
                                         evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
             if isinstance(part, RetryPromptPart):
                 text = part.model_response()
-                return ToolCallFinished(part.tool_call_id, part.tool_name or "tool", text[:PREVIEW_CHARS],
-                                        len(text), is_error=True)
+                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),
+                                        visible(text[:PREVIEW_CHARS]), len(text), is_error=True)
         return None
 
     # -- compaction ------------------------------------------------------------
@@ -441,5 +445,15 @@ class SessionRuntime:
 
 
 def _first_line(text: str) -> str:
+    """An error's first line, terminal-safe (a provider's error body is hostile text too)."""
     stripped = text.strip()
-    return stripped.splitlines()[0] if stripped else "unknown error"
+    return visible(stripped.splitlines()[0]) if stripped else "unknown error"
+
+
+def _shown(delta: str) -> str:
+    """A streamed piece of text made terminal-safe (display only: the recorded message keeps its bytes).
+
+    A carriage return ending the piece is dropped rather than shown as a line break: it is almost always
+    the first half of a CRLF whose newline starts the next piece.
+    """
+    return visible(delta[:-1] if delta.endswith("\r") else delta)

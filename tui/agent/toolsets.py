@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic_ai import FunctionToolset
 from pydantic_ai.capabilities import AbstractCapability, LocalWorkspace
 
+from tui.agent.encodable_messages import EncodableResponses
 from tui.agent.file_tools import file_toolset
 from tui.agent.history_search import history_toolset
 from tui.agent.memory import MemoryFile, memory_toolset
@@ -34,5 +35,5 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     return AgentParts(
         toolsets=[file_toolset(policy), memory_toolset(memory), history],
-        capabilities=[LocalWorkspace(workdir)],
+        capabilities=[LocalWorkspace(workdir), EncodableResponses()],
     )

@@ -11,6 +11,8 @@ from datetime import datetime, timezone, tzinfo
 
 from textual.content import Content
 
+from tui.terminal_text import visible
+
 __all__ = [
     "clock_time",
     "human_age",
@@ -115,7 +117,9 @@ def short_id(session_id: str, length: int = 8) -> str:
 
 
 def literal(text: str, style: str = "") -> Content:
-    """User or model text as displayable content, never parsed as markup (``"[bold]"`` shows literally)."""
+    """User or model text as displayable content: never parsed as markup (``"[bold]"`` shows literally),
+    control characters made visible (:func:`tui.terminal_text.visible`)."""
+    text = visible(text)
     return Content.styled(text, style) if style else Content(text)
 
 

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.logging import TextualHandler
 from textual.widgets import Button, Footer, OptionList
+from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
@@ -35,6 +36,7 @@ from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.title_bar import TitleBar
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+from tui.terminal_text import visible
 
 PICKER_SCREEN = "sessions"
 
@@ -66,6 +68,12 @@ class DeepTuiApp(App[int]):
     ]
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast (the app's and each screen's) with control characters made visible: messages quote
+        file names, errors and titles, hostile text."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
                  settings: Settings, opener: SessionOpener | None = None) -> None:

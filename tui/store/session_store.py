@@ -24,6 +24,7 @@ from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, write_empty
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
+from tui.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +277,7 @@ class SessionStore:
         if is_locked(self.root / session_id):
             raise SessionLockedError(f"session {session_id} is open in a deep-tui; rename it there or close it first")
         meta = self.meta(session_id)
-        meta.title = " ".join(title.split()) or UNTITLED
+        meta.title = " ".join(visible(title).split()) or UNTITLED
         meta.updated = time.time()
         try:
             meta.write(self.root / session_id / "session.json")

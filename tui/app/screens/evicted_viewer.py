@@ -26,6 +26,7 @@ from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
 from tui.app.text_display import display_path, supported_language
 from tui.app.screens.confirm import DialogScreen, action_button
+from tui.terminal_text import visible
 
 __all__ = [
     "MAX_MATCHES",
@@ -59,7 +60,8 @@ class LoadedFile:
 
 
 def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
-    """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced)."""
+    """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced, control characters made
+    visible: the file holds a tool's output, hostile text)."""
     try:
         total = path.stat().st_size
         with path.open("rb") as handle:
@@ -68,7 +70,7 @@ def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
         return LoadedFile("", 0, False, "File not found: it may have been deleted or moved.")
     except OSError as error:
         return LoadedFile("", 0, False, f"Cannot read the file: {error.strerror or error}")
-    return LoadedFile(data.decode("utf-8", errors="replace"), total, total > len(data))
+    return LoadedFile(visible(data.decode("utf-8", errors="replace")), total, total > len(data))
 
 
 def guess_language(text: str, truncated: bool = False) -> str | None:

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.terminal_text import visible
 from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
@@ -35,7 +36,7 @@ class UserBlock(Static, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
 
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
-        super().__init__(Content.assemble(("you  ", "bold $accent"), text), classes="user-block")
+        super().__init__(Content.assemble(("you  ", "bold $accent"), visible(text)), classes="user-block")
         self.message_index = message_index
 
     def action_fork_here(self) -> None:
@@ -47,7 +48,7 @@ class NoticeBlock(Static):
     """A line from deep-tui itself (errors, cancellations, switches)."""
 
     def __init__(self, text: str, *, tone: str = "muted") -> None:
-        super().__init__(Content(text), classes=f"notice-block -{tone}")
+        super().__init__(Content(visible(text)), classes=f"notice-block -{tone}")
 
 
 def _one_line(text: str) -> str:
@@ -158,9 +159,9 @@ class CompactionDivider(Collapsible):
         self._originals = Vertical(classes="divider-originals")
         button = Button("show the replaced messages", classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
-        super().__init__(Static(Content(info.summary), classes="divider-summary"), button, self._originals,
+        super().__init__(Static(Content(visible(info.summary)), classes="divider-summary"), button, self._originals,
                          classes="compaction-divider")
-        self.title = Content(f"── {info.title()} ──")  # type: ignore[assignment]  # a focus is user text
+        self.title = Content(visible(f"── {info.title()} ──"))  # type: ignore[assignment]  # a focus is user text
         self._button = button
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -171,6 +172,6 @@ class CompactionDivider(Collapsible):
 
     async def show_originals(self, lines: list[tuple[str, str]]) -> None:
         await self._originals.mount_all(
-            Static(Content.assemble((f"{label}  ", "bold $text-muted"), text), classes="original-line")
+            Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
             for label, text in lines
         )

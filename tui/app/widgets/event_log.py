@@ -104,7 +104,7 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             stamp,
             (f"✗ {event.strategy} failed", "$text-error bold"),
             _muted(f" · {event.trigger}  at {human_tokens(event.tokens)}"),
-            (f" · focus “{event.focus}”" if event.focus else "", "$text-muted"),
+            literal(f" · focus “{event.focus}”" if event.focus else "", "$text-muted"),
             _muted(f" · {cost}" if cost else ""),
             "\n",
             INDENT,
