@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.terminal_text import visible
 from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
@@ -51,7 +52,7 @@ class NoticeBlock(Static):
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(visible(text).split())  # decoded JSON may hold control characters again (\u001b)
 
 
 def args_summary(args_json: str) -> str:

@@ -128,20 +128,16 @@ def _args_json(args: object) -> str:
 
 
 def _set_result(block: ToolBlock, part: Record) -> None:
+    """As ``ToolReturnPart.model_response_str()``: text as is, other values as compact JSON, and an error
+    (a failed call, or a retry — pydantic-ai reads a recorded ``retry-prompt`` as a retried return) wrapped
+    as ``{"error": …}``."""
     content = part.get("content")
     metadata = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
-    if part.get("part_kind") == "retry-prompt":
-        if isinstance(content, str):
-            text = content if part.get("tool_name") is not None else f"Validation feedback:\n{content}"
-        else:
-            text = _compact_json(content)
-        text = f"{text}\n\nFix the errors and try again."
-        is_error = True
+    is_error = part.get("part_kind") == "retry-prompt" or part.get("outcome") in ERROR_OUTCOMES
+    if is_error:
+        text = _compact_json({"error": content if content is not None else ""})
     else:
         text = "" if content is None else content if isinstance(content, str) else _compact_json(content)
-        is_error = part.get("outcome") in ERROR_OUTCOMES
-        if is_error:
-            text = _compact_json({"error": content if content is not None else text})
     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
     block.set_result(visible(text), len(text), evicted_path=visible(path) if isinstance(path, str) else None,
                      is_error=is_error)
