@@ -9,19 +9,21 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import (
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
+    TextContent,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
-    ImageUrl,
-    TextContent,
 )
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Static
 
 from tests.app.app_support import make_factory, wait_idle, wait_until
 from tui.agent.session_request import SessionRequest
@@ -127,9 +129,8 @@ def _texts(blocks: list[Widget]) -> list[tuple[str, str]]:
         elif isinstance(block, UserBlock):
             shown.append(("you", str(block.render())))
         elif isinstance(block, ToolBlock):
-            result = block.query_children(".tool-result").first() if block.is_mounted else block._result
-            shown.append(("tool", f"{block.title} | {result.render()} | {block.has_class('-error')} "
-                                  f"| {block.saved_path}"))
+            result = block.query_one(".tool-result", Static).render()
+            shown.append(("tool", f"{block.title} | {result} | {block.has_class('-error')} | {block.saved_path}"))
         elif isinstance(block, CompactionDivider):
             shown.append(("divider", f"{block.title} | {block.info.summary} | {block.info.replaced_range}"))
         else:
@@ -137,8 +138,20 @@ def _texts(blocks: list[Widget]) -> list[tuple[str, str]]:
     return shown
 
 
+class _Blocks(App[None]):
+    """The two renderings side by side, mounted as in the chat."""
+
+    def __init__(self, left: list[Widget], right: list[Widget]) -> None:
+        super().__init__()
+        self.left, self.right = left, right
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(*self.left)
+        yield VerticalScroll(*self.right)
+
+
 @pytest.mark.filterwarnings("ignore:.*RetryPromptPart")  # RetryPromptPart: still in older sessions
-def test_the_tail_is_drawn_as_the_real_transcript_draws_it(tmp_path: Path) -> None:
+async def test_the_tail_is_drawn_as_the_real_transcript_draws_it(tmp_path: Path) -> None:
     factory = make_factory(tmp_path)
     handle = factory.store.create(model="offline")
     messages: list[ModelMessage] = [
@@ -163,13 +176,16 @@ def test_the_tail_is_drawn_as_the_real_transcript_draws_it(tmp_path: Path) -> No
     recorded = factory.store.open(handle.id, read_only=True).messages.load_range(0, len(messages))
     from_history = blocks_for(recorded, 0, {})
     from_tail = tail_blocks(tail)
-    assert _texts(from_tail) == _texts(from_history)
+    async with _Blocks(from_tail, from_history).run_test(size=(100, 80)) as pilot:
+        await pilot.pause()
+        assert _texts(from_tail) == _texts(from_history)
+        assert "no such pattern" in _texts(from_tail)[6][1] and "a.txt" in _texts(from_tail)[8][1]
     assert [getattr(block, "message_index", None) for block in from_tail] == \
         [getattr(block, "message_index", None) for block in from_history]
     assert len(from_tail) == 9 and all(isinstance(b, (Collapsible, UserBlock, AssistantBlock)) for b in from_tail)
 
 
-def test_hostile_bytes_in_the_tail_never_reach_the_terminal(tmp_path: Path) -> None:
+async def test_hostile_bytes_in_the_tail_never_reach_the_terminal(tmp_path: Path) -> None:
     factory = make_factory(tmp_path)
     handle = factory.store.create(model="offline")
     handle.append_messages([ModelRequest(parts=[UserPromptPart("hi \x1b]52;c;cGF3bmVk\x07 there")]),
@@ -177,6 +193,8 @@ def test_hostile_bytes_in_the_tail_never_reach_the_terminal(tmp_path: Path) -> N
                                                  ToolCallPart("ls\x1b[31m", {"p": "\x1b[H"}, tool_call_id="c")])])
     handle.close()
     blocks = tail_blocks(read_session_tail(factory.data_dir, handle.id, PAGE_SIZE))
-    shown = "".join(text for _, text in _texts(blocks))
+    async with _Blocks(blocks, []).run_test() as pilot:
+        await pilot.pause()
+        shown = "".join(text for _, text in _texts(blocks))
     assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
     assert "␛]52;c;cGF3bmVk␇" in shown and "clear ␛[2J screen" in shown

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
+from textual.notifications import SeverityLevel
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.chain.events import ChainEvent
@@ -24,7 +25,7 @@ class ChainEventArrived(Message):
 
 
 class Notify(Protocol):
-    def __call__(self, message: str, *, severity: str = ..., timeout: float | None = ...,
+    def __call__(self, message: str, *, severity: SeverityLevel = ..., timeout: float | None = ...,
                  markup: bool = ...) -> None: ...
 
 
