@@ -350,7 +350,7 @@ class DeepTuiApp(App[int]):
 
         def chosen(result: PickerResult | None) -> None:
             if result is not None:
-                self.switcher.handle_pick(result, self.factory)  # type: ignore[arg-type]  # ready: set
+                self.switcher.handle_pick(result, self.factory)  # type: ignore[arg-type]  # the picker opens only when ready
 
         from tui.app.screens.session_picker import SessionPickerScreen
 
