@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
@@ -82,8 +81,11 @@ def test_indices_and_title_come_from_session_json(tmp_path: Path) -> None:
 def test_which_session_resume_and_continue_name(tmp_path: Path) -> None:
     data = DataDir(tmp_path)
     first = _session(tmp_path, 2)
-    time.sleep(0.01)
     second = _session(tmp_path, 2)
+    for session_id, updated in ((first, 1_000.0), (second, 2_000.0)):  # second is the newest
+        meta_path = data.session_dir(session_id) / "session.json"
+        meta = json.loads(meta_path.read_text())
+        meta_path.write_text(json.dumps({**meta, "updated": updated}))
     assert find_session_id(data, resume=first, continue_latest=False) == first
     assert find_session_id(data, resume=second[:8], continue_latest=False) == second
     assert find_session_id(data, resume="zz", continue_latest=False) is None
