@@ -18,9 +18,10 @@ import sys
 from collections.abc import Sequence
 
 from tui import __version__
+from tui.console import silence_stdout
+from tui.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
-EXIT_USAGE = 2
-EXIT_FAILURE = 1
+__all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
 
 DESCRIPTION = """\
 deep-tui: a full-screen terminal app for long sessions with a pydantic-ai agent.
@@ -152,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
         parser.error("--context-window must be at least 1000 tokens")
 
-    from tui.launch import UserFacingError, launch
+    from tui.launch import launch
 
     try:
         return launch(args)
@@ -161,19 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()
         return 0
-
-
-def silence_stdout() -> None:
-    """Point stdout at /dev/null after its reader went away, so the exit flush cannot fail again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    finally:
-        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ class _AnswerOut:
             self._stream.flush()
         except BrokenPipeError:
             self.closed_by_reader = True
-            from tui.cli import silence_stdout
+            from tui.console import silence_stdout
 
             silence_stdout()
 

@@ -13,19 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.config import ConfigError, Settings, load_settings
+from tui.errors import UserFacingError
 from tui.paths import DataDir
 
 if TYPE_CHECKING:
     from tui.agent.runtime import RuntimeFactory, SessionRuntime
     from tui.agent.session_request import SessionRequest
-
-
-class UserFacingError(Exception):
-    """An error caused by input; printed as one line, exit status 2."""
-
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -90,7 +83,7 @@ def launch(args: argparse.Namespace) -> int:
     if args.command != "run":
         from tui.app.run import run_app
 
-        return run_app(context, request)
+        return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request))
     try:
         factory = open_factory(context)
         from tui.headless import run_headless

@@ -22,7 +22,7 @@ INDEXING_NOTE_BYTES = 20_000_000
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
-    from tui.launch import UserFacingError
+    from tui.errors import UserFacingError
     from tui.store.errors import StoreError
     from tui.store.search import HistorySearch, QueryTooShort
     from tui.store.session_store import SessionStore

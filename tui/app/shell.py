@@ -23,7 +23,7 @@ from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
-from tui.app.session_events import ChainEventArrived, SessionSwitcher
+from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.agent.cost_events import CostUpdated
@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
     from tui.app.widgets.answer_block import AssistantBlock
+    from tui.store.session_tail import SessionTail
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
@@ -76,16 +77,20 @@ class DeepTuiApp(App[int]):
         super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
-                 settings: Settings, opener: SessionOpener | None = None) -> None:
+                 settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None) -> None:
         """With ``opener``, ``runtime`` is an :class:`OpeningSession` and the real session is opened in a
-        thread after the first frame; an error from it ends the app with exit status 2 and its message."""
+        thread after the first frame; an error from it ends the app with exit status 2 and its message.
+        ``tail``: the session's last messages, read from its raw JSON, shown until it is open."""
         super().__init__()
+        self._tail = tail
         self.factory = factory
         self.runtime = runtime
         self.store = store
         self.settings = settings
         self.theme = settings.theme
-        self.switcher = SessionSwitcher(self)
+        self.switcher = SessionSwitcher(SwitchHooks(
+            current=lambda: self.runtime, adopt=self.adopt_runtime, reveal=self.reveal_message, notify=self.notify,
+            start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
         self._opener = opener
         self.recent_sessions: list[object] | None = None
         """The last session listing, so the picker shows at once (it refreshes itself after)."""
@@ -101,10 +106,12 @@ class DeepTuiApp(App[int]):
         """The first prompt was sent: the welcome does not come back in this run."""
 
     @classmethod
-    def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
-        """An app that paints at once and opens its session in the background."""
-        return cls(factory=None, runtime=OpeningSession(memory_path, data_root), store=None, settings=settings,
-                   opener=opener)
+    def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener,
+                tail: SessionTail | None = None) -> DeepTuiApp:
+        """An app that paints at once and opens its session in the background; with ``tail`` (a resumed
+        session's last messages, see :mod:`tui.store.session_tail`) its first frame shows them."""
+        runtime = OpeningSession(memory_path, data_root, title=tail.title if tail is not None else None)
+        return cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail)
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
@@ -123,7 +130,11 @@ class DeepTuiApp(App[int]):
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
-            yield ChatView(id="chat")  # the side panels are mounted just after the first frame
+            with ChatView(id="chat"):  # the side panels are mounted just after the first frame
+                if self._tail is not None and self._tail.records:
+                    from tui.app.widgets.tail_blocks import tail_blocks
+
+                    yield from tail_blocks(self._tail)
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
             yield CostMeter(id="cost")
@@ -142,6 +153,7 @@ class DeepTuiApp(App[int]):
         prompt.recall_queued = self.prompts.recall_newest
         prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
+            self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
             self.call_after_refresh(self._after_first_frame, self._opener)
             return
         await self.panels.mount(self.runtime)
@@ -167,7 +179,7 @@ class DeepTuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:
-        from tui.launch import UserFacingError
+        from tui.errors import UserFacingError
 
         try:
             factory, runtime = opener()
@@ -181,7 +193,8 @@ class DeepTuiApp(App[int]):
     async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
         self.factory = factory
         self.store = factory.store  # type: ignore[attr-defined]
-        await self.adopt_runtime(runtime)
+        with self.batch_update():  # the tail shown while opening becomes the real transcript in one frame
+            await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
         self.prompts.send_next()  # typed while the session was opening: send it now
@@ -345,7 +358,7 @@ class DeepTuiApp(App[int]):
 
         def chosen(result: PickerResult | None) -> None:
             if result is not None:
-                self.switcher.handle_pick(result)
+                self.switcher.handle_pick(result, self.factory)  # type: ignore[arg-type]  # the picker opens only when ready
 
         from tui.app.screens.session_picker import SessionPickerScreen
 

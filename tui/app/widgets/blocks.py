@@ -52,7 +52,7 @@ class NoticeBlock(Static):
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(visible(text).split())  # decoded JSON may hold control characters again (\u001b)
 
 
 def args_summary(args_json: str) -> str:

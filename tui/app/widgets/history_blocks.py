@@ -26,15 +26,14 @@ from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
+from tui.message_text import prompt_text
 from tui.terminal_text import visible, visible_json
 
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 
 
 def _prompt_text(part: UserPromptPart) -> str:
-    if isinstance(part.content, str):
-        return part.content
-    return " ".join(item if isinstance(item, str) else f"<{type(item).__name__}>" for item in part.content)
+    return prompt_text(part.content)
 
 
 def divider_info(message: ModelRequest, index: int, finished: dict[int, CompactionFinished]) -> DividerInfo:
@@ -51,7 +50,7 @@ def divider_info(message: ModelRequest, index: int, finished: dict[int, Compacti
         tokens_after=event.tokens_after if event else None,
         retention=event.retention_score if event else info.get("retention"),
         focus=event.focus if event else info.get("focus"),
-        summary=summary,
+        summary=visible(summary),
         replaced_range=(start, kept_from) if start is not None and isinstance(kept_from, int) and kept_from > start
         else None,
     )
@@ -72,7 +71,7 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                 continue
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    blocks.append(UserBlock(_prompt_text(part), message_index=index))
+                    blocks.append(UserBlock(visible(_prompt_text(part)), message_index=index))
                 elif isinstance(part, (ToolReturnPart, RetryPromptPart)):
                     block = tools.get(part.tool_call_id)
                     if block is None:
@@ -80,7 +79,8 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     text = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
                     metadata = part.metadata if isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict) else {}
                     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
-                    block.set_result(visible(text), len(text), evicted_path=path if isinstance(path, str) else None,
+                    block.set_result(visible(text), len(text),
+                                     evicted_path=visible(path) if isinstance(path, str) else None,
                                      is_error=isinstance(part, RetryPromptPart) or part.outcome in ERROR_OUTCOMES)
         elif isinstance(message, ModelResponse):
             for part in message.parts:
