@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 from tui.paths import DataDir
+from tui.terminal_text import encodable
 
 __all__ = ["HISTORY_FILE_NAME", "MAX_ENTRIES", "PromptHistory", "history_path"]
 
@@ -73,7 +74,8 @@ class PromptHistory:
         return len(self._entries)
 
     def add(self, text: str) -> None:
-        """Record ``text`` (a repeat of the newest entry is not recorded twice)."""
+        """Record ``text`` (a repeat of the newest entry is not recorded twice; lone surrogates replaced)."""
+        text = encodable(text)
         if not text.strip() or (self._entries and self._entries[-1] == text):
             return
         self._entries.append(text)
