@@ -10,10 +10,12 @@ import asyncio
 import sys
 from typing import TextIO
 
+from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
+from tui.terminal_text import visible
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -59,6 +61,8 @@ async def _run(
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
                 print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
+            elif isinstance(event, ProviderRetrying):
+                print(f"deep-tui: {visible(event.describe(event.timestamp))}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0

@@ -58,9 +58,10 @@ class ProviderRetrying(ProviderEvent):
 
     def describe(self, now: float) -> str:
         """``HTTP 429 — retry 2/3 in 5 s`` (the seconds left, counting down)."""
-        left = max(0, math.ceil(self.timestamp + self.delay - now))
+        left = max(0.0, self.timestamp + self.delay - now)
+        seconds = f"{left:.1f}" if self.delay < 1 else str(math.ceil(left))
         asked = " (as the provider asked)" if self.retry_after else ""
-        return f"{self.provider}: {self.reason} — retry {self.retry}/{self.retries} in {left} s{asked}"
+        return f"{self.provider}: {self.reason} — retry {self.retry}/{self.retries} in {seconds} s{asked}"
 
 
 @dataclass(frozen=True, kw_only=True)

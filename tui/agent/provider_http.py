@@ -147,7 +147,7 @@ class ObservedTransport(httpx2.AsyncBaseTransport):
             header in error.response.headers for header in ("retry-after", "retry-after-ms"))
         event = ProviderRetrying(provider=self.provider, reason=self._reason(error), retry=state.attempt_number,
                                  retries=self.policy.retries, delay=delay, retry_after=asked)
-        logger.warning("%s", event.describe(event.timestamp))
+        logger.info("%s", event.describe(event.timestamp))
         self.monitor.emit(event)
 
     def _reason(self, error: BaseException | None) -> str:

@@ -328,7 +328,7 @@ class SessionRuntime:
 
     def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
         """The provider timed out or failed after the retries (each already reported): one line says it."""
-        logger.warning("turn failed: %s", failure)
+        logger.info("turn failed: %s", failure)
         self._keep_failed(run_messages, str(failure))
         return TurnFailed(str(failure))
 
