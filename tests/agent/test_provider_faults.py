@@ -155,3 +155,30 @@ async def test_a_refused_connection_is_retried_then_explained(tmp_path: Path) ->
     [failed] = [e for e in events if isinstance(e, TurnFailed)]
     assert "cannot connect" in failed.message and failed.message.endswith("after 3 attempts"), failed.message
     assert len([e for e in provider if isinstance(e, ProviderRetrying)]) == 2
+
+
+async def test_the_summarizer_is_reached_with_the_same_timeouts_and_retries(
+        tmp_path: Path, server: tuple[str, ChatServerState]) -> None:
+    """A separate summarization model goes through the session's clients too (and its waits are reported)."""
+    base_url, state = server
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = Settings(base_url=base_url, provider=FAST, summarization_model="openai-chat:summarizer")
+    factory = RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
+                             choice=choose_model("openai-chat:loopback", None))
+    runtime = await factory.open_request(SessionRequest())
+    seen: list[ChainEvent] = []
+    runtime.subscribe(seen.append)
+    try:
+        summarizer = runtime.manager.summarizer.model
+        assert summarizer is not None and summarizer is not runtime.agent.model
+        fail_with(state, Fault(status=503))
+        with models.override_allow_model_requests(True):
+            result = await asyncio.wait_for(summarizer.request(
+                [ModelRequest(parts=[UserPromptPart("summarize this")])], None,
+                models.ModelRequestParameters()), GUARD)
+        assert result.parts, "the answer came after the retry"
+        assert [r["model"] for r in state.requests] == ["summarizer", "summarizer"]
+        assert [(e.reason, e.retry) for e in seen if isinstance(e, ProviderRetrying)] == [("HTTP 503", 1)]
+    finally:
+        await runtime.aclose()
