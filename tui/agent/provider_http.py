@@ -108,15 +108,18 @@ class ObservedTransport(httpx2.AsyncBaseTransport):
             reraise=True,
         )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    return await self._attempt(request, attempt.retry_state.attempt_number, attempts)
-        except _RetryableStatus as error:
-            raise ProviderUnreachable(self._gave_up(error, attempts)) from error
-        except _RETRYABLE_ERRORS as error:
-            raise ProviderUnreachable(self._gave_up(error, attempts)) from error
-        finally:
+            try:
+                async for attempt in retrying:
+                    with attempt:
+                        # "waiting" stays on until the body's first bytes arrive (see _ObservedStream)
+                        return await self._attempt(request, attempt.retry_state.attempt_number, attempts)
+            except _RetryableStatus as error:
+                raise ProviderUnreachable(self._gave_up(error, attempts)) from error
+            except _RETRYABLE_ERRORS as error:
+                raise ProviderUnreachable(self._gave_up(error, attempts)) from error
+        except BaseException:  # given up, or cancelled (Esc): nothing is awaited from the provider any more
             self.monitor.emit(ProviderAnswering(provider=self.provider))
+            raise
         raise AssertionError("tenacity made no attempt")  # pragma: no cover - stop_after_attempt(>=1)
 
     def _backoff(self) -> wait_exponential_jitter:
@@ -220,6 +223,8 @@ class _ObservedStream(httpx2.AsyncByteStream):
     def _check_silence(self) -> None:
         """Cheap per chunk: the timer is not moved on each chunk, it looks back when it fires."""
         silent_for = time.time() - self._last_activity
+        if silent_for > self._transport.policy.read_timeout + STALL_NOTICE_SECONDS:
+            return  # the read timeout has ended this body (or it was dropped unread): stop watching
         if silent_for < STALL_NOTICE_SECONDS:
             self._schedule(STALL_NOTICE_SECONDS - silent_for)
             return
