@@ -62,7 +62,7 @@ async def _run(
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
                 print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
             elif isinstance(event, ProviderRetrying):
-                print(f"deep-tui: {visible(event.describe(event.timestamp))}", file=err, flush=True)
+                print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0

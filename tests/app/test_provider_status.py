@@ -1,4 +1,4 @@
-"""The app against a loopback provider that hangs or asks to retry: the gauge line says what is happening
+"""The app against a loopback provider that hangs or asks to retry: a line above the gauge says what is happening
 ("waiting for … N s", "HTTP 429 — retry 1/2 in 2 s"), Esc cancels at any point, the next prompt works."""
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ async def test_a_retry_after_is_shown_counting_down_then_the_answer_arrives(
     async def scenario() -> None:
         async with provider_app(tmp_path, base_url) as (app, pilot):
             await pilot.press(*"hi", "enter")
-            await wait_until(pilot, lambda: f"{host}: HTTP 429 — retry 1/2 in 2 s" in status(app), "the retry")
+            await wait_until(pilot, lambda: status(app) == "HTTP 429 — retry 1/2 in 2 s (Retry-After)", "the retry")
+            assert app.query_one(ProviderStatus).tooltip == f"{host}: HTTP 429"
             assert app.query_one(ProviderStatus).has_class("-retrying")
             await wait_until(pilot, lambda: "retry 1/2 in 1 s" in status(app), "the countdown")
             await wait_until(pilot, lambda: answered(app, "Here after all."), "the answer after the retry")

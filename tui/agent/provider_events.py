@@ -57,11 +57,11 @@ class ProviderRetrying(ProviderEvent):
     """True when ``delay`` is what the provider asked for (Retry-After)."""
 
     def describe(self, now: float) -> str:
-        """``HTTP 429 — retry 2/3 in 5 s`` (the seconds left, counting down)."""
+        """``HTTP 429 — retry 2/3 in 5 s`` (the seconds left, counting down; the provider is not named)."""
         left = max(0.0, self.timestamp + self.delay - now)
         seconds = f"{left:.1f}" if self.delay < 1 else str(math.ceil(left))
-        asked = " (as the provider asked)" if self.retry_after else ""
-        return f"{self.provider}: {self.reason} — retry {self.retry}/{self.retries} in {seconds} s{asked}"
+        asked = " (Retry-After)" if self.retry_after else ""
+        return f"{self.reason} — retry {self.retry}/{self.retries} in {seconds} s{asked}"
 
 
 @dataclass(frozen=True, kw_only=True)

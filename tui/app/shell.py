@@ -118,9 +118,9 @@ class DeepTuiApp(App[int]):
         yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
             yield ChatView(id="chat")  # the side panels are mounted just after the first frame
+        yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
-            yield ProviderStatus(id="provider-status")
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")

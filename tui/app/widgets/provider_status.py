@@ -1,4 +1,4 @@
-"""The provider's state on the gauge line: ``waiting for openai… 12 s``, ``HTTP 429 — retry 2/3 in 5 s``.
+"""The provider's state, on a line above the gauge while it lasts: ``waiting for openai… 12 s``, ``HTTP 429 — retry 2/3 in 5 s``.
 
 Fed by the session's provider events (:mod:`tui.agent.provider_events`); counts the seconds itself
 between events; hidden while the provider is answering or nothing is asked of it.
@@ -21,10 +21,11 @@ TICK_SECONDS = 0.5
 
 
 class ProviderStatus(Static):
-    """How long the provider has been silent, or which retry comes when; Esc cancels either."""
+    """How long the provider has been silent, or which retry comes when (Esc cancels either); hidden otherwise."""
 
     DEFAULT_CSS = """
-    ProviderStatus { width: auto; height: 1; padding: 0 1; color: $warning; display: none; }
+    ProviderStatus { width: 100%; height: 1; padding: 0 1; color: $warning; background: $boost; display: none;
+                     text-wrap: nowrap; text-overflow: ellipsis; }
     ProviderStatus.-retrying { color: $error; }
     """
 
@@ -65,5 +66,7 @@ class ProviderStatus(Static):
         if isinstance(event, ProviderWaiting) and now - event.since < SHOW_WAITING_AFTER:
             self.display = False
             return
-        self.update(Content(visible(event.describe(now)) + " · esc cancels"))
+        self.update(Content(visible(event.describe(now))))  # the footer says "esc cancel"
+        if isinstance(event, ProviderRetrying):
+            self.tooltip = visible(f"{event.provider}: {event.reason}")
         self.display = True
