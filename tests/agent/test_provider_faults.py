@@ -182,3 +182,14 @@ async def test_the_summarizer_is_reached_with_the_same_timeouts_and_retries(
         assert [(e.reason, e.retry) for e in seen if isinstance(e, ProviderRetrying)] == [("HTTP 503", 1)]
     finally:
         await runtime.aclose()
+
+
+async def test_a_request_the_provider_refuses_is_not_retried(
+        tmp_path: Path, server: tuple[str, ChatServerState]) -> None:
+    base_url, state = server
+    fail_with(state, Fault(status=401))
+    async with session(tmp_path, base_url) as runtime:
+        events, provider = await turn(runtime, "let me in")
+    [failed] = [e for e in events if isinstance(e, TurnFailed)]
+    assert "401" in failed.message
+    assert len(state.request_times) == 1 and not [e for e in provider if isinstance(e, ProviderRetrying)]
