@@ -52,7 +52,7 @@ class ProviderStreamBroken(ProviderFailure):
 
 
 class ProviderMonitor:
-    """Where the transports of one session send their :class:`ProviderEvent`\\ s."""
+    """Where the transports of one session send their provider events (the session forwards them)."""
 
     def __init__(self) -> None:
         self._listeners: list[Callable[[ProviderEvent], None]] = []
@@ -121,6 +121,10 @@ class ObservedTransport(httpx2.AsyncBaseTransport):
             self.monitor.emit(ProviderAnswering(provider=self.provider))
             raise
         raise AssertionError("tenacity made no attempt")  # pragma: no cover - stop_after_attempt(>=1)
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport's connection pool (the client calls this when it closes)."""
+        await self.wrapped.aclose()
 
     def _backoff(self) -> wait_exponential_jitter:
         initial = self.policy.backoff_initial
