@@ -76,6 +76,10 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         help="override the context window, in tokens")
     parser.add_argument("--workdir", metavar="DIR", default=default,
                         help="directory the file tools work in (default: current directory)")
+    parser.add_argument("--read-timeout", metavar="SECONDS", type=float, default=default,
+                        help="give up on a provider silent this long (default: provider.read_timeout, 120)")
+    parser.add_argument("--retries", metavar="N", type=int, default=default,
+                        help="attempts after a failed provider request (default: provider.retries, 3)")
     _add_storage_options(parser, suppress=suppress)
 
 
@@ -152,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--limit must be at least 1")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
         parser.error("--context-window must be at least 1000 tokens")
+    if getattr(args, "read_timeout", None) is not None and not (0.01 <= args.read_timeout <= 86_400):
+        parser.error("--read-timeout must be between 0.01 and 86400 seconds")
+    if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
+        parser.error("--retries must be between 0 and 20")
 
     from tui.launch import launch
 

@@ -11,6 +11,7 @@ import asyncio
 import sys
 from typing import TextIO
 
+from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.prompt_history import PromptHistory, history_path
@@ -63,6 +64,8 @@ async def _run(
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
                 print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
+            elif isinstance(event, ProviderRetrying):
+                print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0

@@ -45,6 +45,8 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             summarization_model=getattr(args, "summarization_model", None),
             base_url=getattr(args, "base_url", None),
             window=getattr(args, "context_window", None),
+            read_timeout=getattr(args, "read_timeout", None),
+            retries=getattr(args, "retries", None),
         )
     except ConfigError as error:
         raise UserFacingError(str(error)) from None

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic_ai.models import Model
 
 from tui.agent.models import ModelChoice, build_model, choose_model
+from tui.agent.provider_http import ProviderConnection
 from tui.agent.session_request import SessionRequest
 from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
@@ -70,10 +71,14 @@ class RuntimeFactory:
 
     def _build(self, handle: object) -> SessionRuntime:
         try:
-            chat_model = self.chat_model or build_model(self.choice.name, base_url=self.settings.base_url)
+            # One connection for the chat model and the summarizer: the same timeouts, retries and status line.
+            connection = ProviderConnection(self.settings.provider)
+            chat_model = self.chat_model or build_model(self.choice.name, base_url=self.settings.base_url,
+                                                        connection=connection)
             summarizer = None
             if self.settings.summarization_model:
-                summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url)
+                summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url,
+                                         connection=connection)
             elif not self.choice.offline:
                 summarizer = chat_model
             return SessionRuntime(
@@ -86,6 +91,7 @@ class RuntimeFactory:
                 summarizer_model=summarizer,
                 discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
                 search=self.search,
+                connection=connection,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]

@@ -35,6 +35,7 @@ from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_c
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
+from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
@@ -95,7 +96,10 @@ class SessionRuntime:
         summarizer_model: Model | None,
         discard_empty: Callable[[], None] | None = None,
         search: HistorySearch | None = None,
+        connection: ProviderConnection | None = None,
     ) -> None:
+        """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
+        reach subscribers as provider events."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -107,6 +111,9 @@ class SessionRuntime:
         self._listeners: list[Callable[[ChainEvent], None]] = []
         self._busy = False
         self._discard_empty = discard_empty
+        self._connection = connection
+        if connection is not None:
+            connection.monitor.listen(self._notify)
         self.info = RuntimeInfo(
             session_id=handle.id,
             title=handle.meta.title,
@@ -300,6 +307,9 @@ class SessionRuntime:
             self._keep_failed(run_messages, "the session could not be saved")
             yield TurnFailed(str(error))
         except AgentRunError as error:
+            if (failure := provider_failure(error)) is not None:
+                yield self._provider_failed(run_messages, failure)
+                return
             logger.warning("turn failed: %s", error, exc_info=True)
             reason = f"{type(error).__name__}: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
@@ -310,6 +320,9 @@ class SessionRuntime:
             self._keep_failed(run_messages, reason)
             yield TurnFailed(reason)
         except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
+            if (failure := provider_failure(error)) is not None:  # an SDK that let it through unwrapped
+                yield self._provider_failed(run_messages, failure)
+                return
             logger.error("turn failed unexpectedly", exc_info=True)
             reason = f"unexpected {type(error).__name__}: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
@@ -318,6 +331,12 @@ class SessionRuntime:
             self._busy = False
             for notice in self.handle.take_notices():
                 self.info.warnings.append(notice)
+
+    def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
+        """The provider timed out or failed after the retries (each already reported): one line says it."""
+        logger.info("turn failed: %s", failure)
+        self._keep_failed(run_messages, str(failure))
+        return TurnFailed(str(failure))
 
     def _keep_failed(self, run_messages: list[ModelMessage], reason: str) -> None:
         """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
@@ -440,6 +459,8 @@ class SessionRuntime:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
         self.handle.close()
+        if self._connection is not None:
+            await self._connection.aclose()
         if empty and self._discard_empty is not None:
             self._discard_empty()
 

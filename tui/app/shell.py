@@ -27,12 +27,14 @@ from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHoo
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.agent.cost_events import CostUpdated
+from tui.agent.provider_events import ProviderEvent
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
+from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
@@ -135,6 +137,7 @@ class DeepTuiApp(App[int]):
                     from tui.app.widgets.tail_blocks import tail_blocks
 
                     yield from tail_blocks(self._tail)
+        yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
             yield CostMeter(id="cost")
@@ -238,6 +241,10 @@ class DeepTuiApp(App[int]):
         if isinstance(event, CostUpdated):
             self.query_one(CostMeter).add(event)
             return
+        if isinstance(event, ProviderEvent):
+            for status in self.query(ProviderStatus):
+                status.show(event)
+            return
         for log in self.query(EventLogPanel):
             log.add_event(event)
         if isinstance(event, EvictedEvent):
@@ -271,6 +278,8 @@ class DeepTuiApp(App[int]):
         if event.state == WorkerState.ERROR:
             logger.error("the turn worker failed", exc_info=event.worker.error)
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
+                status.clear()
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
