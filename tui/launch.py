@@ -83,6 +83,8 @@ def launch(args: argparse.Namespace) -> int:
         fork=bool(getattr(args, "fork", False)),
     )
     if args.command != "run":
+        if request.resume:
+            _check_resume_prefix(context.data_dir, request.resume)  # an unknown id is said before any UI
         from tui.app.run import run_app
 
         return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request))
@@ -92,6 +94,16 @@ def launch(args: argparse.Namespace) -> int:
 
         return run_headless(factory, request, " ".join(args.prompt))
     except _input_errors() as error:
+        raise UserFacingError(str(error)) from None
+
+
+def _check_resume_prefix(data_dir: DataDir, prefix: str) -> None:
+    from tui.store.errors import StoreError
+    from tui.store.session_ids import list_session_ids, resolve_prefix
+
+    try:
+        resolve_prefix(list_session_ids(data_dir.sessions_dir), prefix, data_dir.sessions_dir)
+    except (StoreError, OSError) as error:
         raise UserFacingError(str(error)) from None
 
 

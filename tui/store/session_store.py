@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import secrets
 import shutil
 import time
@@ -14,7 +13,6 @@ from pathlib import Path
 from tui.atomic import unused_name
 from tui.paths import DataDir
 from tui.store.errors import (
-    AmbiguousSessionError,
     SessionLockedError,
     StorageError,
     StoreError,
@@ -23,12 +21,12 @@ from tui.store.errors import (
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, write_empty
+from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
 from tui.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
 """All a new session holds before its first message; a directory holding anything else is never cleared."""
 _EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
@@ -67,24 +65,11 @@ class SessionStore:
     # -- lookup -------------------------------------------------------------------
 
     def _ids(self) -> list[str]:
-        if not self.root.is_dir():
-            return []
-        return [entry.name for entry in os.scandir(self.root) if entry.is_dir() and _SAFE_ID.match(entry.name)]
+        return list_session_ids(self.root)
 
     def resolve(self, prefix: str) -> str:
         """The session id that is ``prefix`` or uniquely starts with it."""
-        if not prefix or not _SAFE_ID.match(prefix):
-            raise UnknownSessionError(f"no session matches {prefix!r}")
-        ids = self._ids()
-        if prefix in ids:
-            return prefix
-        matches = sorted(session_id for session_id in ids if session_id.startswith(prefix))
-        if not matches:
-            raise UnknownSessionError(f"no session matches {prefix!r} in {self.root}")
-        if len(matches) > 1:
-            shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
-            raise AmbiguousSessionError(f"{prefix!r} is ambiguous: it matches {shown}")
-        return matches[0]
+        return resolve_prefix(self._ids(), prefix, self.root)
 
     def meta(self, session_id: str) -> SessionMeta:
         """Read session.json; a corrupt one is kept as ``.corrupt`` and rebuilt from the history."""

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tui.paths import DataDir
+from tui.store.errors import StoreError
+from tui.store.session_ids import list_session_ids, resolve_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +27,6 @@ CHUNK_BYTES = 64 * 1024
 BYTE_BUDGET = 8 * 1024 * 1024
 """Read at most this much from the end: a tail made of a few huge tool outputs is cut short, not slow."""
 
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 Record = dict[str, Any]
 """One message as pydantic-ai dumps it to JSON (``kind``, ``parts``, …), unvalidated."""
@@ -102,14 +102,14 @@ def find_session_id(data_dir: DataDir, *, resume: str | None, continue_latest: b
     reports any error."""
     root = data_dir.sessions_dir
     try:
-        ids = [entry.name for entry in os.scandir(root) if entry.is_dir() and _SESSION_ID.match(entry.name)]
+        ids = list_session_ids(root)
     except OSError:
         return None
     if resume:
-        if resume in ids:
-            return resume
-        matches = [session_id for session_id in ids if session_id.startswith(resume)]
-        return matches[0] if len(matches) == 1 else None
+        try:
+            return resolve_prefix(ids, resume, root)
+        except StoreError:
+            return None
     if not continue_latest:
         return None
     newest: tuple[float, str, dict[str, Any]] | None = None
