@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from tui.cost_text import compaction_cost_text
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -12,6 +11,7 @@ from tui.chain.events import (
     MemoryChanged,
     UsageEvent,
 )
+from tui.cost_text import compaction_cost_text
 from tui.wording import plural
 
 

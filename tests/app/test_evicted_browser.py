@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from tui.app.screens.evicted_viewer import (
 from tui.app.widgets.evicted_browser import EvictedBrowser
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
-BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=timezone.utc).timestamp()
+BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=UTC).timestamp()
 
 
 class BrowserApp(App[None]):
@@ -33,7 +33,7 @@ class BrowserApp(App[None]):
         self.outputs = outputs
 
     def compose(self) -> ComposeResult:
-        yield EvictedBrowser(self.outputs, now=lambda: BASE + 600, tz=timezone.utc)
+        yield EvictedBrowser(self.outputs, now=lambda: BASE + 600, tz=UTC)
 
 
 def make_outputs(directory: Path) -> list[EvictedOutput]:

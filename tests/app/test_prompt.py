@@ -8,8 +8,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from textual import events
 
-from tests.app.test_app import palette_choices
 from tests.app.app_support import gated_model, make_app, make_factory, reply_model, wait_idle, wait_until
+from tests.app.test_app import palette_choices
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.prompt_history import HISTORY_FILE_NAME

@@ -6,8 +6,8 @@ import itertools
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from textual.widgets import Button
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest

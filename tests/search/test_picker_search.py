@@ -83,12 +83,12 @@ async def landed_on_hit(app: DeepTuiApp, pilot, session_id: str) -> ToolBlock:  
     await pilot.pause(0.1)
     top = block.region.y - chat.region.y
     assert 0 <= top < chat.region.height, "the hit is on screen"
-    assert "the migration plan for the billing schema" in str(block._result.render())  # noqa: SLF001
+    assert "the migration plan for the billing schema" in str(block._result.render())
     return block
 
 
 async def test_typing_shows_the_snippet_and_enter_opens_the_session_at_the_hit(tmp_path: Path) -> None:
-    factory, long_session, titled = seeded(tmp_path)
+    factory, long_session, _titled = seeded(tmp_path)
     app = make_app(factory)
     async with app.run_test(size=SIZE) as pilot:
         await type_query(app, pilot, "migration")

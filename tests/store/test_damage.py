@@ -168,12 +168,12 @@ def test_run_on_a_damaged_session_warns_and_answers(tmp_path: Path, monkeypatch:
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     from tui.cli import main
 
-    store, session_id, path = new_session(tmp_path, history(8))
+    _store, session_id, path = new_session(tmp_path, history(8))
     replace_line(path, 2, BAD_SCHEMA)
     replace_line(path, 6, b'{"parts":[{"con')
     monkeypatch.chdir(tmp_path)
     code = main(["run", "--data-dir", str(tmp_path / "data"), "--resume", session_id, "help"])
-    out, err = capsys.readouterr()
+    _out, err = capsys.readouterr()
     assert code == 0, err
     assert "Traceback" not in err and "CorruptSessionError" not in err
     assert "deep-tui: warning:" in err and "6 intact messages recovered" in err

@@ -19,8 +19,8 @@ from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionStore
-from tui.store.search import HistorySearch
 from tui.store.errors import UnknownSessionError
+from tui.store.search import HistorySearch
 
 __all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
 

@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.run import AgentRunResultEvent
+from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
@@ -49,7 +49,6 @@ from tui.agent.turn_events import (
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -60,6 +59,7 @@ from tui.chain.events import (
     event_from_record,
 )
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle

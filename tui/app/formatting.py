@@ -7,7 +7,7 @@ is omitted), so snapshot tests can pin the output by passing ``now``.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 from textual.content import Content
 
@@ -119,4 +119,4 @@ def literal(text: str, style: str = "") -> Content:
     return Content.styled(text, style) if style else Content(text)
 
 
-UTC = timezone.utc
+UTC = UTC

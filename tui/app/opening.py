@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.turn_events import TurnEvent, TurnFailed
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

@@ -15,6 +15,7 @@ from textual.logging import TextualHandler
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.agent.cost_events import CostUpdated
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.clipboard import copy_text
@@ -25,7 +26,6 @@ from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
-from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel

@@ -331,9 +331,8 @@ class ContextManager:
         if step.event is not None:
             self._report_usage(step.tokens)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
-        if not force:
-            if step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn:
-                return step
+        if not force and (step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn):
+            return step
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)
         if isinstance(summary.event, CompactionFinished):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
-from tui.store.search_index import load_history_from
 from tui.store.search_db import IndexedSession
+from tui.store.search_index import load_history_from
 from tui.store.search_query import SearchHit, sharing_forks
 from tui.store.search_text import EVICTED_PATH_KEY, fold, make_excerpt, make_snippet, matches, message_docs
 

@@ -18,14 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Input, Static, TextArea
-
-from tui.app.widgets.highlighted_text import HighlightedTextArea
 from textual.widgets.text_area import Selection
 
 from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
-from tui.app.text_display import display_path, supported_language
 from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.text_display import display_path, supported_language
+from tui.app.widgets.highlighted_text import HighlightedTextArea
 
 __all__ = [
     "MAX_MATCHES",

@@ -24,9 +24,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
-from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.wording import plural
 

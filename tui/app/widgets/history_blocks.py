@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
     CompactionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
-    ERROR_OUTCOMES,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
