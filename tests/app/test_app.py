@@ -478,10 +478,33 @@ async def test_copy_uses_osc52_and_a_system_tool_when_present(tmp_path: Path, mo
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         app.copy_to_clipboard("the [bold] selection")
-        await pilot.pause()
         assert app.clipboard == "the [bold] selection"
-        assert sink.read_text() == "the [bold] selection"
-        assert any("via terminal and xclip" in str(n.message) for n in app._notifications)
+        await wait_until(pilot, lambda: sink.exists() and sink.read_text() == "the [bold] selection", "xclip")
+        await wait_until(pilot, lambda: any("via terminal and xclip" in str(n.message) for n in app._notifications),
+                         "the toast")
+
+
+async def test_a_hanging_clipboard_tool_does_not_freeze_the_app(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import stat
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    sink, gate = tmp_path / "clipboard.txt", tmp_path / "gate"
+    fake = tools / "xclip"  # waits (up to 1.5 s, under the 2 s limit) for the test to open the gate
+    fake.write_text(f"#!/bin/sh\nfor i in $(seq 30); do [ -e {gate} ] && break; {shutil.which('sleep')} 0.05; done\n"
+                    f"{shutil.which('cat')} > {sink}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tools))
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.copy_to_clipboard("copied while the tool waits")
+        # Back on the UI thread while the tool still waits: the gate is not open yet, nothing written.
+        assert app.clipboard == "copied while the tool waits" and not sink.exists()
+        gate.touch()
+        await wait_until(pilot, lambda: sink.exists() and sink.read_text() == "copied while the tool waits", "xclip")
+        await wait_until(pilot, lambda: any("via terminal and xclip" in str(n.message) for n in app._notifications),
+                         "the toast after the tool finished")
 
 
 async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ async def test_enter_opens_viewer_with_json_content(tmp_path: Path) -> None:
         text_area = viewer.query_one("#viewer-text", TextArea)
         assert json.loads(text_area.text)["items"][3]["name"] == "n3"
         assert text_area.read_only
-        assert text_area.language in ("json", None)  # None only without tree-sitter
+        assert text_area.language == "json"  # TextArea's own tree-sitter highlighting (textual[syntax])
         await pilot.press("slash", *"n3")
         await pilot.press("escape")  # leaves the search box, keeps the viewer
         await pilot.pause()
@@ -231,9 +231,9 @@ def test_guess_language() -> None:
     assert guess_language('{"a": [1, 2', truncated=True) == "json"
     assert guess_language("{not json") is None
     assert guess_language("import os\n\ndef main():\n    pass\n") == "python"
-    assert guess_language("# Title\n\nsome text") == "markdown"
     assert guess_language("#!/bin/sh\necho hi") == "bash"
     assert guess_language("plain words") is None
+    assert guess_language("<?xml version='1.0'?>\n<a><b>1</b></a>") == "xml"
 
 
 def test_find_matches_is_case_insensitive_per_line() -> None:

@@ -92,7 +92,7 @@ class SessionRuntime:
         chat_model: Model,
         choice: ModelChoice,
         summarizer_model: Model | None,
-        discard_empty: Callable[[], None] | None = None,
+        discard_empty: Callable[[], object] | None = None,
         search: HistorySearch | None = None,
     ) -> None:
         self.settings = settings
@@ -285,7 +285,8 @@ class SessionRuntime:
             yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:
-            self._keep_failed(list(RunCancelled.from_cancellation(cancellation).all_messages()), "cancelled")
+            cancelled_run = RunCancelled.from_cancellation(cancellation)
+            self._keep_failed(list(cancelled_run.all_messages()) if cancelled_run else [], "cancelled")
             raise
         except RunCancelled as cancelled:
             self._keep_failed(list(cancelled.all_messages()), "cancelled")

@@ -35,6 +35,7 @@ class SessionSwitcher:
 
     def handle_pick(self, result: PickerResult) -> None:
         factory = self.app.factory
+        assert factory is not None, "the picker opens only once a session is open"
         if result.action == "new":
             self.switch(factory.new_session, "new session")
         elif result.action == "fork" and result.session_id:

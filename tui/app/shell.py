@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
@@ -41,17 +41,18 @@ PICKER_SCREEN = "sessions"
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
+    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
+    from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.app.widgets.answer_block import AssistantBlock
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
 
 
-def stylesheets() -> list[str | Path]:
+def stylesheets() -> list[str | PurePath]:
     """The .tcss files shipped in the ``tui.styles`` package (works from a wheel)."""
     root = files("tui.styles")
-    return [Path(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
+    return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
 
 
 class DeepTuiApp(App[int]):
@@ -79,7 +80,7 @@ class DeepTuiApp(App[int]):
         self.theme = settings.theme
         self.switcher = SessionSwitcher(self)
         self._opener = opener
-        self.recent_sessions: list[object] | None = None
+        self.recent_sessions: list[SessionMetaLike] | None = None
         """The last session listing, so the picker shows at once (it refreshes itself after)."""
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
@@ -168,7 +169,8 @@ class DeepTuiApp(App[int]):
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
             return
-        self.call_from_thread(self._adopt_first, factory, runtime)
+        # mypy cannot solve call_from_thread's type variable for an async callback returning None.
+        self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
 
     async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
         self.factory = factory
@@ -332,7 +334,8 @@ class DeepTuiApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_sessions(self) -> None:
-        if not self.ready:
+        store, factory = self.store, self.factory
+        if not self.ready or store is None or factory is None:
             return
 
         def chosen(result: PickerResult | None) -> None:
@@ -342,16 +345,15 @@ class DeepTuiApp(App[int]):
         from tui.app.screens.session_picker import SessionPickerScreen
 
         current = self.runtime.info.session_id
-        if self._picker is None or self._picker.store is not self.store:
+        if self._picker is None or self._picker.store is not store:
             if self._picker is not None:
                 self.uninstall_screen(self._picker)
-            self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
-                                               rename_current=self._rename_current,
-                                               search=self.factory.search)  # type: ignore[union-attr]
+            self._picker = SessionPickerScreen(store, current, initial=self.recent_sessions,
+                                               rename_current=self._rename_current, search=factory.search)
             self.install_screen(self._picker, name=PICKER_SCREEN)
         else:
             self._picker.reopen(current, self.recent_sessions)
-        self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
+        self.push_screen(PICKER_SCREEN, chosen)
 
     async def reveal_message(self, index: int) -> None:
         """Scroll the chat to message ``index`` of the current session (a search hit)."""
@@ -369,15 +371,17 @@ class DeepTuiApp(App[int]):
             self.recent_sessions = list(self.store.list_sessions())
 
     def action_new_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
-        self.switcher.switch(lambda: self.factory.new_session(), "new session")
+        self.switcher.switch(factory.new_session, "new session")
 
     def action_fork_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         current = self.runtime.info.session_id
-        self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
+        self.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
 
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
@@ -391,7 +395,8 @@ class DeepTuiApp(App[int]):
 
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         from tui.app.screens.fork_confirm import fork_confirmation
 
@@ -399,7 +404,7 @@ class DeepTuiApp(App[int]):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.switcher.switch(lambda: self.factory.fork_session(current, upto),
+                self.switcher.switch(lambda: factory.fork_session(current, upto),
                                      f"fork of {current} at message {upto}")
             else:
                 self.query_one(PromptInput).focus()

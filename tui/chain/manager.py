@@ -38,7 +38,14 @@ from tui.chain.compactor import (
     StepResult,
 )
 from tui.chain.estimate import TokenEstimator
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionTrigger, UsageEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionTrigger,
+    UsageEvent,
+    WindowSource,
+)
 from tui.chain.eviction import EvictionCapability
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.summarizer import Summarizer
@@ -111,7 +118,7 @@ class ContextManager:
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
-        origin = "flag" if settings.window_origin == "flag" else "config"
+        origin: WindowSource = "flag" if settings.window_origin == "flag" else "config"
         self.window, self.window_source = resolve_window(chat_model, config_window, origin)
         self._sink = event_sink
         self.on_usage_update = on_usage_update

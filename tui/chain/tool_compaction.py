@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.safe_names import unique_output_name, write_new_file
@@ -168,8 +168,13 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                 changed = True
             new_parts.append(part)
         if changed:
-            assert isinstance(message, (ModelRequest, ModelResponse))
-            result.messages[index] = replace(message, parts=new_parts)
+            result.messages[index] = _with_parts(message, new_parts)
     result.pending = bundle
     result.tokens_after = estimator.total(result.messages)
     return result
+
+
+def _with_parts(message: ModelMessage, parts: list[Any]) -> ModelMessage:
+    if isinstance(message, ModelRequest):
+        return replace(message, parts=parts)
+    return replace(message, parts=parts)

@@ -304,7 +304,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
     def action_move(self, where: str) -> None:
         """Move the list's highlight while typing in the filter."""
         option_list = self.session_list
-        moves = {
+        moves: dict[str, Callable[[], None]] = {
             "cursor_down": option_list.action_cursor_down,
             "cursor_up": option_list.action_cursor_up,
             "page_down": option_list.action_page_down,
