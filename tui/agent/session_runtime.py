@@ -61,6 +61,7 @@ from tui.chain.events import (
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
+from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
@@ -362,7 +363,7 @@ class SessionRuntime:
                 text = part.model_response_str()
                 if part.tool_name in MEMORY_WRITING_TOOLS:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
+                evicted = (part.metadata or {}).get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
                                         evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
             if isinstance(part, RetryPromptPart):

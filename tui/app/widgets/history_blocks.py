@@ -22,8 +22,7 @@ from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
-
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
+from tui.metadata_keys import EVICTED_PATH_KEY
 
 
 def _prompt_text(part: UserPromptPart) -> str:
