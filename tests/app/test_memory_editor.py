@@ -11,7 +11,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
-from tui.app.widgets.memory_editor import MemoryEditor, write_text_atomic
+from tui.app.widgets.memory_editor import MemoryEditor
+from tui.atomic import write_atomic
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
 
@@ -78,11 +79,11 @@ async def test_save_creates_missing_parent_directories(tmp_path: Path) -> None:
         assert path.read_text(encoding="utf-8") == "remember this\n"
 
 
-def test_write_text_atomic_keeps_permissions(tmp_path: Path) -> None:
+def test_atomic_write_keeps_permissions(tmp_path: Path) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_text("old", encoding="utf-8")
     os.chmod(path, 0o600)
-    write_text_atomic(path, "new ✓")
+    write_atomic(path, "new ✓", durable=True)
     assert path.read_text(encoding="utf-8") == "new ✓"
     assert path.stat().st_mode & 0o777 == 0o600
 
