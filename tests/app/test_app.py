@@ -524,3 +524,29 @@ async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> N
         await wait_until(pilot, lambda: chat.loaded_from < 200 - PAGE_SIZE, "the previous page")
         assert chat.loaded_from == 200 - 2 * PAGE_SIZE
         await wait_until(pilot, lambda: chat.scroll_y > 0, "the reader kept where they were, not at the new top")
+
+
+async def test_events_jsonl_is_read_once_when_the_session_opens(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tui.store.event_log import EventLog
+
+    reads: list[Path] = []
+    original = EventLog.read
+
+    def counted(self: EventLog) -> list[dict[str, object]]:
+        reads.append(self.path)
+        return original(self)
+
+    monkeypatch.setattr(EventLog, "read", counted)
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(app, pilot)
+        for key in ("ctrl+l", "ctrl+l", "ctrl+e", "ctrl+e"):  # the log and the evicted outputs, shown and hidden
+            await pilot.press(key)
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        usage = [event for event in app.runtime.past_events() if isinstance(event, UsageEvent)]
+        assert len(usage) >= 2, "the events of this run are kept, without reading the file again"
+        on_disk = (tmp_path / "data" / "sessions" / app.runtime.info.session_id / "events.jsonl").read_text()
+        assert len(on_disk.splitlines()) == len(app.runtime.past_events())
+    assert len(reads) == 1

@@ -137,7 +137,8 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     def past_events(self) -> list[ChainEvent]:
-        """Events recorded in events.jsonl, oldest first."""
+        """The session's chain events, oldest first: events.jsonl as read when the session opened, then
+        every event since (kept in memory, so asking costs no file read)."""
         ...
 
     def evicted_outputs(self) -> list[EvictedOutput]: ...

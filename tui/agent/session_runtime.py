@@ -116,6 +116,8 @@ class SessionRuntime:
         )
         self.info.warnings.extend(handle.warnings)
         self._event_write_failed = False
+        self._events = [event for event in map(event_from_record, handle.events.read()) if event is not None]
+        """events.jsonl as it was when the session opened, then every event since: read once, here."""
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -202,6 +204,7 @@ class SessionRuntime:
             self._record_event(event)
         if isinstance(event, UsageEvent):
             self.last_usage = event
+        self._events.append(event)
         self._notify(event)
 
     def _record_event(self, event: ChainEvent) -> None:
@@ -231,8 +234,7 @@ class SessionRuntime:
 
 
     def past_events(self) -> list[ChainEvent]:
-        events = (event_from_record(record) for record in self.handle.events.read())
-        return [event for event in events if event is not None]
+        return list(self._events)
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         outputs: list[EvictedOutput] = []
