@@ -116,7 +116,8 @@ class DeepTuiApp(App[int]):
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
-            yield ChatView(id="chat")  # the side panels are mounted just after the first frame
+            yield ChatView(id="chat")
+            yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge")
             yield CostMeter(id="cost")
@@ -135,9 +136,8 @@ class DeepTuiApp(App[int]):
         prompt.recall_queued = self.prompts.recall_newest
         prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
-            self.call_after_refresh(self._after_first_frame, self._opener)
+            self.call_after_refresh(self._open_in_background, self._opener)
             return
-        await self.panels.mount(self.runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
         self.query_one(CostMeter).show_session(self.runtime.session_cost)
         self.prompts.use_session(self.runtime)
@@ -148,10 +148,6 @@ class DeepTuiApp(App[int]):
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
-
-    async def _after_first_frame(self, opener: SessionOpener) -> None:
-        await self.panels.mount(self.runtime)
-        self._open_in_background(opener)
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
