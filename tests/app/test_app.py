@@ -263,17 +263,16 @@ async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         gauge = app.query_one(ContextGauge)
         for fraction, level in ((0.30, "-ok"), (0.86, "-warn"), (0.95, "-critical")):
-            gauge.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000, window_source="default")
-            await pilot.pause()
-            assert gauge.has_class(level)
+            app.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000, window_source="default")
+            await wait_until(pilot, lambda level=level: gauge.has_class(level), f"the gauge bound to app.usage: {level}")
             assert f"{round(fraction * 100)}%" in str(gauge.render())
         assert "window assumed" in str(gauge.render())
-        gauge.usage = UsageEvent(tokens=1000, window=200_000, window_source="model")
-        await pilot.pause()
-        assert "assumed" not in str(gauge.render())
+        app.usage = UsageEvent(tokens=1000, window=200_000, window_source="model")
+        await wait_until(pilot, lambda: "assumed" not in str(gauge.render()), "the gauge to follow app.usage")
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert gauge.usage is not None and gauge.usage.window_source == "default", "live usage from the chain"
+        assert gauge.usage is app.usage
 
 
 def seed_session_with_summary(factory, total: int = 30) -> str:  # type: ignore[no-untyped-def]

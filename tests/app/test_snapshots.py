@@ -87,9 +87,9 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
 @pytest.mark.parametrize("fraction", [0.30, 0.86, 0.95])
 def test_gauge_levels(snap_compare, tmp_path: Path, fraction: float) -> None:  # type: ignore[no-untyped-def]
     async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
-        pilot.app.query_one(ContextGauge).usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
-                                                             window_source="model", reserve=16_000, margin=10_000)
-        await pilot.pause()
+        pilot.app.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
+                                     window_source="model", reserve=16_000, margin=10_000)
+        await wait_until(pilot, lambda: pilot.app.query_one(ContextGauge).usage is pilot.app.usage, "the gauge")
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(100, 12), run_before=set_usage)
 

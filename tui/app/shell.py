@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.logging import TextualHandler
+from textual.reactive import reactive
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
@@ -65,6 +66,8 @@ class DeepTuiApp(App[int]):
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
         *bindings(),
     ]
+    usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
+    """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
 
@@ -119,7 +122,7 @@ class DeepTuiApp(App[int]):
             yield ChatView(id="chat")
             yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
         with Horizontal(id="status"):
-            yield ContextGauge(id="gauge")
+            yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
@@ -138,7 +141,7 @@ class DeepTuiApp(App[int]):
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.call_after_refresh(self._open_in_background, self._opener)
             return
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(self.runtime.session_cost)
         self.prompts.use_session(self.runtime)
         await self.show_current_session()
@@ -209,8 +212,7 @@ class DeepTuiApp(App[int]):
     async def on_chain_event_arrived(self, message: ChainEventArrived) -> None:
         event = message.event
         if isinstance(event, UsageEvent):
-            for gauge in self.query(ContextGauge):  # none once the app is closing
-                gauge.usage = event
+            self.usage = event
             return
         if isinstance(event, CostUpdated):
             self.query_one(CostMeter).add(event)
@@ -422,7 +424,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.refresh_title()
         self.prompts.use_session(runtime)
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(runtime.session_cost)
         await self.panels.adopt(runtime)
         await self.show_current_session()
