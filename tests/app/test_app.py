@@ -406,6 +406,32 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
         assert "my work" in str(app.query_one("#title-bar").render())
 
 
+async def test_picker_filter_is_fuzzy_ranked_and_highlighted(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    factory = make_factory(tmp_path)
+    for prompt in ("deploy plan", "unrelated chat", "dense employ"):  # the last is the newest: listed first
+        handle = factory.store.create(model="offline")
+        handle.append_messages([ModelRequest(parts=[UserPromptPart(prompt)]), ModelResponse(parts=[TextPart("ok")])])
+        handle.close()
+    app = make_app(factory)
+    async with app.run_test(size=(120, 36)) as pilot:
+        picker = await picker_after_a_turn(app, pilot)
+
+        def shown() -> list[str]:
+            return [entry.meta.title for entry in picker._shown]
+
+        await pilot.press(*"deploy")
+        # Every word found ranks first, then a fuzzy match of the title (d-e-p-l-o-y in "dense employ").
+        await wait_until(pilot, lambda: shown() == ["deploy plan", "dense employ"], "the ranked filter")
+        fuzzy_row = picker.query_one(OptionList).get_option_at_index(1).prompt
+        marked = "".join(str(fuzzy_row)[span.start:span.end] for span in fuzzy_row.spans
+                         if "underline" in str(span.style))
+        assert marked == "deploy", "the matched characters are highlighted"
+        await pilot.press(*" pln")
+        await wait_until(pilot, lambda: shown() == ["deploy plan"], "a fuzzy word narrows it")
+
+
 async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
