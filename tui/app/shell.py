@@ -272,13 +272,16 @@ class DeepTuiApp(App[int]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, prompt: str) -> None:
         chat = self.query_one(ChatView)
-        await chat.add_user(prompt, message_index=self.runtime.history_count())
+        turn_start = self.runtime.history_count()
+        await chat.add_user(prompt, message_index=turn_start)
         self._answer = None
+        answers: list[AssistantBlock] = []
         try:
             async for event in self.runtime.run_turn(prompt):
                 if isinstance(event, TextDelta):
                     if self._answer is None:
                         self._answer = await chat.start_answer()
+                        answers.append(self._answer)
                     await self._answer.add_delta(event.text)
                 elif isinstance(event, ToolCallStarted):
                     await self._close_answer()
@@ -289,11 +292,23 @@ class DeepTuiApp(App[int]):
                     await chat.add_notice(f"turn failed: {event.message}", "error")
                 elif isinstance(event, TurnFinished):
                     self._list_sessions_ahead()
-                    if self._answer is not None:
-                        self._answer.message_index = self.runtime.history_count() - 1
+                    self._index_answers(answers, turn_start)
                     self.refresh_title()
         finally:
             await self._close_answer()
+
+    def _index_answers(self, answers: list[AssistantBlock], turn_start: int) -> None:
+        """Give every answer block of the turn just recorded its message index (text closed by a tool call
+        included), so Ctrl+F forks at any of them. Matched from the newest back: one block per response
+        with text."""
+        from pydantic_ai.messages import ModelResponse, TextPart  # loaded by now: a turn just ran
+
+        recorded = self.runtime.load_history(turn_start, self.runtime.history_count())
+        with_text = [turn_start + offset for offset, message in enumerate(recorded)
+                     if isinstance(message, ModelResponse)
+                     and any(isinstance(part, TextPart) and part.content for part in message.parts)]
+        for block, index in zip(reversed(answers), reversed(with_text), strict=False):
+            block.message_index = index
 
     async def _close_answer(self) -> None:
         if self._answer is not None:
