@@ -6,7 +6,15 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
+from tests.app.app_support import (
+    gated_model,
+    make_app,
+    make_factory,
+    reply_model,
+    slow_model,
+    wait_idle,
+    wait_until,
+)
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.palette import DeepTuiCommands
@@ -150,6 +158,36 @@ async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path
 
         await wait_until(pilot, focused_dividers, "a divider in the chat for the summary")
         assert f"summarized {result.messages_replaced} messages" in str(focused_dividers()[-1].title)
+
+
+async def test_compact_while_a_turn_runs_is_scheduled_for_the_next_request(tmp_path: Path) -> None:
+    model, gate = gated_model()
+    factory = make_factory(tmp_path, chat_model=model)
+    handle = factory.store.create(model="gated")
+    batch = []
+    for number in range(12):
+        batch += [ModelRequest(parts=[UserPromptPart(f"question {number}: keep ID-{number:04d} " * 40)]),
+                  ModelResponse(parts=[TextPart(f"answer {number} " * 60)])]
+    handle.append_messages(batch)
+    handle.close()
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.runtime.busy, "the turn to start")
+        await pilot.click("#compact-button")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
+        await pilot.press(*"keep the IDs", "enter")
+        note = app.screen.query_one("#result")
+        await wait_until(pilot, lambda: "runs before its next model request" in str(note.render()), "the note")
+        await pilot.press("escape")
+        gate.set()
+        await wait_idle(app, pilot)
+        assert not [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished)]
+        await pilot.press(*"next", "enter")
+        await wait_idle(app, pilot)
+        [compaction] = [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished)]
+        assert compaction.trigger == "manual" and compaction.focus == "keep the IDs"
+        assert compaction.tokens_after < compaction.tokens_before
 
 
 async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -> None:

@@ -144,10 +144,6 @@ class MessagesFile:
             return None
         return f"{self.path}: {plural(layout.intact_count(), 'intact message')} loaded; " + "; ".join(problems)
 
-    def torn_tail_warning(self) -> str | None:
-        """The warning for a damaged file (kept for callers that only know about torn tails)."""
-        return self.damage_warning()
-
     def load_range(self, start: int, stop: int) -> list[ModelMessage]:
         """Messages ``[start:stop]``, parsing only those lines."""
         return self._messages_at(range(len(self._scan().spans))[start:stop])

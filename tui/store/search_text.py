@@ -37,8 +37,6 @@ HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 SNIPPET_CHARS = 160
 
-ROLES = ("user", "assistant", "tool call", "tool", "summary", "thinking", "saved output")
-
 
 @dataclass(frozen=True)
 class Doc:
