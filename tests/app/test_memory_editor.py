@@ -9,7 +9,9 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
+from textual.worker import WorkerState
 
+from tests.app.app_support import wait_until
 from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.atomic import write_atomic
@@ -337,7 +339,8 @@ async def test_a_missing_memory_directory_is_not_created_but_followed_once_it_ap
     app = EditorApp(path)
     async with app.run_test() as pilot:
         editor = app.query_one(MemoryEditor)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(worker.group == "memory-watch" and worker.state == WorkerState.RUNNING
+                                            for worker in app.workers), "the watcher to be waiting")
         assert not (tmp_path / "data").exists(), "opening the editor creates nothing on disk"
         deadline = time.monotonic() + 10
         path.parent.mkdir(parents=True)

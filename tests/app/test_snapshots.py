@@ -13,6 +13,7 @@ from tests.app.app_support import gated_model, make_app, make_factory, wait_idle
 from tui.agent.runtime import SessionRequest
 from tui.app.screens.confirm import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
+from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent
@@ -79,7 +80,9 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(*"read notes.txt", "enter")
         await wait_idle(pilot.app, pilot)
-        await pilot.pause(0.3)  # let the last streamed Markdown fragment render
+        answer = pilot.app.query(AssistantBlock).last()
+        await wait_until(pilot, lambda: answer.source.strip() == answer.received.strip(), "the last fragment")
+        await pilot.pause()
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)
 
