@@ -1,7 +1,8 @@
 """Small human-readable formatters shared by the app's widgets and screens.
 
-Every function here is pure (no Textual import, no clock read unless ``now``
-is omitted), so snapshot tests can pin the output by passing ``now``.
+Every function here is pure (no clock read unless ``now`` is omitted), so
+snapshot tests can pin the output by passing ``now``. Token counts come from
+:mod:`tui.formatting_plain` (the same for ``deep-tui run``), re-exported here.
 """
 
 from __future__ import annotations
