@@ -84,7 +84,7 @@ def test_flags_override_file_and_are_validated(tmp_path: Path) -> None:
     assert overridden.context.window == 8000
     assert overridden.summarization_model == "x:y"
     assert overridden.base_url is None
-    with pytest.raises(ConfigError, match="context.window"):
+    with pytest.raises(ConfigError, match=r"context\.window"):
         settings.with_overrides(window=5)
 
 

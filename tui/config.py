@@ -12,8 +12,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULT_WINDOW = 200_000
-
 
 class ConfigError(Exception):
     """A configuration file or value the user supplied cannot be used."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from tui.config import ConfigError, Settings, load_settings

@@ -137,7 +137,7 @@ def test_a_full_disk_when_creating_a_session_is_one_error_and_leaves_nothing(
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(meta_module, "write_atomic", full)
-    with pytest.raises(StorageError, match="cannot create a session in .*: No space left on device"):
+    with pytest.raises(StorageError, match=r"cannot create a session in .*: No space left on device"):
         store.create()
     assert not store.root.exists() or not any(store.root.iterdir())
 

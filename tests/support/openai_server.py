@@ -83,10 +83,10 @@ def _stream_scripted_reply(out: Any, state: ChatServerState, model: str) -> str:
 
 def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404, "only /chat/completions is served here")
                 return

@@ -25,9 +25,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
-from tui.wording import plural
 
 from tui.message_text import prompt_text
+from tui.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
 CHUNK_CHARS = 24

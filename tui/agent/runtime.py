@@ -8,7 +8,6 @@ Textual; the app talks to a session only through ``runtime_api``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic_ai.models import Model
@@ -20,8 +19,8 @@ from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionStore
-from tui.store.search import HistorySearch
 from tui.store.errors import UnknownSessionError
+from tui.store.search import HistorySearch
 
 __all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
 
@@ -103,17 +102,12 @@ class RuntimeFactory:
         return await asyncio.to_thread(self.open_request_sync, request)
 
     async def open_session(self, session_id: str) -> SessionRuntime:
-        return await asyncio.to_thread(self._call, lambda: self._build(self.store.open(self.store.resolve(session_id))))
+        return await asyncio.to_thread(lambda: self._build(self.store.open(self.store.resolve(session_id))))
 
     async def new_session(self) -> SessionRuntime:
-        return await asyncio.to_thread(self._call, lambda: self._build(self.store.create(model=self.choice.name)))
+        return await asyncio.to_thread(lambda: self._build(self.store.create(model=self.choice.name)))
 
     async def fork_session(self, session_id: str, upto: int | None = None) -> SessionRuntime:
         return await asyncio.to_thread(
-            self._call,
             lambda: self._build(self.store.fork(self.store.resolve(session_id), upto=upto, model=self.choice.name)),
         )
-
-    @staticmethod
-    def _call(build: Callable[[], SessionRuntime]) -> SessionRuntime:
-        return build()

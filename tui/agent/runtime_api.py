@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tui.chain.summary_plan import SummaryPlan
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.agent.turn_events import TurnEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
@@ -137,7 +137,8 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     def past_events(self) -> list[ChainEvent]:
-        """Events recorded in events.jsonl, oldest first."""
+        """The session's chain events, oldest first: events.jsonl as read when the session opened, then
+        every event since (kept in memory, so asking costs no file read)."""
         ...
 
     def evicted_outputs(self) -> list[EvictedOutput]: ...

@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.run import AgentRunResultEvent
+from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
@@ -50,7 +50,6 @@ from tui.agent.turn_events import (
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -61,7 +60,9 @@ from tui.chain.events import (
     event_from_record,
 )
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
+from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
@@ -94,7 +95,7 @@ class SessionRuntime:
         chat_model: Model,
         choice: ModelChoice,
         summarizer_model: Model | None,
-        discard_empty: Callable[[], None] | None = None,
+        discard_empty: Callable[[], object] | None = None,
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
     ) -> None:
@@ -123,6 +124,8 @@ class SessionRuntime:
         )
         self.info.warnings.extend(handle.warnings)
         self._event_write_failed = False
+        self._events = [event for event in map(event_from_record, handle.events.read()) if event is not None]
+        """events.jsonl as it was when the session opened, then every event since: read once, here."""
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -213,6 +216,7 @@ class SessionRuntime:
             self._record_event(event)
         if isinstance(event, UsageEvent):
             self.last_usage = event
+        self._events.append(event)
         self._notify(event)
 
     def _record_event(self, event: ChainEvent) -> None:
@@ -242,8 +246,7 @@ class SessionRuntime:
 
 
     def past_events(self) -> list[ChainEvent]:
-        events = (event_from_record(record) for record in self.handle.events.read())
-        return [event for event in events if event is not None]
+        return list(self._events)
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         outputs: list[EvictedOutput] = []
@@ -298,7 +301,8 @@ class SessionRuntime:
             yield TurnFinished(output=visible(str(result.output)), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:
-            self._keep_failed(list(RunCancelled.from_cancellation(cancellation).all_messages()), "cancelled")
+            cancelled_run = RunCancelled.from_cancellation(cancellation)
+            self._keep_failed(list(cancelled_run.all_messages()) if cancelled_run else [], "cancelled")
             raise
         except RunCancelled as cancelled:
             self._keep_failed(list(cancelled.all_messages()), "cancelled")
@@ -387,7 +391,7 @@ class SessionRuntime:
                 text = part.model_response_str()
                 if part.tool_name in MEMORY_WRITING_TOOLS:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
+                evicted = (part.metadata or {}).get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
                                         visible(text[:PREVIEW_CHARS]), len(text),
                                         evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeFactoryAPI, RuntimeInfo, SessionRuntimeAPI
 from tui.agent.turn_events import TurnEvent, TurnFailed
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_plan import SummaryPlan
 from tui.terminal_text import visible
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
@@ -12,10 +12,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.logging import TextualHandler
+from textual.reactive import reactive
 from textual.widgets import Button, Footer, OptionList
 from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
+from tui.agent.cost_events import CostUpdated
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.clipboard import copy_text
@@ -45,7 +47,8 @@ PICKER_SCREEN = "sessions"
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
+    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
+    from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.store.session_tail import SessionTail
 
@@ -53,10 +56,10 @@ if TYPE_CHECKING:
 # none is needed for the first frame, and together they are a good part of the start-up time.
 
 
-def stylesheets() -> list[str | Path]:
+def stylesheets() -> list[str | PurePath]:
     """The .tcss files shipped in the ``tui.styles`` package (works from a wheel)."""
     root = files("tui.styles")
-    return [Path(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
+    return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
 
 
 class DeepTuiApp(App[int]):
@@ -69,6 +72,8 @@ class DeepTuiApp(App[int]):
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
         *bindings(),
     ]
+    usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
+    """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
 
@@ -94,7 +99,7 @@ class DeepTuiApp(App[int]):
             current=lambda: self.runtime, adopt=self.adopt_runtime, reveal=self.reveal_message, notify=self.notify,
             start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
         self._opener = opener
-        self.recent_sessions: list[object] | None = None
+        self.recent_sessions: list[SessionMetaLike] | None = None
         """The last session listing, so the picker shows at once (it refreshes itself after)."""
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
@@ -132,14 +137,15 @@ class DeepTuiApp(App[int]):
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
-            with ChatView(id="chat"):  # the side panels are mounted just after the first frame
+            with ChatView(id="chat"):
                 if self._tail is not None and self._tail.records:
                     from tui.app.widgets.tail_blocks import tail_blocks
 
                     yield from tail_blocks(self._tail)
+            yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
-            yield ContextGauge(id="gauge")
+            yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
@@ -157,10 +163,9 @@ class DeepTuiApp(App[int]):
         prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
-            self.call_after_refresh(self._after_first_frame, self._opener)
+            self.call_after_refresh(self._open_in_background, self._opener)
             return
-        await self.panels.mount(self.runtime)
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(self.runtime.session_cost)
         self.prompts.use_session(self.runtime)
         await self.show_current_session()
@@ -170,10 +175,6 @@ class DeepTuiApp(App[int]):
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
-
-    async def _after_first_frame(self, opener: SessionOpener) -> None:
-        await self.panels.mount(self.runtime)
-        self._open_in_background(opener)
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
@@ -191,7 +192,8 @@ class DeepTuiApp(App[int]):
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
             return
-        self.call_from_thread(self._adopt_first, factory, runtime)
+        # mypy cannot solve call_from_thread's type variable for an async callback returning None.
+        self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
 
     async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
         self.factory = factory
@@ -235,8 +237,7 @@ class DeepTuiApp(App[int]):
     async def on_chain_event_arrived(self, message: ChainEventArrived) -> None:
         event = message.event
         if isinstance(event, UsageEvent):
-            for gauge in self.query(ContextGauge):  # none once the app is closing
-                gauge.usage = event
+            self.usage = event
             return
         if isinstance(event, CostUpdated):
             self.query_one(CostMeter).add(event)
@@ -302,13 +303,16 @@ class DeepTuiApp(App[int]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, prompt: str) -> None:
         chat = self.query_one(ChatView)
-        await chat.add_user(prompt, message_index=self.runtime.history_count())
+        turn_start = self.runtime.history_count()
+        await chat.add_user(prompt, message_index=turn_start)
         self._answer = None
+        answers: list[AssistantBlock] = []
         try:
             async for event in self.runtime.run_turn(prompt):
                 if isinstance(event, TextDelta):
                     if self._answer is None:
                         self._answer = await chat.start_answer()
+                        answers.append(self._answer)
                     await self._answer.add_delta(event.text)
                 elif isinstance(event, ToolCallStarted):
                     await self._close_answer()
@@ -319,11 +323,23 @@ class DeepTuiApp(App[int]):
                     await chat.add_notice(f"turn failed: {event.message}", "error")
                 elif isinstance(event, TurnFinished):
                     self._list_sessions_ahead()
-                    if self._answer is not None:
-                        self._answer.message_index = self.runtime.history_count() - 1
+                    self._index_answers(answers, turn_start)
                     self.refresh_title()
         finally:
             await self._close_answer()
+
+    def _index_answers(self, answers: list[AssistantBlock], turn_start: int) -> None:
+        """Give every answer block of the turn just recorded its message index (text closed by a tool call
+        included), so Ctrl+F forks at any of them. Matched from the newest back: one block per response
+        with text."""
+        from pydantic_ai.messages import ModelResponse, TextPart  # loaded by now: a turn just ran
+
+        recorded = self.runtime.load_history(turn_start, self.runtime.history_count())
+        with_text = [turn_start + offset for offset, message in enumerate(recorded)
+                     if isinstance(message, ModelResponse)
+                     and any(isinstance(part, TextPart) and part.content for part in message.parts)]
+        for block, index in zip(reversed(answers), reversed(with_text), strict=False):
+            block.message_index = index
 
     async def _close_answer(self) -> None:
         if self._answer is not None:
@@ -362,7 +378,8 @@ class DeepTuiApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_sessions(self) -> None:
-        if not self.ready:
+        store, factory = self.store, self.factory
+        if not self.ready or store is None or factory is None:
             return
 
         def chosen(result: PickerResult | None) -> None:
@@ -372,16 +389,15 @@ class DeepTuiApp(App[int]):
         from tui.app.screens.session_picker import SessionPickerScreen
 
         current = self.runtime.info.session_id
-        if self._picker is None or self._picker.store is not self.store:
+        if self._picker is None or self._picker.store is not store:
             if self._picker is not None:
                 self.uninstall_screen(self._picker)
-            self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
-                                               rename_current=self._rename_current,
-                                               search=self.factory.search)  # type: ignore[union-attr]
+            self._picker = SessionPickerScreen(store, current, initial=self.recent_sessions,
+                                               rename_current=self._rename_current, search=factory.search)
             self.install_screen(self._picker, name=PICKER_SCREEN)
         else:
             self._picker.reopen(current, self.recent_sessions)
-        self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
+        self.push_screen(PICKER_SCREEN, chosen)
 
     async def reveal_message(self, index: int) -> None:
         """Scroll the chat to message ``index`` of the current session (a search hit)."""
@@ -399,15 +415,17 @@ class DeepTuiApp(App[int]):
             self.recent_sessions = list(self.store.list_sessions())
 
     def action_new_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
-        self.switcher.switch(lambda: self.factory.new_session(), "new session")
+        self.switcher.switch(factory.new_session, "new session")
 
     def action_fork_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         current = self.runtime.info.session_id
-        self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
+        self.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
 
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
@@ -421,7 +439,8 @@ class DeepTuiApp(App[int]):
 
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         from tui.app.screens.fork_confirm import fork_confirmation
 
@@ -429,7 +448,7 @@ class DeepTuiApp(App[int]):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.switcher.switch(lambda: self.factory.fork_session(current, upto),
+                self.switcher.switch(lambda: factory.fork_session(current, upto),
                                      f"fork of {current} at message {upto}")
             else:
                 self.query_one(PromptInput).focus()
@@ -451,7 +470,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.refresh_title()
         self.prompts.use_session(runtime)
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(runtime.session_cost)
         await self.panels.adopt(runtime)
         await self.show_current_session()

@@ -31,8 +31,8 @@ from tui.chain.overflow import describe_overflow
 from tui.chain.recording import RecordingLedger
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.summarizer import Summarizer, SummarizerError
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
+from tui.chain.summary_plan import SummaryPlan
 from tui.chain.tool_compaction import compact_tool_calls
 from tui.config import ContextSettings
 

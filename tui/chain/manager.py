@@ -38,7 +38,14 @@ from tui.chain.compactor import (
     StepResult,
 )
 from tui.chain.estimate import TokenEstimator
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionTrigger, UsageEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionTrigger,
+    UsageEvent,
+    WindowSource,
+)
 from tui.chain.eviction import EvictionCapability
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.summarizer import Summarizer
@@ -111,7 +118,7 @@ class ContextManager:
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
-        origin = "flag" if settings.window_origin == "flag" else "config"
+        origin: WindowSource = "flag" if settings.window_origin == "flag" else "config"
         self.window, self.window_source = resolve_window(chat_model, config_window, origin)
         self._sink = event_sink
         self.on_usage_update = on_usage_update
@@ -331,9 +338,8 @@ class ContextManager:
         if step.event is not None:
             self._report_usage(step.tokens)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
-        if not force:
-            if step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn:
-                return step
+        if not force and (step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn):
+            return step
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)
         if isinstance(summary.event, CompactionFinished):

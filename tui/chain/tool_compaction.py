@@ -12,14 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.safe_names import unique_output_name, write_new_file
+from tui.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LINES_KEY
 
-MASKED_KEY = "deep_tui_masked"
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
-ELIDED_ARG = "deep_tui_elided"
 FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50
 
@@ -117,7 +115,7 @@ def _mask_return(part: ToolReturnPart, bundle: _Bundle, preview_chars: int) -> T
         path, offset, lines = bundle.add(part, text)
         location = f"saved at {path}: read_file(path={path!r}, offset={offset}, limit={lines})"
         metadata[EVICTED_PATH_KEY] = path
-        metadata["deep_tui_saved_lines"] = [offset, lines]
+        metadata[SAVED_LINES_KEY] = [offset, lines]
     metadata[MASKED_KEY] = True
     return replace(part, content=_pointer_text(part, content, location, preview_chars), metadata=metadata)
 
@@ -168,8 +166,13 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                 changed = True
             new_parts.append(part)
         if changed:
-            assert isinstance(message, (ModelRequest, ModelResponse))
-            result.messages[index] = replace(message, parts=new_parts)
+            result.messages[index] = _with_parts(message, new_parts)
     result.pending = bundle
     result.tokens_after = estimator.total(result.messages)
     return result
+
+
+def _with_parts(message: ModelMessage, parts: list[Any]) -> ModelMessage:
+    if isinstance(message, ModelRequest):
+        return replace(message, parts=parts)
+    return replace(message, parts=parts)

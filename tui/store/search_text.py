@@ -28,16 +28,14 @@ from pydantic_ai.messages import (
 )
 
 from tui.message_text import prompt_text
+from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.terminal_text import CONTROL_CHARACTERS, encodable
 
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
 MAX_DOC_CHARS = 2_000_000
 """A saved output larger than this is indexed up to here (read_file still reads all of it)."""
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 SNIPPET_CHARS = 160
-
-ROLES = ("user", "assistant", "tool call", "tool", "summary", "thinking", "saved output")
 
 
 @dataclass(frozen=True)

@@ -96,13 +96,17 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     def action_run(self) -> None:
         if self.has_class("-running"):
             return
-        if self.runtime.busy:
-            self.query_one("#result", Static).update(Content("A turn is running; compact when it has finished."))
+        focus = self.query_one("#focus", Input).value.strip() or None
+        if self.runtime.busy:  # the chain compacts before the turn's next model request (or the next turn's)
+            self.runtime.request_compact(focus)
+            self.query_one("#result", Static).update(Content(
+                "A turn is running: the compaction runs before its next model request"
+                + (f", focused on: {focus}" if focus else "") + ". The log (Ctrl+L) shows the result."))
             return
         self.add_class("-running")
         self.query_one("#run", Button).disabled = True
         self.query_one("#result", Static).update(Content("compacting…"))
-        self._compact(self.query_one("#focus", Input).value.strip() or None)
+        self._compact(focus)
 
     @work(exclusive=True, group="compact")
     async def _compact(self, focus: str | None) -> None:

@@ -152,7 +152,7 @@ class CompactionDivider(Collapsible):
     class ShowOriginals(Message):
         divider: CompactionDivider
         start: int
-        stop: int
+        end: int  # (not ``stop``: that is Message.stop(), which ends the message's bubbling)
 
     def __init__(self, info: DividerInfo) -> None:
         self.info = info

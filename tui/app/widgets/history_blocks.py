@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
     CompactionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
-    ERROR_OUTCOMES,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -28,8 +28,7 @@ from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.message_text import prompt_text
 from tui.terminal_text import visible, visible_json
-
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
+from tui.metadata_keys import EVICTED_PATH_KEY
 
 
 def _prompt_text(part: UserPromptPart) -> str:
