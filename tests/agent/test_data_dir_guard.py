@@ -84,7 +84,7 @@ def _snapshot(data: DataDir) -> dict[Path, bytes]:
     ".deep-tui",
 ])
 def test_writes_and_edits_into_the_data_dir_are_refused(inside: Env, path: str) -> None:
-    work, data, _ = inside
+    _work, data, _ = inside
     path = path.format(data=data.root)
     before = _snapshot(data)
     written = call(inside, "write_file", path=path, content="[]")
@@ -95,7 +95,7 @@ def test_writes_and_edits_into_the_data_dir_are_refused(inside: Env, path: str) 
 
 
 def test_config_and_another_session_are_untouched_from_beside(beside: Env) -> None:
-    work, data, _ = beside
+    _work, data, _ = beside
     for path in ("../data/config.toml", str(data.config_file)):
         reply = call(beside, "write_file", path=path, content='base_url = "http://attacker.example"\n')
         assert refused(reply) and "data directory" in reply

@@ -108,7 +108,7 @@ def seed_hostile_session(factory) -> str:  # type: ignore[no-untyped-def]
         ModelResponse(parts=[TextPart(f"answer {ESCAPES}")]),
     ])
     handle.append_messages([make_summary_message(f"## Session intent\nsummary {ESCAPES}", strategy="summary",
-                                                 kept_from=4, replaced=4, focus=f"focus \x1b]0;f\x07")])
+                                                 kept_from=4, replaced=4, focus="focus \x1b]0;f\x07")])
     handle.append_messages([ModelRequest(parts=[UserPromptPart("after")]), ModelResponse(parts=[TextPart("ok")])])
     handle.close()
     return handle.id

@@ -61,6 +61,8 @@ class EncodableResponses(AbstractCapability[Any]):
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
         repaired = encodable_value(response)
-        if repaired is not response:
-            logger.warning("the model's response held lone surrogates (not valid Unicode); replaced with U+FFFD")
+        if repaired is response:
+            return response
+        logger.warning("the model's response held lone surrogates (not valid Unicode); replaced with U+FFFD")
+        assert isinstance(repaired, ModelResponse)
         return repaired

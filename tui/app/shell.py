@@ -12,12 +12,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.logging import TextualHandler
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.widgets import Button, Footer, OptionList
-from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
 from tui.agent.cost_events import CostUpdated
+from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.clipboard import copy_text
@@ -28,8 +29,6 @@ from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
-from tui.agent.cost_events import CostUpdated
-from tui.agent.provider_events import ProviderEvent
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel

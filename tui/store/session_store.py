@@ -21,8 +21,8 @@ from tui.store.errors import (
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, write_empty
-from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
+from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.terminal_text import visible
 
 logger = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, Us
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.message_text import prompt_text
-from tui.terminal_text import visible, visible_json
 from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.terminal_text import visible, visible_json
 
 
 def _prompt_text(part: UserPromptPart) -> str:
