@@ -60,7 +60,7 @@ class EncodableResponses(AbstractCapability[Any]):
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
-        repaired = encodable_value(response)
+        repaired: object = encodable_value(response)
         if repaired is response:
             return response
         logger.warning("the model's response held lone surrogates (not valid Unicode); replaced with U+FFFD")
