@@ -19,11 +19,10 @@ from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
 from tui.terminal_text import visible
 
-SUMMARY_METADATA_KEY = "deep_tui_summary"  # as recorded by tui.chain.summary_message
-EVICTED_PATH_KEY = "deep_tui_evicted_path"  # as recorded by the eviction capability
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
 
