@@ -75,6 +75,13 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         help="override the context window, in tokens")
     parser.add_argument("--workdir", metavar="DIR", default=default,
                         help="directory the file tools work in (default: current directory)")
+    writes = parser.add_mutually_exclusive_group()
+    writes.add_argument("--allow-writes", dest="writes", action="store_const", const="always", default=default,
+                        help="let the agent write and edit files without asking ([tools] writes = \"always\")")
+    writes.add_argument("--deny-writes", dest="writes", action="store_const", const="never",
+                        default=argparse.SUPPRESS,
+                        help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
+                             "app asks each time and 'run' refuses")
     _add_storage_options(parser, suppress=suppress)
 
 

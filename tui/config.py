@@ -80,6 +80,21 @@ class ContextSettings:
 
 
 @dataclass(frozen=True)
+class ToolSettings:
+    """The ``[tools]`` table: what the agent's tools may do."""
+
+    writes: str = "ask"
+    """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+
+    def validate(self) -> None:
+        if self.writes not in WRITE_POLICY_NAMES:
+            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+
+
+WRITE_POLICY_NAMES = ("ask", "always", "never")
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything deep-tui can be configured with."""
 
@@ -93,6 +108,7 @@ class Settings:
     """Name of the agent; its memory lives in ``<data>/<agent_name>/MEMORY.md``."""
     theme: str = "textual-dark"
     context: ContextSettings = field(default_factory=ContextSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""
@@ -106,12 +122,16 @@ class Settings:
             context_values["window_origin"] = "flag"
         context = replace(self.context, **context_values)
         context.validate()
-        return replace(self, context=context, **top_values)
+        tools = self.tools
+        if values.get("writes") is not None:
+            tools = replace(tools, writes=values["writes"])
+            tools.validate()
+        return replace(self, context=context, tools=tools, **top_values)
 
 
 _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "tools"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -131,6 +151,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     """Build validated :class:`Settings` from a parsed TOML mapping."""
     top: dict[str, Any] = {}
     context: dict[str, Any] = {}
+    tools = ToolSettings()
     for key, value in data.items():
         if key == "context":
             if not isinstance(value, dict):
@@ -144,6 +165,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
                     _check_type(source, f"context.{ckey}", cvalue, (int, float))
                     cvalue = float(cvalue)
                 context[ckey] = cvalue
+        elif key == "tools":
+            tools = _tool_settings(value, source)
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -156,7 +179,22 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         context_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, **top)
+    return Settings(context=context_settings, tools=tools, **top)
+
+
+def _tool_settings(value: Any, source: str) -> ToolSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [tools] must be a table")
+    for key, item in value.items():
+        if key != "writes":
+            raise ConfigError(f"{source}: unknown key tools.{key}")
+        _check_type(source, "tools.writes", item, str)
+    tools = ToolSettings(**value)
+    try:
+        tools.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return tools
 
 
 def _is_safe_name(name: str) -> bool:

@@ -52,6 +52,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             summarization_model=getattr(args, "summarization_model", None),
             base_url=getattr(args, "base_url", None),
             window=getattr(args, "context_window", None),
+            writes=getattr(args, "writes", None),
         )
     except ConfigError as error:
         raise UserFacingError(str(error)) from None

@@ -37,6 +37,7 @@ from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
+from tui.agent.write_approval import WriteApprover
 from tui.agent.turn_events import (
     TextDelta,
     ThinkingDelta,
@@ -132,7 +133,9 @@ class SessionRuntime:
                                 input_rate=lambda: chat_input_rate(chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start)
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes)  # type: ignore[arg-type]  (validated)
+        self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
@@ -174,6 +177,10 @@ class SessionRuntime:
 
     def history_count(self) -> int:
         return self.handle.messages.count()
+
+    def set_write_approver(self, approver: WriteApprover | None) -> None:
+        """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
+        self.write_gate.approver = approver
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
@@ -363,7 +370,8 @@ class SessionRuntime:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                 evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
-                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
+                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
+                                        denied=part.outcome == "denied")
             if isinstance(part, RetryPromptPart):
                 text = part.model_response()
                 return ToolCallFinished(part.tool_call_id, part.tool_name or "tool", text[:PREVIEW_CHARS],

@@ -24,6 +24,7 @@ from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
 from tui.app.session_events import ChainEventArrived, SessionSwitcher
 from tui.app.side_panels import SidePanels
+from tui.app.write_approvals import DialogApprover
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.chat_view import ChatView
@@ -84,6 +85,8 @@ class DeepTuiApp(App[int]):
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        self.write_approver = DialogApprover(self)
+        runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self._answer: AssistantBlock | None = None
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self)
@@ -419,6 +422,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe()
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        runtime.set_write_approver(self.write_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.query_one(ContextGauge).usage = self._initial_usage()
