@@ -324,8 +324,12 @@ class SessionRuntime:
         """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
         context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
         was not saved stays in the working context to be saved with the next turn."""
-        while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
-            run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
+        while run_messages and not run_messages[-1].parts:
+            # the response the error interrupted before any part arrived, or the tool-results request a cancel
+            # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai
+            # drops an empty request from the next run's history, so recording it would put disk and context
+            # out of step
+            run_messages = run_messages[:-1]
         if run_messages:
             self.messages = list(run_messages)
         try:
