@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
+from tui.wording import plural
+
 WritePolicy = Literal["ask", "always", "never"]
 """``ask``: each write waits for the user (in ``run``, where nobody can answer, it is refused);
 ``always``: writes run without asking; ``never``: every write is refused."""
@@ -64,9 +66,10 @@ class WriteRequest:
     @property
     def summary(self) -> str:
         """One line: what the call does, e.g. ``edit src/app.py (+3 -1)``."""
+        lines = plural(self.new_lines, "line")
         if self.action == "create":
-            return f"create {self.path} ({self.new_lines} lines)"
-        return f"{self.action} {self.path} (+{self.added} -{self.removed}, {self.new_lines} lines after)"
+            return f"create {self.path} ({lines})"
+        return f"{self.action} {self.path} (+{self.added} -{self.removed}, {lines} after)"
 
 
 @dataclass(frozen=True)
