@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import (
+    TextPart,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -271,3 +272,28 @@ async def test_cancelling_while_asked_leaves_a_session_that_goes_on(tmp_path: Pa
     assert calls == ["call-1-0", "call-2-0"]  # each call recorded once
     assert len(history) == len(runtime.messages)
     await runtime.aclose()
+
+
+@pytest.mark.parametrize("outcome", ["denied", "failed", "interrupted"])
+def test_tier2_keeps_the_arguments_of_a_write_that_did_not_happen(tmp_path: Path, outcome: str) -> None:
+    """A denied write's arguments are the only copy of what it meant to write: never "the result is on disk"."""
+    from tui.chain.estimate import TokenEstimator
+    from tui.chain.tool_compaction import compact_tool_calls
+
+    content = "x = 1\n" * 500
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("write big.py")]),
+        ModelResponse(parts=[ToolCallPart("write_file", {"path": "big.py", "content": content}, "w1"),
+                             ToolCallPart("write_file", {"path": "done.py", "content": content}, "w2")]),
+        ModelRequest(parts=[ToolReturnPart("write_file", "not run", "w1", outcome=outcome),  # type: ignore[arg-type]
+                            ToolReturnPart("write_file", "wrote 3000 bytes", "w2")]),
+        ModelResponse(parts=[TextPart("ok")]),
+    ]
+    messages += [m for n in range(6) for m in (ModelRequest(parts=[UserPromptPart(f"more {n} " + "p" * 8000)]),
+                                               ModelResponse(parts=[TextPart("r" * 8000)]))]
+    result = compact_tool_calls(messages, estimator=TokenEstimator(), large_results_dir=tmp_path,
+                                protect_recent_tokens=2_000)
+    kept, elided = result.messages[1].parts
+    assert isinstance(kept, ToolCallPart) and kept.args_as_dict()["content"] == content
+    assert isinstance(elided, ToolCallPart) and "content" not in elided.args_as_dict()
+    assert result.masked_args == 1
