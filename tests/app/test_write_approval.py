@@ -32,8 +32,9 @@ def returns_on_disk(app: DeepTuiApp, tmp_path: Path) -> list[ToolReturnPart]:
 async def ask_to_write(pilot, text: str = "write new.txt hello") -> WriteApprovalScreen:  # type: ignore[no-untyped-def]
     await pilot.press(*text, "enter")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
-    await pilot.pause()
-    return pilot.app.screen
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
+    return screen
 
 
 async def answered(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
@@ -131,6 +132,28 @@ async def test_the_preview_is_plain_text_whatever_the_model_wrote(tmp_path: Path
         assert not (tmp_path / "work" / "x[b].txt").exists()
 
 
+async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_esc_and_clicks_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.app.screens.write_approval.ARMING_DELAY", 600.0)  # never armed in this test
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"write new.txt hello", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the approval dialog")
+        screen = app.screen
+        await pilot.press("a", "y", "n", "r", "enter")  # the rest of a sentence being typed
+        await pilot.pause()
+        assert app.screen is screen and not screen.armed and not screen.has_class("-reason")
+        await pilot.press("escape")
+        await answered(app, pilot)
+        assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["denied"]
+
+        await pilot.press(*"write new.txt hello", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the second dialog")
+        await pilot.click("#allow-once")
+        await answered(app, pilot)
+        assert (tmp_path / "work" / "new.txt").read_text() == "hello\n"
+
+
 async def test_cancelling_the_turn_under_the_dialog_closes_it_and_the_session_goes_on(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -159,6 +182,7 @@ def test_approval_dialog_with_a_diff(snap_compare, tmp_path: Path, fixed_ids: No
         await pilot.press(*"write notes.txt", "ctrl+j", *"alpha", "ctrl+j", *"BETA [b]not bold[/b]", "ctrl+j",
                           *"gamma", "enter")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: pilot.app.screen.armed, "the dialog's keys to answer")
+        await pilot.pause(0.1)
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)

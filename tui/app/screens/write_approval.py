@@ -2,7 +2,8 @@
 
 Keyboard first: ``y`` or Enter allows once, ``a`` allows every write for the rest of this session, ``n`` or
 Esc denies, ``r`` denies with a reason typed for the model (Enter sends it). Every button does the same on a
-click. The diff is the model's text: it is shown through :func:`~tui.terminal_text.visible`, as plain
+click. The dialog can open while the user is typing the next prompt, so for :data:`ARMING_DELAY` seconds
+the letter keys and Enter do nothing (a stray ``a`` must not allow every write); Esc and clicks always work. The diff is the model's text: it is shown through :func:`~tui.terminal_text.visible`, as plain
 content (never markup), with added and removed lines coloured.
 """
 
@@ -21,6 +22,9 @@ from tui.app.screens.confirm import DialogScreen, action_button
 from tui.terminal_text import visible
 
 __all__ = ["WriteApprovalScreen", "diff_content"]
+
+ARMING_DELAY = 0.4
+"""Seconds after the dialog opens before its letter keys and Enter answer it."""
 
 _LINE_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "$accent"), ("+", "$text-success"), ("-", "$text-error"))
 
@@ -41,6 +45,10 @@ def diff_content(body: str, *, is_diff: bool) -> Content:
 
 class WriteApprovalScreen(DialogScreen[WriteDecision]):
     """Asks about one :class:`WriteRequest`; dismisses with the user's :class:`WriteDecision`."""
+
+    AUTO_FOCUS = "#approval-body"
+    """The diff takes the keyboard (↑/↓ scroll it; Enter is this screen's allow-once, once armed); Tab reaches
+    the buttons (Enter then presses the focused one)."""
 
     DEFAULT_CSS = """
     WriteApprovalScreen .dialog {
@@ -74,10 +82,11 @@ class WriteApprovalScreen(DialogScreen[WriteDecision]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "allow_once", "Allow once", show=False),
-        Binding("a", "allow_session", "Allow for this session", show=False),
-        Binding("n,escape", "deny", "Deny", show=False),
-        Binding("r", "ask_reason", "Deny with a reason", show=False),
+        Binding("y,enter", "key('once')", "Allow once", show=False),
+        Binding("a", "key('session')", "Allow for this session", show=False),
+        Binding("n", "key('deny')", "Deny", show=False),
+        Binding("r", "key('reason')", "Deny with a reason", show=False),
+        Binding("escape", "answer('deny')", "Deny", show=False),
         Binding("left", "app.focus_previous", show=False),
         Binding("right", "app.focus_next", show=False),
     ]
@@ -85,6 +94,8 @@ class WriteApprovalScreen(DialogScreen[WriteDecision]):
     def __init__(self, request: WriteRequest) -> None:
         super().__init__()
         self.request = request
+        self.armed = False
+        """Whether the keys answer yet (see :data:`ARMING_DELAY`)."""
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -101,26 +112,33 @@ class WriteApprovalScreen(DialogScreen[WriteDecision]):
             yield Input(placeholder="why not? (the model reads it) — Enter denies, Esc denies without it",
                         id="approval-reason")
             with Horizontal(classes="dialog--buttons"):
-                yield action_button("Deny (n)", "screen.deny", variant="error", id="deny")
-                yield action_button("Deny with reason (r)", "screen.ask_reason", id="deny-reason")
-                yield action_button("Allow for this session (a)", "screen.allow_session", id="allow-session")
-                yield action_button("Allow once (y)", "screen.allow_once", variant="primary", id="allow-once")
+                yield action_button("Deny (n)", "screen.answer('deny')", variant="error", id="deny")
+                yield action_button("Deny with reason (r)", "screen.answer('reason')", id="deny-reason")
+                yield action_button("Allow for this session (a)", "screen.answer('session')", id="allow-session")
+                yield action_button("Allow once (y)", "screen.answer('once')", variant="primary", id="allow-once")
 
     def on_mount(self) -> None:
-        self.query_one("#allow-once").focus()
+        self.set_timer(ARMING_DELAY, self._arm)
 
-    def action_allow_once(self) -> None:
-        self.dismiss(WriteDecision.once())
+    def _arm(self) -> None:
+        self.armed = True
 
-    def action_allow_session(self) -> None:
-        self.dismiss(WriteDecision.session())
+    def action_key(self, answer: str) -> None:
+        """A letter key: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
+        if self.armed:
+            self.action_answer(answer)
 
-    def action_deny(self) -> None:
-        self.dismiss(WriteDecision.deny())
-
-    def action_ask_reason(self) -> None:
-        self.add_class("-reason")
-        self.query_one("#approval-reason", Input).focus()
+    def action_answer(self, answer: str) -> None:
+        """``once``, ``session``, ``deny``, or ``reason`` (opens the reason field; Enter there denies)."""
+        if answer == "once":
+            self.dismiss(WriteDecision.once())
+        elif answer == "session":
+            self.dismiss(WriteDecision.session())
+        elif answer == "deny":
+            self.dismiss(WriteDecision.deny())
+        elif answer == "reason":
+            self.add_class("-reason")
+            self.query_one("#approval-reason", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
