@@ -297,3 +297,26 @@ def test_tier2_keeps_the_arguments_of_a_write_that_did_not_happen(tmp_path: Path
     assert isinstance(kept, ToolCallPart) and kept.args_as_dict()["content"] == content
     assert isinstance(elided, ToolCallPart) and "content" not in elided.args_as_dict()
     assert result.masked_args == 1
+
+
+def test_a_request_says_when_an_edit_will_not_apply_and_cuts_a_long_preview(tmp_path: Path) -> None:
+    from tui.agent.write_approval import PREVIEW_LINE_LIMIT, build_write_request
+
+    target = tmp_path / "notes.txt"
+    target.write_text("alpha\nbeta\n")
+    edit = build_write_request("c1", "edit_file", {"path": "notes.txt", "old_text": "zeta", "new_text": "Z"},
+                               target, "notes.txt")
+    assert edit.action == "edit" and "old_text matches 0 times" in edit.note
+    assert "-zeta" in edit.body.splitlines() and "+Z" in edit.body.splitlines()
+
+    long = "".join(f"line {n}\n" for n in range(PREVIEW_LINE_LIMIT + 50))
+    created = build_write_request("c2", "write_file", {"path": "new.txt", "content": long}, tmp_path / "new.txt",
+                                  "new.txt")
+    assert created.action == "create" and created.new_lines == PREVIEW_LINE_LIMIT + 50
+    assert len(created.body.splitlines()) == PREVIEW_LINE_LIMIT and created.note == "50 more lines not shown"
+    assert created.summary == f"create new.txt ({PREVIEW_LINE_LIMIT + 50} lines)"
+
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(b"\x00\x01" * 100)
+    over = build_write_request("c3", "write_file", {"path": "blob.bin", "content": "text\n"}, binary, "blob.bin")
+    assert over.action == "overwrite" and "binary" in over.note and over.body == ""

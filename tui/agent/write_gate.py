@@ -16,8 +16,9 @@ while the user is being asked leaves the call unanswered; the session seals it l
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
@@ -58,8 +59,6 @@ class WriteGate(AbstractCapability[None]):
     approver: WriteApprover | None = None
     allowed_for_session: bool = False
     """Set when the user chose "allow for this session"; in memory only."""
-    refused: list[WriteRequest] = field(default_factory=list)
-    """Every request refused so far (what ``run`` reports on stderr)."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -89,8 +88,9 @@ class WriteGate(AbstractCapability[None]):
             except ToolFailed:  # the path changed since the call was deferred: the tool refuses it itself
                 answers[call.tool_call_id] = True
                 continue
-            request = build_write_request(call.tool_call_id, call.tool_name, args, target,
-                                          self.policy.display(target), position=position, total=len(calls))
+            request = await asyncio.to_thread(  # reads the file for the diff: off the app's event loop
+                build_write_request, call.tool_call_id, call.tool_name, args, target, self.policy.display(target),
+                position=position, total=len(calls))
             answers[call.tool_call_id] = await self._answer(request)
         return requests.build_results(approvals=answers)
 
@@ -111,5 +111,4 @@ class WriteGate(AbstractCapability[None]):
 
     def _refuse(self, request: WriteRequest, message: str) -> ToolDenied:
         logger.info("refused %s", request.summary)
-        self.refused.append(request)
         return ToolDenied(message)
