@@ -80,6 +80,13 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         help="give up on a provider silent this long (default: provider.read_timeout, 120)")
     parser.add_argument("--retries", metavar="N", type=int, default=default,
                         help="attempts after a failed provider request (default: provider.retries, 3)")
+    writes = parser.add_mutually_exclusive_group()
+    writes.add_argument("--allow-writes", dest="writes", action="store_const", const="always", default=default,
+                        help="let the agent write and edit files without asking ([tools] writes = \"always\")")
+    writes.add_argument("--deny-writes", dest="writes", action="store_const", const="never",
+                        default=argparse.SUPPRESS,
+                        help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
+                             "app asks each time and 'run' refuses")
     _add_storage_options(parser, suppress=suppress)
 
 

@@ -110,6 +110,21 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True)
+class ToolSettings:
+    """The ``[tools]`` table: what the agent's tools may do."""
+
+    writes: str = "ask"
+    """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+
+    def validate(self) -> None:
+        if self.writes not in WRITE_POLICY_NAMES:
+            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+
+
+WRITE_POLICY_NAMES = ("ask", "always", "never")
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything deep-tui can be configured with."""
 
@@ -124,6 +139,7 @@ class Settings:
     theme: str = "textual-dark"
     context: ContextSettings = field(default_factory=ContextSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""
@@ -142,14 +158,18 @@ class Settings:
         }
         provider = replace(self.provider, **provider_values)
         provider.validate()
-        return replace(self, context=context, provider=provider, **top_values)
+        tools = self.tools
+        if values.get("writes") is not None:
+            tools = replace(tools, writes=values["writes"])
+            tools.validate()
+        return replace(self, context=context, provider=provider, tools=tools, **top_values)
 
 
 _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -170,6 +190,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     top: dict[str, Any] = {}
     context: dict[str, Any] = {}
     provider: dict[str, Any] = {}
+    tools = ToolSettings()
     for key, value in data.items():
         if key == "context":
             if not isinstance(value, dict):
@@ -185,6 +206,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
                 context[ckey] = cvalue
         elif key == "provider":
             provider.update(_provider_table(value, source))
+        elif key == "tools":
+            tools = _tool_settings(value, source)
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -202,7 +225,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         provider_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, provider=provider_settings, **top)
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, **top)
 
 
 def _provider_table(value: Any, source: str) -> dict[str, Any]:
@@ -219,6 +242,21 @@ def _provider_table(value: Any, source: str) -> dict[str, Any]:
             item = float(item)
         table[key] = item
     return table
+
+
+def _tool_settings(value: Any, source: str) -> ToolSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [tools] must be a table")
+    for key, item in value.items():
+        if key != "writes":
+            raise ConfigError(f"{source}: unknown key tools.{key}")
+        _check_type(source, "tools.writes", item, str)
+    tools = ToolSettings(**value)
+    try:
+        tools.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return tools
 
 
 def _is_safe_name(name: str) -> bool:

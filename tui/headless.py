@@ -18,6 +18,7 @@ from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
 from tui.terminal_text import visible
+from tui.wording import plural
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -70,6 +71,7 @@ async def _run(
         unsubscribe = runtime.subscribe(on_event)
         status = 0
         wrote_text = False
+        refused = 0
         try:
             async for event in runtime.run_turn(prompt):
                 if isinstance(event, TextDelta):
@@ -78,6 +80,10 @@ async def _run(
                     wrote_text = True
                 elif isinstance(event, ToolCallStarted):
                     print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
+                elif isinstance(event, ToolCallFinished) and event.denied:
+                    refused += 1
+                    print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
+                          flush=True)
                 elif isinstance(event, ToolCallFinished) and event.is_error:
                     print(f"deep-tui: tool {event.tool_name} failed: {_short(event.preview)}", file=err)
                 elif isinstance(event, TurnFinished):
@@ -90,6 +96,9 @@ async def _run(
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
+        if refused and runtime.write_gate.writes == "ask":
+            print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
+                  "(or [tools] writes = \"always\" in config.toml)", file=err)
         print(f"deep-tui: session {runtime.info.session_id} "
               f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
         return status

@@ -46,6 +46,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             window=getattr(args, "context_window", None),
             read_timeout=getattr(args, "read_timeout", None),
             retries=getattr(args, "retries", None),
+            writes=getattr(args, "writes", None),
         )
     except ConfigError as error:
         raise UserFacingError(str(error)) from None

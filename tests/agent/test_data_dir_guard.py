@@ -221,3 +221,20 @@ def test_the_memory_tools_write_no_escape_codes_into_memory(beside: Env) -> None
     assert "updated" in call(beside, "update_memory", old_text="fact", new_text="\x1b[2Jfact")
     text = memory.path.read_text(encoding="utf-8")
     assert "␛[2Jfact ␛]0;owned␇" in text and "\x1b" not in text and "\x9b" not in text
+
+
+def test_writes_into_the_data_dir_are_refused_without_asking(inside: Env) -> None:
+    """The approval gate and the tool agree on what is refused: the user is never asked about a write
+    the tool would refuse anyway (the data dir, a control character in the name)."""
+    from pydantic_ai.tools import ToolDefinition
+
+    from tui.agent.path_policy import PathPolicy
+    from tui.agent.write_approval import WRITES_FILES_METADATA
+    from tui.agent.write_gate import WriteGate
+
+    work, data, _ = inside
+    gate = WriteGate(policy=PathPolicy(work, data.root), writes="ask")
+    tool = ToolDefinition(name="write_file", metadata=dict(WRITES_FILES_METADATA))
+    assert gate._needs_approval(None, tool, {"path": "notes.txt"})  # type: ignore[arg-type]
+    assert not gate._needs_approval(None, tool, {"path": str(data.config_file)})  # type: ignore[arg-type]
+    assert not gate._needs_approval(None, tool, {"path": "bad\x1bname.txt"})  # type: ignore[arg-type]

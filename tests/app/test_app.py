@@ -45,7 +45,7 @@ async def test_prompt_streams_a_reply_with_a_collapsed_tool_call(tmp_path: Path)
 
 
 async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp_path: Path) -> None:
-    app = make_app(make_factory(tmp_path))
+    app = make_app(make_factory(tmp_path, writes="always"))  # approval: test_write_approval.py
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"write notes.txt/child hello", "enter")  # notes.txt is a file, not a directory
         await wait_idle(app, pilot)

@@ -16,6 +16,7 @@ from pydantic_ai.workspaces import FileEntry, Workspace
 from tui.agent.file_search import WalkStats, glob_regex, walk_files
 from tui.agent.path_policy import PathPolicy
 from tui.agent.tool_errors import refuse, reported_as_tool_error
+from tui.agent.write_approval import WRITES_FILES_METADATA
 
 READ_CHAR_LIMIT = 50_000
 LINE_CHAR_LIMIT = 2_000
@@ -84,7 +85,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         text = await _read_text_file(ctx.workspace, target, path)
         return number_lines(text, path, offset, limit)
 
-    @toolset.tool
+    @toolset.tool(metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.write_gate)
     async def write_file(ctx: RunContext[None], path: str, content: str) -> str:
         """Create or overwrite a file with ``content`` (parent directories are created)."""
         target = policy.resolve_for_write(path)
@@ -95,7 +96,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             await ctx.workspace.write_bytes(str(target), data)
         return f"wrote {len(data)} bytes to {policy.display(target)}"
 
-    @toolset.tool
+    @toolset.tool(metadata=WRITES_FILES_METADATA)
     async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
         target = policy.resolve(path)

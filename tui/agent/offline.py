@@ -112,6 +112,9 @@ def _reply_to_tool_results(request: ModelRequest) -> str | None:
         if isinstance(part, RetryPromptPart):
             pieces.append(f"The tool `{part.tool_name}` refused: {part.model_response().strip()}")
             continue
+        if part.outcome == "denied":
+            pieces.append(f"The tool `{part.tool_name}` was not run: {part.model_response_str().strip()}")
+            continue
         if part.outcome in ERROR_OUTCOMES:
             pieces.append(f"The tool `{part.tool_name}` failed: {part.model_response_str(wrap_if_error=False).strip()}")
             continue

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tui.agent.turn_events import TurnEvent
+from tui.agent.write_approval import WriteApprover
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
 
@@ -130,6 +131,10 @@ class SessionRuntimeAPI(Protocol):
 
     def history_count(self) -> int:
         """Number of messages in messages.json (cheap)."""
+        ...
+
+    def set_write_approver(self, approver: WriteApprover | None) -> None:
+        """Who is asked before the agent changes a file (the app's approval dialog)."""
         ...
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:

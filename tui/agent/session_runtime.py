@@ -16,7 +16,6 @@ from pydantic_ai.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     ModelMessage,
-    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     RetryPromptPart,
@@ -48,6 +47,7 @@ from tui.agent.turn_events import (
     TurnFinished,
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.agent.write_approval import WriteApprover
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import (
@@ -143,7 +143,9 @@ class SessionRuntime:
                                 input_rate=lambda: chat_input_rate(chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start)
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
+        self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
@@ -187,6 +189,10 @@ class SessionRuntime:
 
     def history_count(self) -> int:
         return self.handle.messages.count()
+
+    def set_write_approver(self, approver: WriteApprover | None) -> None:
+        """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
+        self.write_gate.approver = approver
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
@@ -346,8 +352,12 @@ class SessionRuntime:
         """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
         context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
         was not saved stays in the working context to be saved with the next turn."""
-        while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
-            run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
+        while run_messages and not run_messages[-1].parts:
+            # the response the error interrupted before any part arrived, or the tool-results request a cancel
+            # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai
+            # drops an empty request from the next run's history, so recording it would put disk and context
+            # out of step
+            run_messages = run_messages[:-1]
         if run_messages:
             self.messages = list(run_messages)
         try:
@@ -394,7 +404,8 @@ class SessionRuntime:
                 evicted = (part.metadata or {}).get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
                 return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
                                         visible(text[:PREVIEW_CHARS]), len(text),
-                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
+                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
+                                        denied=part.outcome == "denied")
             if isinstance(part, RetryPromptPart):
                 text = part.model_response()
                 return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),

@@ -67,6 +67,9 @@ class OpeningSession:
     def history_count(self) -> int:
         return 0
 
+    def set_write_approver(self, approver: object) -> None:
+        """No turn runs before the session is open."""
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return []
 

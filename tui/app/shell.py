@@ -37,6 +37,7 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.terminal_text import visible
@@ -103,6 +104,8 @@ class DeepTuiApp(App[int]):
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        self.write_approver = DialogApprover(self)
+        runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self._answer: AssistantBlock | None = None
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self)
@@ -467,6 +470,7 @@ class DeepTuiApp(App[int]):
         self._unsubscribe()
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        runtime.set_write_approver(self.write_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()

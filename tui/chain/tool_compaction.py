@@ -136,6 +136,13 @@ def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
     return replace(part, args=new_args)
 
 
+def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
+    """Calls whose result says the write happened: a denied, failed or interrupted write's arguments are the
+    only copy of what it meant to write (the file does not have it), so they are never pointed at the file."""
+    return {part.tool_call_id for message in messages if isinstance(message, ModelRequest) for part in message.parts
+            if isinstance(part, ToolReturnPart) and part.tool_name in FILE_WRITING_TOOLS and part.outcome == "success"}
+
+
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
                        protect_recent_tokens: int, preview_chars: int = 600,
                        include_current_turn: bool = False) -> ToolCompactionResult:
@@ -148,6 +155,7 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
     protected_from = _protected_from(messages, protect_recent_tokens, include_current_turn=include_current_turn)
     result = ToolCompactionResult(list(messages), before, before)
     bundle = _Bundle(large_results_dir)
+    written = _applied_write_ids(messages)
     for index in range(protected_from):
         message = messages[index]
         new_parts: list[Any] = []
@@ -159,7 +167,7 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                 result.pointered_returns += 1
                 changed = True
             elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
-                  and not part.args_as_dict().get(ELIDED_ARG)
+                  and part.tool_call_id in written and not part.args_as_dict().get(ELIDED_ARG)
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
                 part = _elide_args(part, preview_chars)
                 result.masked_args += 1
