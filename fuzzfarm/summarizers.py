@@ -19,6 +19,7 @@ TIMEOUT_SECONDS = 0.05
 _QUOTED = re.compile(r"\"([^\"\n]{4,160})\"")
 _BACKTICKS = re.compile(r"`[^`\n]{2,120}`")
 _TOKEN = re.compile(r"\S+")
+_MEASURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|min|h|KB|MB|GB|TB|kB|KiB|MiB|GiB|%|px)(?!\w)")
 
 
 def _prompt(messages: list[ModelMessage]) -> str:
@@ -26,11 +27,13 @@ def _prompt(messages: list[ModelMessage]) -> str:
 
 
 def faithful_summary(prompt: str) -> str:
-    """Every identifier-looking token of ``prompt`` once (quotes, backticks, words with digits, slashes,
-    dots or an error name), in order: short, lossy in prose, faithful in identifiers."""
+    """Every identifier-looking token of ``prompt`` once (quotes, backticks, measures such as ``42 ms``, words
+    with digits, slashes, dots or an error name), in order: short, lossy in prose, faithful in identifiers."""
     kept: dict[str, None] = {}
     for match in _QUOTED.finditer(prompt):
         kept.setdefault(f"\"{match.group(1)}\"")
+    for match in _MEASURE.finditer(prompt):
+        kept.setdefault(match.group(0))
     for match in _BACKTICKS.finditer(prompt):
         kept.setdefault(match.group(0))
     for match in _TOKEN.finditer(prompt):
