@@ -93,6 +93,7 @@ class _Session:
                            compaction_limit=budget.limit, script=self.script)
         self.runtime: SessionRuntime | None = None
         self.log: ActionLog | None = None
+        self._recording: tuple[SessionRuntime, list[AbstractToolset[None]]] | None = None
 
     def open(self, handle: Any) -> SessionRuntime:
         runtime = SessionRuntime(settings=self.settings, data_dir=self.data_dir, workdir=self.workdir, handle=handle,
@@ -107,10 +108,16 @@ class _Session:
             self.log.events.append(event)
 
     def _toolsets(self, runtime: SessionRuntime) -> list[AbstractToolset[None]]:
+        """The runtime's own tools (built the same way), wrapped to keep each raw result; once per runtime."""
+        if self._recording is not None and self._recording[0] is runtime:
+            return self._recording[1]
         parts = build_agent_parts(workdir=self.workdir, data_dir=self.data_dir, memory=runtime.memory,
                                   session_id=runtime.handle.id, search=runtime.search,
                                   turn_start=lambda: runtime.handle.meta.message_count)
-        return [_RecordingToolset(toolset, sink=self.trace.raw_outputs) for toolset in parts.toolsets]
+        toolsets: list[AbstractToolset[None]] = [_RecordingToolset(toolset, sink=self.trace.raw_outputs)
+                                                 for toolset in parts.toolsets]
+        self._recording = (runtime, toolsets)
+        return toolsets
 
     async def leave(self) -> None:
         assert self.runtime is not None
