@@ -8,11 +8,13 @@ targets): retention of faithful summaries and the share of each overage the reve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelResponse, ToolReturnPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart
 
 from fuzzfarm.disk import (
     is_subsequence,
@@ -58,6 +60,8 @@ class SessionResult:
     evictions: int = 0
     tier2: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the session's process (independent of how loaded the machine is)."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -182,13 +186,43 @@ def _check_masked(trace: Trace, result: SessionResult, call_id: str, masked: Too
     _recover(result, ok, f"tier-2 output {call_id}: the saved copy at {path} is not the original")
 
 
+TIER2_HEADER = re.compile(r"^=== \S+ (\S+) \(\d+ lines\) ===$", re.MULTILINE)
+POINTER_PREVIEW_CHARS = 600
+
+
+def tier2_call_ids(data_root: Path) -> set[str]:
+    """Call ids whose outputs tier 2 saved (and made pointers of), from the saved files' headers."""
+    ids: set[str] = set()
+    for path in (data_root / "large_tool_results").glob("tier2-*"):
+        ids.update(TIER2_HEADER.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return ids
+
+
+def _as_held(message: Any, masked: dict[str, ToolReturnPart], pointered: set[str]) -> Any:
+    """A recorded message as the working context held it when summarized: tool outputs tier 2 had made
+    pointers of are the pointers as the model saw them, or (made and summarized in one step, never sent)
+    their preview; their identifiers stay reachable through the saved copy the pointer names."""
+    if not isinstance(message, ModelRequest) or not any(
+            isinstance(p, ToolReturnPart) and p.tool_call_id in pointered for p in message.parts):
+        return message
+    parts = []
+    for part in message.parts:
+        if isinstance(part, ToolReturnPart) and part.tool_call_id in pointered:
+            part = masked.get(part.tool_call_id) or replace(
+                part, content=part.model_response_str()[:POINTER_PREVIEW_CHARS])
+        parts.append(part)
+    return replace(message, parts=parts)
+
+
 def _retention(trace: Trace, result: SessionResult, final: list[Any]) -> None:
+    """Identifiers of each span a faithful summary replaced (as the context held it) found in the summary."""
     if trace.spec.fault != "faithful":
         return
+    pointered = tier2_call_ids(trace.data_dir.root) | set(trace.script.masked)
     for span in summary_spans(final):
         if span.strategy != "summary" or not span.span:
             continue
-        identifiers = extract_identifiers(span.span)
+        identifiers = extract_identifiers([_as_held(m, trace.script.masked, pointered) for m in span.span])
         if identifiers:
             result.retention.append(retention_score(span.text, identifiers)[0])
 

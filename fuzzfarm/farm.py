@@ -32,7 +32,7 @@ def _shared_template() -> Path:
 
 def run_spec(spec: SessionSpec) -> SessionResult:
     """Drive and check one session in a fresh temporary directory; a crash is a violation too."""
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="fuzzfarm-", dir=SCRATCH) as tmp:
         try:
             result = check(drive(spec, Path(tmp), _shared_template()))
@@ -42,6 +42,7 @@ def run_spec(spec: SessionSpec) -> SessionResult:
             result.violations.append(f"crashed: {type(error).__name__}: {str(error)[:200]} "
                                      f"({Path(where.filename).name}:{where.lineno})")
     result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu
     return result
 
 

@@ -114,6 +114,7 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
     retention = mean(total.retention) if total.retention else None
     reclaim = mean(total.reclaim) if total.reclaim else None
     per_10k = seconds * 10_000 / max(1, len(results))
+    cpu_per_10k = sum(r.cpu_seconds for r in results) * 10_000 / max(1, len(results)) / 2
     lines = [
         "# Fidelity: the chain under the fuzz farm",
         "",
@@ -143,7 +144,8 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         f"| reversible share of each overage before a lossy compaction, tool-heavy (mean) | ≥ {RECLAIM_TARGET:.0%} "
         f"| {'–' if reclaim is None else f'{reclaim:.1%}'} over {len(total.reclaim):,} overages | "
         f"{_verdict(reclaim is not None and reclaim >= RECLAIM_TARGET)} |",
-        f"| 10,000 sessions on 2 cores | ≤ {SECONDS_TARGET_PER_10K} s | {per_10k:,.0f} s (scaled from this run) | "
+        f"| 10,000 sessions on 2 cores | ≤ {SECONDS_TARGET_PER_10K} s | {per_10k:,.0f} s wall (scaled to 10,000 "
+        f"from this run); {cpu_per_10k:,.0f} s from CPU time alone (2 idle cores) | "
         f"{_verdict(per_10k <= SECONDS_TARGET_PER_10K)} |",
         f"| failed turns | 0 | {total.failed_turns} | {_verdict(total.failed_turns == 0)} |",
         f"| sessions with any violation | 0 | {total.violating_sessions} | {_verdict(total.violating_sessions == 0)} |",

@@ -17,7 +17,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
 from fuzzfarm.spec import Action
-from fuzzfarm.wire import request_size
+from fuzzfarm.wire import RequestMeter
 
 PROVIDER_NAME = "fuzz-provider"
 MASKED_KEY = "deep_tui_masked"
@@ -46,6 +46,9 @@ class ChatScript:
     masked: dict[str, ToolReturnPart] = field(default_factory=dict)
     """Each tier-2 rewritten output as the model saw it."""
     turn: int = -1
+    _meter: RequestMeter | None = None
+    _observed: dict[int, ModelMessage] = field(default_factory=dict)
+    """Requests already looked at (kept alive, so an id is never reused)."""
     _plan: tuple[Action, int] | None = None
     _calls: int = 0
 
@@ -59,12 +62,15 @@ class ChatScript:
             last = messages[-1] if messages else None
             instructions = last.instructions if isinstance(last, ModelRequest) else None
         tools = [*parameters.function_tools, *parameters.output_tools]
-        return request_size(messages, instructions, tools, self.disagreement)
+        if self._meter is None:
+            self._meter = RequestMeter(self.disagreement)
+        return self._meter.size(messages, instructions, tools)
 
     def _observe(self, messages: Sequence[ModelMessage]) -> None:
         for message in messages:
-            if not isinstance(message, ModelRequest):
+            if not isinstance(message, ModelRequest) or self._observed.get(id(message)) is message:
                 continue
+            self._observed[id(message)] = message
             for part in message.parts:
                 if not isinstance(part, ToolReturnPart):
                     continue

@@ -14,8 +14,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from fuzzfarm.spec import FaultKind
 
-TIMEOUT_SECONDS = 0.05
-"""The summarizer timeout the farm configures; the ``timeout`` fault sleeps past it."""
+TIMEOUT_SECONDS = 0.3
+"""The summarizer timeout the farm configures (ample for the scripted summarizers, which answer in
+milliseconds, even on a loaded machine); the ``timeout`` fault sleeps past it."""
 _QUOTED = re.compile(r"\"([^\"\n]{4,160})\"")
 _BACKTICKS = re.compile(r"`[^`\n]{2,120}`")
 _TOKEN = re.compile(r"\S+")
@@ -55,7 +56,7 @@ def summarizer_model(fault: FaultKind, seed: int) -> Model | None:
         if fault == "raises":
             raise RuntimeError("HTTP 500 from the summarizer")
         if fault == "timeout":
-            await asyncio.sleep(TIMEOUT_SECONDS * 4)
+            await asyncio.sleep(TIMEOUT_SECONDS * 3)
         if fault == "garbage":
             text = "".join(rng.choice("#*_~<>[]{}()\\|\x1b\x07 abcxyz\n") for _ in range(rng.randint(1, 600)))
         elif fault == "inflate":
