@@ -268,17 +268,20 @@ class ContextManager:
         for _ in range(MAX_FIT_ROUNDS + len(LAST_RESORT_PREVIEW_CHARS)):
             if tokens <= self.budget.limit:
                 return working, tokens
+            cut = True
             try:
                 step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
             except ContextOverflowError:
                 # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
                 # limit): its outputs become pointers to saved copies (reversible) with ever shorter previews.
                 step = self._last_resort(working, tokens, last_resorts)
+                cut = False
             working = step.messages
             measured = await self.accountant.count(working, self.fixed_tokens)
             measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)
             self._report_usage(measured)
-            shrink *= min(0.9, self.budget.limit / max(1, measured))  # the estimate was low: cut deeper
+            if cut:  # the cut was aimed to fit, so the estimate was low: the next cut aims lower
+                shrink *= min(0.9, self.budget.limit / max(1, measured))
             tokens = measured
         if tokens > self.budget.limit:
             raise ContextOverflowError(
