@@ -46,7 +46,10 @@ def _call(rng: random.Random, state: _State, tool_heavy: bool, busy: set[str]) -
             args["offset"] = rng.randrange(0, 600)
         return ToolCallSpec("read_file", args)
     if roll < 0.62:
-        return ToolCallSpec("grep", {"pattern": rng.choice(GREP_PATTERNS)})
+        args = {"pattern": rng.choice(GREP_PATTERNS)}
+        if rng.random() < 0.5:
+            args["path"] = rng.choice((*SMALL_FILES, *LARGE_FILES))
+        return ToolCallSpec("grep", args)
     if roll < 0.72:
         state.writes += 1
         path = f"out/gen_{state.writes}.txt"
@@ -102,7 +105,7 @@ def generate(seed: int) -> SessionSpec:
     tool_heavy = rng.random() < 0.7
     state = _State()
     actions: list[Action] = []
-    turns = rng.randint(6, 14) + (8 if window >= 128_000 else 0)
+    turns = rng.randint(4, 9) + (6 if window >= 128_000 else 0)
     number = 0
     while number < turns:
         roll = rng.random()
