@@ -15,7 +15,7 @@ from pathlib import Path
 from fuzzfarm.checks import SessionResult
 from fuzzfarm.farm import run_seeds, run_spec
 from fuzzfarm.generator import generate
-from fuzzfarm.report import render
+from fuzzfarm.report import commit, render
 from fuzzfarm.shrink import shrink
 from fuzzfarm.spec import read_reproducer, write_reproducer
 
@@ -55,24 +55,31 @@ def _run(args: argparse.Namespace) -> int:
         print("--sessions and --workers must be at least 1", file=sys.stderr)
         return 2
     load = os.getloadavg()
+    at_commit = commit()
     started = time.perf_counter()
     step = max(1, args.sessions // 20)
+    results: list[SessionResult] = []
 
-    def progress(done: int) -> None:
+    def write_report(planned: int | None = None) -> None:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(render(sorted(results, key=lambda r: r.seed), seconds=time.perf_counter() - started,
+                                      workers=args.workers, load=load, at_commit=at_commit, planned=planned))
+
+    for result in run_seeds(range(args.start, args.start + args.sessions), args.workers):
+        results.append(result)
+        done = len(results)
         if done % step == 0 or done == args.sessions:
-            print(f"\r{done:,}/{args.sessions:,} sessions, {time.perf_counter() - started:,.0f} s", end="",
-                  file=sys.stderr, flush=True)
-
-    results = list(run_seeds(range(args.start, args.start + args.sessions), args.workers, progress))
+            print(f"{done:,}/{args.sessions:,} sessions, {time.perf_counter() - started:,.0f} s, "
+                  f"{sum(bool(r.violations) for r in results)} with violations", file=sys.stderr, flush=True)
+            if args.report and done < args.sessions:
+                write_report(planned=args.sessions)  # a run stopped early still leaves its figures
     seconds = time.perf_counter() - started
-    print(file=sys.stderr)
     results.sort(key=lambda r: r.seed)
     failing = [r for r in results if r.violations]
     print(f"{len(results):,} sessions in {seconds:,.1f} s on {args.workers} processes; "
           f"{sum(r.requests for r in results):,} requests; {len(failing)} sessions with violations")
     if args.report:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(render(results, seconds=seconds, workers=args.workers, load=load))
+        write_report()
         print(f"report written to {args.report}")
     if failing:
         for result in failing[:MAX_SHRUNK]:

@@ -7,7 +7,7 @@ import os
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fuzzfarm.checks import SessionResult, check
@@ -50,19 +50,12 @@ def run_seed(seed: int) -> SessionResult:
     return run_spec(generate(seed))
 
 
-def run_seeds(seeds: Iterable[int], workers: int,
-              progress: Callable[[int], None] | None = None) -> Iterator[SessionResult]:
+def run_seeds(seeds: Iterable[int], workers: int) -> Iterator[SessionResult]:
     """Results for ``seeds`` (in completion order), over ``workers`` processes (1: in this process)."""
     seeds = list(seeds)
     if workers <= 1:
-        for done, seed in enumerate(seeds, 1):
-            yield run_seed(seed)
-            if progress:
-                progress(done)
+        yield from map(run_seed, seeds)
         return
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, maxtasksperchild=500) as pool:
-        for done, result in enumerate(pool.imap_unordered(run_seed, seeds, chunksize=4), 1):
-            yield result
-            if progress:
-                progress(done)
+        yield from pool.imap_unordered(run_seed, seeds, chunksize=4)
