@@ -68,6 +68,9 @@ def _run(args: argparse.Namespace) -> int:
     for result in run_seeds(range(args.start, args.start + args.sessions), args.workers):
         results.append(result)
         done = len(results)
+        if result.violations:
+            print(f"seed {result.seed} (window {result.window:,}, {result.fault}): {result.violations[0]}",
+                  file=sys.stderr, flush=True)
         if done % step == 0 or done == args.sessions:
             print(f"{done:,}/{args.sessions:,} sessions, {time.perf_counter() - started:,.0f} s, "
                   f"{sum(bool(r.violations) for r in results)} with violations", file=sys.stderr, flush=True)
