@@ -19,7 +19,6 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart
 from fuzzfarm.disk import (
     is_subsequence,
     load_history,
-    marker_info,
     response_key,
     summary_spans,
     tool_returns,
@@ -260,5 +259,3 @@ def check(trace: Trace) -> SessionResult:
     _reclaim(trace, result)
     return result
 
-
-__all__ = ["SessionResult", "check", "marker_info"]
