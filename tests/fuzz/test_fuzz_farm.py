@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from statistics import mean
 
 import pytest
 
@@ -12,6 +13,7 @@ from fuzzfarm.checks import SessionResult, check
 from fuzzfarm.driver import drive
 from fuzzfarm.farm import run_seeds, run_spec
 from fuzzfarm.generator import generate
+from fuzzfarm.report import RECLAIM_TARGET, RETENTION_TARGET
 from fuzzfarm.shrink import shrink
 from fuzzfarm.spec import SessionSpec, read_reproducer, write_reproducer
 from fuzzfarm.workspace import build_template
@@ -37,6 +39,10 @@ def test_a_ci_sized_farm_keeps_every_promise() -> None:
     assert max(r.max_fill for r in results) > 0.9, "the sessions must actually fill the window to prove anything"
     assert sum(r.summaries for r in results) and sum(r.fallbacks for r in results) and sum(r.tier2 for r in results)
     assert sum(r.recoverable_checked for r in results) > CI_SESSIONS * 10
+    retention = [score for r in results for score in r.retention]
+    assert retention and mean(retention) >= RETENTION_TARGET, f"faithful retention {mean(retention):.3f}"
+    reclaim = [share for r in results if r.tool_heavy for share in r.reclaim]
+    assert reclaim and mean(reclaim) >= RECLAIM_TARGET, f"reversible share {mean(reclaim):.3f}"
 
 
 @pytest.mark.parametrize("path", REPRODUCERS, ids=[p.name for p in REPRODUCERS])
