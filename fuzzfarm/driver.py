@@ -27,7 +27,7 @@ from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
 from tui.config import ContextSettings, Settings
 from tui.paths import DataDir
-from tui.store import SessionStore
+from tui.store import SessionHandle, SessionStore
 
 MODEL_NAME = "fuzz:scripted-chat"
 
@@ -95,7 +95,7 @@ class _Session:
         self.log: ActionLog | None = None
         self._recording: tuple[SessionRuntime, list[AbstractToolset[None]]] | None = None
 
-    def open(self, handle: Any) -> SessionRuntime:
+    def open(self, handle: SessionHandle) -> SessionRuntime:
         runtime = SessionRuntime(settings=self.settings, data_dir=self.data_dir, workdir=self.workdir, handle=handle,
                                  chat_model=self.chat_model, choice=ModelChoice(MODEL_NAME, "flag"),
                                  summarizer_model=summarizer_model(self.spec.fault, self.spec.seed))
