@@ -160,6 +160,11 @@ class _Session:
 
 def drive(spec: SessionSpec, root: Path, template: Path) -> Trace:
     """Run ``spec`` in ``root`` (an empty directory) and return what was observed."""
-    logging.getLogger("tui").setLevel(logging.ERROR)  # the farm reports; the chain's warnings are expected
-    with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
-        return asyncio.run(_Session(spec, root, template).run())
+    chain_log = logging.getLogger("tui")
+    level = chain_log.level
+    chain_log.setLevel(logging.ERROR)  # the farm reports; the chain's warnings about faults are expected
+    try:
+        with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
+            return asyncio.run(_Session(spec, root, template).run())
+    finally:
+        chain_log.setLevel(level)
