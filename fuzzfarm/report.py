@@ -172,8 +172,9 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "`read_file(offset, limit)` as the pointer says gives its lines; every messages.json loads with "
         "pydantic-ai's `ModelMessagesTypeAdapter`.",
         "- *retention*: for the faithful summarizer (it keeps every identifier it is sent), the share of the "
-        "identifiers of the span a summary replaced — taken from the originals in messages.json, not from what "
-        "the summarizer was sent — found in the summary.",
+        "identifiers of the span a summary replaced — taken from messages.json as the context held it (outputs "
+        "tier 2 had made pointers of count as their pointers), not from what the summarizer was sent — found in "
+        "the summary.",
         "- *reversible share*: for each automatic lossy compaction (summary or fallback), the tokens eviction "
         "and tier 2 reclaimed since the previous one ÷ (those tokens + how far the context still was above the "
         "compaction threshold): how much of the overage the reversible tiers absorbed first.",
