@@ -56,6 +56,7 @@ def run_seeds(seeds: Iterable[int], workers: int) -> Iterator[SessionResult]:
     if workers <= 1:
         yield from map(run_seed, seeds)
         return
+    _shared_template()  # built once here: forked workers inherit it, and this process removes it at exit
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, maxtasksperchild=500) as pool:
         yield from pool.imap_unordered(run_seed, seeds, chunksize=4)
