@@ -20,6 +20,7 @@ from tui.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LI
 
 FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50
+DEFAULT_PREVIEW_CHARS = 600
 
 
 @dataclass
@@ -120,6 +121,20 @@ def _mask_return(part: ToolReturnPart, bundle: _Bundle, preview_chars: int) -> T
     return replace(part, content=_pointer_text(part, content, location, preview_chars), metadata=metadata)
 
 
+PREVIEW_MARK = "]\npreview:\n"
+
+
+def _shorten_pointer(part: ToolReturnPart, preview_chars: int) -> ToolReturnPart | None:
+    """An already compacted output with its preview cut to ``preview_chars`` (``None``: already that short).
+    The pointer line is kept as it is: it still names the saved copy."""
+    content = part.model_response_str()
+    head, mark, preview = content.partition(PREVIEW_MARK)
+    if not mark or len(preview) <= preview_chars + 1:
+        return None
+    shorter = preview[:preview_chars] + "…" if preview_chars else ""
+    return replace(part, content=f"{head}{mark}{shorter}")
+
+
 def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
     args = part.args_as_dict()
     path = args.get("path", "?")
@@ -144,9 +159,12 @@ def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
 
 
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
-                       protect_recent_tokens: int, preview_chars: int = 600,
+                       protect_recent_tokens: int, preview_chars: int = DEFAULT_PREVIEW_CHARS,
                        include_current_turn: bool = False) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
+
+    ``include_current_turn`` (the pre-flight's last resort) rewrites the running turn's outputs too, and cuts
+    the previews of outputs compacted before down to ``preview_chars``.
 
     Nothing is written here: the caller decides whether the rewrite is worth applying and then
     calls :meth:`ToolCompactionResult.save` (an ``OSError`` there means: keep the history as it was).
@@ -161,7 +179,14 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
         new_parts: list[Any] = []
         changed = False
         for part in message.parts:
-            if (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
+            if (include_current_turn and isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict)
+                    and part.metadata.get(MASKED_KEY)):
+                shorter = _shorten_pointer(part, preview_chars)
+                if shorter is not None:
+                    part = shorter
+                    result.pointered_returns += 1
+                    changed = True
+            elif (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
                     and text_tokens(part.model_response_str()) >= MIN_MASKABLE_TOKENS):
                 part = _mask_return(part, bundle, preview_chars)
                 result.pointered_returns += 1
