@@ -29,3 +29,6 @@ SEAL_METADATA_KEY = "deep_tui_sealed"
 
 DAMAGED_METADATA_KEY = "deep_tui_damaged"
 """On the placeholder for messages a damaged messages.json lost."""
+
+WRITES_FILES_KEY = "deep_tui_writes_files"
+"""In a tool definition's metadata (not in messages.json): the tool changes files, so it asks first."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
+from tui.metadata_keys import WRITES_FILES_KEY
 from tui.wording import plural
 
 WritePolicy = Literal["ask", "always", "never"]
@@ -25,7 +26,7 @@ WritePolicy = Literal["ask", "always", "never"]
 
 WRITE_POLICIES: tuple[str, ...] = get_args(WritePolicy)
 
-WRITES_FILES_METADATA = {"deep_tui_writes_files": True}
+WRITES_FILES_METADATA = {WRITES_FILES_KEY: True}
 """Tool metadata marking a tool that changes files in the working directory (it needs approval)."""
 
 WriteAction = Literal["create", "overwrite", "edit"]

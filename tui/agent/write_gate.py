@@ -31,17 +31,17 @@ from tui.agent.path_policy import PathPolicy
 from tui.agent.write_approval import (
     DENIED_BY_POLICY,
     DENIED_HEADLESS,
-    WRITES_FILES_METADATA,
     WriteApprover,
     WritePolicy,
     WriteRequest,
     build_write_request,
     denial_message,
 )
+from tui.metadata_keys import WRITES_FILES_KEY
 
 logger = logging.getLogger(__name__)
 
-_MARK = next(iter(WRITES_FILES_METADATA))
+_MARK = WRITES_FILES_KEY
 
 
 def writes_files(tool_def: ToolDefinition) -> bool:
