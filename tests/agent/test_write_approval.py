@@ -275,8 +275,12 @@ async def test_cancelling_while_asked_leaves_a_session_that_goes_on(tmp_path: Pa
 
 
 @pytest.mark.parametrize("outcome", ["denied", "failed", "interrupted"])
-def test_tier2_keeps_the_arguments_of_a_write_that_did_not_happen(tmp_path: Path, outcome: str) -> None:
-    """A denied write's arguments are the only copy of what it meant to write: never "the result is on disk"."""
+def test_tier2_points_a_write_that_did_not_happen_at_a_saved_copy_of_its_arguments(tmp_path: Path,
+                                                                                   outcome: str) -> None:
+    """A denied write's arguments are the only copy of what it meant to write: never "the result is on disk",
+    but a saved copy of the arguments, byte for byte, that read_file gives back."""
+    import re
+
     from tui.chain.estimate import TokenEstimator
     from tui.chain.tool_compaction import compact_tool_calls
 
@@ -293,10 +297,18 @@ def test_tier2_keeps_the_arguments_of_a_write_that_did_not_happen(tmp_path: Path
                                                ModelResponse(parts=[TextPart("r" * 8000)]))]
     result = compact_tool_calls(messages, estimator=TokenEstimator(), large_results_dir=tmp_path,
                                 protect_recent_tokens=2_000)
-    kept, elided = result.messages[1].parts
-    assert isinstance(kept, ToolCallPart) and kept.args_as_dict()["content"] == content
-    assert isinstance(elided, ToolCallPart) and "content" not in elided.args_as_dict()
-    assert result.masked_args == 1
+    result.save()
+    not_done, done = result.messages[1].parts
+    assert isinstance(done, ToolCallPart) and "the result is on disk" in done.args_as_dict()["note"]
+    assert isinstance(not_done, ToolCallPart) and "content" not in not_done.args_as_dict()
+    note = not_done.args_as_dict()["note"]
+    assert "did not happen" in note and "the result is on disk" not in note
+    found = re.search(r"read_file\(path='([^']+)', offset=(\d+), limit=(\d+)\)", note)
+    assert found is not None
+    path, offset, limit = found.group(1), int(found.group(2)), int(found.group(3))
+    saved = Path(path).read_text().splitlines(keepends=True)[offset: offset + limit]  # offset counts from 0
+    assert json.loads("".join(saved)) == {"path": "big.py", "content": content}
+    assert result.masked_args == 2
 
 
 def test_a_request_says_when_an_edit_will_not_apply_and_cuts_a_long_preview(tmp_path: Path) -> None:

@@ -80,7 +80,7 @@ class _Bundle:
     line_count: int = 0
     path: Path | None = None
 
-    def add(self, part: ToolReturnPart, text: str) -> tuple[str, int, int]:
+    def add(self, part: ToolReturnPart | ToolCallPart, text: str) -> tuple[str, int, int]:
         """Queue ``text``; returns (path, offset, lines) for ``read_file``."""
         if self.path is None:
             self.path = self.directory.resolve() / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
@@ -135,17 +135,24 @@ def _shorten_pointer(part: ToolReturnPart, preview_chars: int) -> ToolReturnPart
     return replace(part, content=f"{head}{mark}{shorter}")
 
 
-def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
+def _elide_args(part: ToolCallPart, preview_chars: int, bundle: _Bundle | None = None) -> ToolCallPart:
+    """The call with its bulky arguments replaced by a note: where the written file is, or — for a write that
+    did not happen (denied, failed, interrupted; ``bundle`` given) — where a saved copy of the arguments is."""
     args = part.args_as_dict()
     path = args.get("path", "?")
     bulky = {key: value for key, value in args.items() if key != "path" and isinstance(value, str)}
     elided = sum(len(value) for value in bulky.values())
     first = next(iter(bulky.values()), "")
+    if bundle is None:
+        where = f"the result is on disk — read_file(path={path!r}) to see it"
+    else:
+        saved, offset, lines = bundle.add(part, part.args_as_json_str())
+        where = (f"this write did not happen; the arguments as sent are saved at {saved}: "
+                 f"read_file(path={saved!r}, offset={offset}, limit={lines})")
     new_args = {
         "path": path,
         ELIDED_ARG: True,
-        "note": f"{elided:,} characters of {', '.join(bulky) or 'arguments'} elided to save context; "
-                f"the result is on disk — read_file(path={path!r}) to see it",
+        "note": f"{elided:,} characters of {', '.join(bulky) or 'arguments'} elided to save context; {where}",
         "preview": first[: preview_chars // 3],
     }
     return replace(part, args=new_args)
@@ -153,7 +160,7 @@ def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
 
 def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
     """Calls whose result says the write happened: a denied, failed or interrupted write's arguments are the
-    only copy of what it meant to write (the file does not have it), so they are never pointed at the file."""
+    only copy of what it meant to write (the file does not have it), so they are pointed at a saved copy instead."""
     return {part.tool_call_id for message in messages if isinstance(message, ModelRequest) for part in message.parts
             if isinstance(part, ToolReturnPart) and part.tool_name in FILE_WRITING_TOOLS and part.outcome == "success"}
 
@@ -192,9 +199,9 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                 result.pointered_returns += 1
                 changed = True
             elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
-                  and part.tool_call_id in written and not part.args_as_dict().get(ELIDED_ARG)
+                  and not part.args_as_dict().get(ELIDED_ARG)
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
-                part = _elide_args(part, preview_chars)
+                part = _elide_args(part, preview_chars, None if part.tool_call_id in written else bundle)
                 result.masked_args += 1
                 changed = True
             new_parts.append(part)
