@@ -16,7 +16,7 @@ from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.agent.turn_events import TurnFinished
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
@@ -42,7 +42,6 @@ logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
-    from tui.app.widgets.answer_block import AssistantBlock
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
@@ -84,7 +83,6 @@ class DeepTuiApp(App[int]):
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
-        self._answer: AssistantBlock | None = None
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
@@ -273,32 +271,16 @@ class DeepTuiApp(App[int]):
     async def run_turn(self, prompt: str) -> None:
         chat = self.query_one(ChatView)
         await chat.add_user(prompt, message_index=self.runtime.history_count())
-        self._answer = None
+        live = chat.start_turn()
         try:
             async for event in self.runtime.run_turn(prompt):
-                if isinstance(event, TextDelta):
-                    if self._answer is None:
-                        self._answer = await chat.start_answer()
-                    await self._answer.add_delta(event.text)
-                elif isinstance(event, ToolCallStarted):
-                    await self._close_answer()
-                    await chat.add_tool_call(event)
-                elif isinstance(event, ToolCallFinished):
-                    chat.finish_tool_call(event)
-                elif isinstance(event, TurnFailed):
-                    await chat.add_notice(f"turn failed: {event.message}", "error")
-                elif isinstance(event, TurnFinished):
+                live.push(event)  # drawn at the next frame: the agent never waits for the screen
+                if isinstance(event, TurnFinished):
                     self._list_sessions_ahead()
-                    if self._answer is not None:
-                        self._answer.message_index = self.runtime.history_count() - 1
+                    live.answer_recorded(self.runtime.history_count() - 1)
                     self.refresh_title()
         finally:
-            await self._close_answer()
-
-    async def _close_answer(self) -> None:
-        if self._answer is not None:
-            await self._answer.finish()
-            self._answer = None
+            await live.close()
 
     async def action_cancel_turn(self) -> None:
         if self.runtime.busy and self.workers.cancel_group(self, "turn"):

@@ -16,6 +16,7 @@ from tui.chain.events import CompactionFinished
 
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
+    from tui.app.widgets.live_turn import LiveTurn
 
 PAGE_SIZE = 20
 
@@ -141,6 +142,12 @@ class ChatView(VerticalScroll):
         self.anchor()
         self.scroll_end(animate=False)
 
+    def start_turn(self) -> LiveTurn:
+        """The view of a turn that starts now: it takes the turn's events and draws them at frame rate."""
+        from tui.app.widgets.live_turn import LiveTurn
+
+        return LiveTurn(self)
+
     async def start_answer(self) -> AssistantBlock:
         from tui.app.widgets.answer_block import AssistantBlock  # Markdown: loaded with the first answer
 
@@ -155,9 +162,9 @@ class ChatView(VerticalScroll):
 
     def finish_tool_call(self, event: ToolCallFinished) -> None:
         block = self._tools.get(event.call_id)
-        if block is not None:
-            block.set_result(event.preview, event.size_chars, evicted_path=event.evicted_path,
-                             is_error=event.is_error)
+        if block is not None:  # after the block's first refresh: its title may not be laid out yet
+            block.call_after_refresh(block.set_result, event.preview, event.size_chars,
+                                     evicted_path=event.evicted_path, is_error=event.is_error)
 
     async def add_divider(self, event: CompactionFinished, summary: str) -> None:
         info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,
