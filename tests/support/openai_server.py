@@ -22,6 +22,10 @@ class ChatServerState:
     reply: str = "Hello from the loopback server."
     prompt_tokens: int = 1234
     requests: list[dict[str, Any]] = field(default_factory=list)
+    reply_chunks: list[str] | None = None
+    """Stream exactly these content chunks (instead of ``reply`` split at spaces)."""
+    chunks_per_second: float | None = None
+    """Pace the streamed chunks at this rate (``None``: as fast as the socket takes them)."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -55,8 +59,15 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-                for word in state.reply.split(" "):
-                    self.wfile.write(_chunk(model, {"content": word + " "}))
+                chunks = state.reply_chunks if state.reply_chunks is not None \
+                    else [word + " " for word in state.reply.split(" ")]
+                start = time.perf_counter()
+                for number, content in enumerate(chunks):
+                    if state.chunks_per_second:
+                        ahead = start + number / state.chunks_per_second - time.perf_counter()
+                        if ahead > 0.002:
+                            time.sleep(ahead)
+                    self.wfile.write(_chunk(model, {"content": content}))
                     self.wfile.flush()
                 self.wfile.write(_chunk(model, {}, finish="stop"))
                 tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",

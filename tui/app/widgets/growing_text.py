@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -82,6 +83,8 @@ class GrowingText(Widget):
         """(source line, start, end) of each visual line, for the width in ``_wrapped_at``."""
         self._wrapped_at = -1
         self._strips: dict[int, Strip] = {}
+        self._style: Style | None = None
+        """``rich_style`` (walks the ancestors for the background): computed once per style change."""
         if text:
             self.append(text)
 
@@ -101,6 +104,7 @@ class GrowingText(Widget):
         self._visual = []
         self._wrapped_at = -1
         self._strips.clear()
+        self._style = None
         self.append(text)
         self.refresh(layout=True)
 
@@ -154,7 +158,9 @@ class GrowingText(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         self._ensure_wrapped(width)
-        style = self.rich_style
+        style = self._style
+        if style is None:
+            style = self._style = self.rich_style
         if y >= len(self._visual):
             return Strip.blank(width, style)
         selection = self.text_selection
@@ -185,4 +191,5 @@ class GrowingText(Widget):
 
     def notify_style_update(self) -> None:
         self._strips.clear()
+        self._style = None
         super().notify_style_update()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FRAME_SECONDS", "LiveTurn"]
 
-FRAME_SECONDS = 1 / 30
+FRAME_SECONDS = 1 / 15
 
 
 @dataclass(frozen=True)
