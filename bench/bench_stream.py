@@ -128,7 +128,7 @@ async def _app_run(base_url: str, root: Path) -> dict[str, float]:
         shown = time.perf_counter() - start
         await pilot.pause()
         screen = app.export_screenshot()
-        if MARKER not in screen and os.environ.get("NOCHECK") is None:
+        if MARKER not in screen:
             raise RuntimeError("the last token is not on screen after the turn ended")
     await app.runtime.aclose()
     keys.sort()
