@@ -127,7 +127,8 @@ async def test_escape_cancels_mid_stream_and_what_was_received_is_recorded(tmp_p
         assert "w399" not in received
         recorded = [p.content for m in app.runtime.load_history(0, app.runtime.history_count()) for p in m.parts
                     if type(p).__name__ == "TextPart"]
-        assert recorded and recorded[-1].strip() == received.strip()
+        # everything shown is recorded (the run may have taken a delta or two more than it handed out)
+        assert recorded and recorded[-1].startswith(received.strip())
         assert received.strip().split()[-1] in str(list(answer.query(AnswerSegment))[-1]._markdown), \
             "what was received is on screen"
         assert "cancelled" in " ".join(str(n.render()) for n in app.query(".notice-block"))
@@ -168,3 +169,22 @@ async def test_the_open_block_can_be_selected_while_it_streams(tmp_path: Path) -
         assert "first_line = 1\nsecond_line = 2" in (app.screen.get_selected_text() or "")
         gate.set()
         await wait_idle(app, pilot)
+
+
+async def test_switching_sessions_while_the_view_catches_up_leaves_the_new_session_clean(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long_answer = "".join(f"paragraph {n}\n\n" for n in range(200))
+    app = make_app(make_factory(tmp_path, chat_model=reply_model(long_answer)))
+    gate = _gate_frames(monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = app.runtime.info.session_id
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: not app.runtime.busy and app.runtime.history_count() == 2, "the run to end")
+        app.action_new_session()  # the runtime is idle: switching is allowed while the view is behind
+        await wait_until(pilot, lambda: app.runtime.info.session_id != first
+                         and app.query_one(ChatView).runtime is app.runtime, "the new session on screen")
+        await pilot.pause(0.1)
+        gate.set()
+        await wait_idle(app, pilot)
+        assert not app.query(AssistantBlock), "the old turn's answer is not drawn into the new session"
+        assert not any(worker.group == "turn" and worker.is_running for worker in app.workers)

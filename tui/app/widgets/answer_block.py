@@ -160,10 +160,11 @@ class AssistantBlock(Widget, can_focus=True):
         if rest.strip():
             await self._settle(rest, continues_list=continues)
         for segment in list(self._settling):
-            await segment.ready.wait()
-        if self._tail is not None:
+            while not segment.ready.is_set() and segment.is_attached:  # removed with the chat: never ready
+                await asyncio.sleep(0.01)
+        if self._tail is not None and self._tail.is_attached:
             await self._tail.remove()
-            self._tail = None
+        self._tail = None
 
     def on_answer_segment_ready(self, message: AnswerSegment.Ready) -> None:
         message.stop()

@@ -36,12 +36,15 @@ class ChatView(VerticalScroll):
         self._tools: dict[str, ToolBlock] = {}
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
+        self.shown_session = 0
+        """Counts the sessions shown (a turn's view stops drawing when it changes)."""
 
     async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
         """Replace the transcript with the tail of ``runtime``'s history."""
         from tui.app.widgets.history_blocks import blocks_for  # loads pydantic-ai: not needed for the first frame
 
         self.runtime = runtime
+        self.shown_session += 1
         self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
         self._tools.clear()
         await self.remove_children()

@@ -41,6 +41,8 @@ class LiveTurn:
         self._queue: deque[TurnEvent | _AnswerRecorded] = deque()
         self._answer: AssistantBlock | None = None
         self._lock = asyncio.Lock()
+        self._shown = chat.shown_session
+        """The chat's session when the turn started: after a switch, this turn draws nothing more."""
         self._timer = chat.set_interval(FRAME_SECONDS, self._frame, name="live-turn")
 
     @property
@@ -71,6 +73,10 @@ class LiveTurn:
 
     async def _draw(self) -> None:
         chat = self.chat
+        if chat.shown_session != self._shown or not chat.is_attached:
+            self._queue.clear()
+            self._answer = None
+            return
         while self._queue:
             event = self._queue.popleft()
             if isinstance(event, TextDelta):
