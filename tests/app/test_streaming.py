@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from collections.abc import AsyncIterator
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock, MarkdownFence
@@ -188,3 +188,37 @@ async def test_switching_sessions_while_the_view_catches_up_leaves_the_new_sessi
         await wait_idle(app, pilot)
         assert not app.query(AssistantBlock), "the old turn's answer is not drawn into the new session"
         assert not any(worker.group == "turn" and worker.is_running for worker in app.workers)
+
+
+async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolled_to(tmp_path: Path) -> None:
+    from tui.app.widgets.folding import FoldedSpace
+
+    factory = make_factory(tmp_path, chat_model=line_model("".join(f"- item {n}\n" for n in range(150)), delay=0.01))
+    handle = factory.store.create(model="offline")
+    handle.append_messages([message for n in range(10) for message in (
+        ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])
+    handle.close()
+    from tui.agent.runtime import SessionRequest
+
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"list", "enter")
+        await wait_idle(app, pilot)
+        chat = app.query_one(ChatView)
+        answer = app.query(AssistantBlock).last()
+        chat_space = chat.query_children(FoldedSpace).first()
+        answer_space = answer.query_children(FoldedSpace).first()
+        assert chat_space.folded and all(not block.display for block in chat_space.folded), \
+            "the earlier answers, far above, are out of the layout"
+        assert answer_space.folded, "so are the first segments of the long answer"
+        height = chat.virtual_size.height
+        chat.scroll_home(animate=False)
+        await wait_until(pilot, lambda: not chat_space.folded, "the earlier answers to come back")
+        assert all(block.display for block in chat.children if block is not chat.query_one("#load-earlier"))
+        assert "question 0" in str(chat.query("UserBlock").first().render())
+        await pilot.pause(0.1)
+        chat.scroll_to_widget(answer_space, top=True, animate=False)
+        await wait_until(pilot, lambda: not answer_space.folded, "the answer's first items to come back")
+        await pilot.pause(0.1)
+        assert all(segment.display for segment in answer.query_children(AnswerSegment))
+        assert abs(chat.virtual_size.height - height) <= 3, "nothing moved: the blanks had their height"

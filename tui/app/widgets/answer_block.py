@@ -26,9 +26,13 @@ from textual.widgets import Markdown
 
 from tui.app.markdown_blocks import MarkdownSplitter
 from tui.app.widgets.blocks import FORK_BINDING, ForkAt
+from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
+
+KEEP_SEGMENTS = 6
+"""Segments of a streaming answer always left displayed; older ones a screen above the view are folded."""
 
 
 class AnswerSegment(Markdown):
@@ -97,9 +101,12 @@ class AssistantBlock(Widget, can_focus=True):
         self._opened = 0
         self._settling: set[AnswerSegment] = set()
         """Segments mounted but not parsed yet: until they are, the tail keeps showing their text."""
+        self._space: FoldedSpace | None = None if text else FoldedSpace()
 
     def compose(self) -> ComposeResult:
         if self._tail is not None:
+            assert self._space is not None
+            yield self._space
             yield self._tail
         else:
             yield AnswerSegment(self.received)
@@ -140,6 +147,7 @@ class AssistantBlock(Widget, can_focus=True):
             return
         text = "".join(self._pending)
         self._pending.clear()
+        self._fold_far_segments()
         closed = splitter.feed(text)
         if closed.text.strip():
             await self._settle(closed.text, continues_list=closed.continues_list)
@@ -165,6 +173,21 @@ class AssistantBlock(Widget, can_focus=True):
         if self._tail is not None and self._tail.is_attached:
             await self._tail.remove()
         self._tail = None
+
+    def _fold_far_segments(self) -> None:
+        """Keep a long answer's layout small: settled segments a screen above the view leave the layout."""
+        space, view = self._space, self.parent
+        if space is None or not isinstance(view, Widget):
+            return
+        shown = [child for child in self.children
+                 if isinstance(child, AnswerSegment) and child.display and child.ready.is_set()]
+        far: list[Widget] = []
+        for segment in shown[:-KEEP_SEGMENTS]:
+            if not far_above(segment, view):
+                break
+            far.append(segment)
+        if far:
+            space.fold(far, shown[len(far)])
 
     def on_answer_segment_ready(self, message: AnswerSegment.Ready) -> None:
         message.stop()

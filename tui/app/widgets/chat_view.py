@@ -12,6 +12,7 @@ from textual.widgets import Button, Collapsible
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.chain.events import CompactionFinished
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class ChatView(VerticalScroll):
         self._tools: dict[str, ToolBlock] = {}
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
+        self._space = FoldedSpace()
         self.shown_session = 0
         """Counts the sessions shown (a turn's view stops drawing when it changes)."""
 
@@ -51,7 +53,8 @@ class ChatView(VerticalScroll):
         count = runtime.history_count()
         self.loaded_from = max(0, count - PAGE_SIZE)
         messages = runtime.load_history(self.loaded_from, count)
-        blocks: list[Widget] = [self._earlier, *blocks_for(messages, self.loaded_from, self._finished)]
+        self._space = FoldedSpace()
+        blocks: list[Widget] = [self._earlier, self._space, *blocks_for(messages, self.loaded_from, self._finished)]
         self._earlier.display = self.loaded_from > 0
         self._earlier.label = f"load earlier messages ({self.loaded_from} more)"
         await self.mount_all(blocks)
@@ -84,6 +87,7 @@ class ChatView(VerticalScroll):
         """
         if self.runtime is None or not 0 <= index < self.runtime.history_count():
             return None
+        self._space.unfold()
         # A tool result is shown in its call's block, one message earlier: load that far.
         while self.loaded_from > max(0, index - 1) and await self.load_earlier():
             pass
@@ -144,6 +148,24 @@ class ChatView(VerticalScroll):
         await self._append(UserBlock(text, message_index=message_index))
         self.anchor()
         self.scroll_end(animate=False)
+
+    def fold_far_blocks(self) -> None:
+        """Blocks a screen above the view leave the layout (a blank of their height stays), so a frame of
+        a streaming answer costs the same with hundreds of answers above it as with none."""
+        if not self._space.is_attached:
+            return
+        children = list(self.children)
+        start = children.index(self._space) + 1
+        far: list[Widget] = []
+        for child in children[start:]:
+            if not child.display:
+                continue
+            if not far_above(child, self):
+                break
+            far.append(child)
+        if far and far[-1] is not children[-1]:
+            following = children[children.index(far[-1]) + 1]
+            self._space.fold(far, following)
 
     def start_turn(self) -> LiveTurn:
         """The view of a turn that starts now: it takes the turn's events and draws them at frame rate."""

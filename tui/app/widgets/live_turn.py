@@ -93,6 +93,7 @@ class LiveTurn:
                 await chat.add_notice(f"turn failed: {event.message}", "error")
             elif isinstance(event, _AnswerRecorded) and self._answer is not None:
                 self._answer.message_index = event.index
+        chat.fold_far_blocks()
         if self._answer is not None:
             await self._answer.render_pending()
 
