@@ -196,7 +196,12 @@ def main(repeats: int | None = None) -> list[BenchResult]:
             figures.append(result("  key press answered while it streams (p95)",
                                   statistics.median(r.key_p95_ms for r in runs), "ms", KEY_TARGET_MS))
             figures.append(info("  peak RSS of the app process", max(r.rss_mb for r in runs), "MB"))
-            print(f"   measured: {label}", file=sys.stderr, flush=True)
+            print(f"   measured: {label}: ratio {statistics.median(r.ratio for r in runs):.2f}, "
+                  f"app {statistics.median(r.app_seconds for r in runs):.1f} s, "
+                  f"bare {statistics.median(r.bare_seconds for r in runs):.1f} s, "
+                  f"keys {statistics.median(r.key_median_ms for r in runs):.0f}/"
+                  f"{statistics.median(r.key_p95_ms for r in runs):.0f} ms, RSS {max(r.rss_mb for r in runs):.0f} MB",
+                  file=sys.stderr, flush=True)
     return figures
 
 

@@ -71,7 +71,8 @@ class ChatView(VerticalScroll):
         messages = self.runtime.load_history(start, self.loaded_from)
         blocks = blocks_for(messages, start, self._finished)
         if blocks:
-            await self.mount_all(blocks, after=self._earlier)
+            self._space.unfold()  # the page goes right after the space, above everything it folded
+            await self.mount_all(blocks, after=self._space if self._space.is_attached else self._earlier)
         added = self.loaded_from - start
         self.loaded_from = start
         self._earlier.display = start > 0
