@@ -31,7 +31,7 @@ from tui.app.widgets.growing_text import GrowingText
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
-KEEP_SEGMENTS = 6
+KEEP_SEGMENTS = 1
 """Segments of a streaming answer always left displayed; older ones a screen above the view are folded."""
 
 

@@ -1,8 +1,8 @@
-"""Blocks far above the view taken out of layout, with a blank of the same height in their place.
+"""Blocks above the view taken out of layout, with a blank of the same height in their place.
 
 Textual lays out every displayed widget of the screen on each layout refresh, so a long answer (a
 list settles item by item) or a chat with hundreds of answers would make every frame of a stream
-cost O(chat). :class:`FoldedSpace` keeps that bounded: blocks a screen or more above the view are
+cost O(chat). :class:`FoldedSpace` keeps that bounded: blocks that ended a few lines above the view are
 hidden (``display: none`` — no layout, no paint) and one blank widget of their height stands in for
 them, so nothing on screen moves. When the blank itself is painted (the reader scrolled up to it),
 the blocks are displayed again.
@@ -19,13 +19,17 @@ from textual.widget import Widget
 __all__ = ["FoldedSpace", "far_above"]
 
 
+MARGIN_LINES = 4
+"""How far above the view a block must end before it is folded (a little scrolling never unfolds)."""
+
+
 def far_above(widget: Widget, view: Widget) -> bool:
-    """``widget`` ends more than a screen above what ``view`` shows."""
+    """``widget`` ends more than :data:`MARGIN_LINES` above what ``view`` shows."""
     try:
         bottom = widget.region.bottom
     except NoWidget:
         return False
-    return bottom < view.region.y - view.size.height
+    return bottom < view.region.y - MARGIN_LINES
 
 
 class FoldedSpace(Widget):
