@@ -32,7 +32,7 @@ from tui.app.widgets.growing_text import GrowingText
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
 KEEP_SEGMENTS = 1
-"""Segments of a streaming answer always left displayed; older ones a screen above the view are folded."""
+"""The newest segments of a streaming answer always left displayed; older ones above the view are folded."""
 
 
 class AnswerSegment(Markdown):
@@ -175,7 +175,7 @@ class AssistantBlock(Widget, can_focus=True):
         self._tail = None
 
     def _fold_far_segments(self) -> None:
-        """Keep a long answer's layout small: settled segments a screen above the view leave the layout."""
+        """Keep a long answer's layout small: settled segments above the view leave the layout."""
         space, view = self._space, self.parent
         if space is None or not isinstance(view, Widget):
             return

@@ -151,7 +151,7 @@ class ChatView(VerticalScroll):
         self.scroll_end(animate=False)
 
     def fold_far_blocks(self) -> None:
-        """Blocks a screen above the view leave the layout (a blank of their height stays), so a frame of
+        """Blocks above the view leave the layout (a blank of their height stays), so a frame of
         a streaming answer costs the same with hundreds of answers above it as with none."""
         if not self._space.is_attached:
             return
