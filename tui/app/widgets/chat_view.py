@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -149,6 +149,20 @@ class ChatView(VerticalScroll):
         await self._append(UserBlock(text, message_index=message_index))
         self.anchor()
         self.scroll_end(animate=False)
+
+    def scroll_to_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> bool:
+        """Scroll to ``widget``; a folded block (or one inside a folded answer) is unfolded first."""
+        folded = False
+        for node in widget.ancestors_with_self:
+            if node is self:
+                break
+            folded = folded or not node.display
+        if folded:
+            for space in self.query(FoldedSpace):
+                space.unfold()
+            self.call_after_refresh(lambda: VerticalScroll.scroll_to_widget(self, widget, *args, **kwargs))
+            return True
+        return super().scroll_to_widget(widget, *args, **kwargs)
 
     def fold_far_blocks(self) -> None:
         """Blocks above the view leave the layout (a blank of their height stays), so a frame of
