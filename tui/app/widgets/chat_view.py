@@ -164,6 +164,10 @@ class ChatView(VerticalScroll):
             return True
         return super().scroll_to_widget(widget, *args, **kwargs)
 
+    def unfold(self) -> None:
+        """Put the blocks folded during a stream back into the layout (a long answer keeps its own fold)."""
+        self._space.unfold()
+
     def fold_far_blocks(self) -> None:
         """Blocks above the view leave the layout (a blank of their height stays), so a frame of
         a streaming answer costs the same with hundreds of answers above it as with none."""

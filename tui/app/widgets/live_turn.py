@@ -64,6 +64,8 @@ class LiveTurn:
             self._timer.stop()
             await self._draw()
             await self._close_answer()
+            if self.chat.shown_session == self._shown:
+                self.chat.unfold()  # between turns the whole chat is laid out (clicks, scrolling to any block)
 
     async def _frame(self) -> None:
         if self._lock.locked():
