@@ -1,14 +1,17 @@
 # Two commands do all the set-up on a fresh machine with Python >= 3.11 and pip:
 #   make run    create .venv, install deep-tui, start the app
 #   make test   create .venv, install deep-tui with its test tools, run the test suite
-# Extras: make bench (benchmarks with their targets), make wheel.
+# Extras: make bench (benchmarks with their targets), make fuzz (the fuzz farm, writes docs/fidelity.md),
+# make wheel.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench wheel clean
+FUZZ_SESSIONS ?= 10000
+
+.PHONY: run test bench fuzz wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +27,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+fuzz: $(STAMP)
+	$(BIN)/python -m fuzzfarm run --sessions $(FUZZ_SESSIONS) --workers 2 --report docs/fidelity.md
 
 wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .

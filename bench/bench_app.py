@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pydantic_ai
-from textual import events
 from common import BenchResult, info, result
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+from textual import events
 
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest

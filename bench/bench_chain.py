@@ -16,7 +16,15 @@ from pathlib import Path
 
 from common import BenchResult, info, median_ms, result
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
@@ -25,6 +33,7 @@ from tui.chain.estimate import TokenEstimator
 from tui.chain.manager import ContextManager
 from tui.chain.tool_compaction import compact_tool_calls
 from tui.config import ContextSettings
+
 
 class _Recorder:
     def __init__(self) -> None:

@@ -133,7 +133,7 @@ async def _picker_keystroke_ms(data: DataDir, queries: list[str]) -> list[float]
     async with app.run_test(headless=True, size=(120, 36)) as pilot:
         await pilot.pause()
         app.action_sessions()
-        while not isinstance(app.screen, SessionPickerScreen) or not app.screen._loaded:  # noqa: SLF001
+        while not isinstance(app.screen, SessionPickerScreen) or not app.screen._loaded:
             await asyncio.sleep(0.01)
         picker = app.screen
         for query in queries:

@@ -6,7 +6,15 @@ import tempfile
 from pathlib import Path
 
 from common import BenchResult, median_ms, result
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from tui.paths import DataDir
 from tui.store import SessionStore

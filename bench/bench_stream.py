@@ -53,8 +53,8 @@ def tokens_for(shape: str, count: int = TOKENS) -> list[str]:
         while len(body) < count - 2:
             line = len(body)
             body.extend([f"value{line}", " =", " compute", "(", f"{line}", ",", " x", ")\n"])
-        body = body[: count - 2] + [f"{MARKER}\n"]
-        return body + ["```\n"]
+        body = [*body[:count - 2], f"{MARKER}\n"]
+        return [*body, "```\n"]
     elif shape == "list":
         body = []
         while len(body) < count - 1:
@@ -63,7 +63,7 @@ def tokens_for(shape: str, count: int = TOKENS) -> list[str]:
         body = body[: count - 1]
     else:
         raise ValueError(shape)
-    return body + [f" {MARKER}"]
+    return [*body, f" {MARKER}"]
 
 
 def chunked(tokens: list[str], size: int) -> list[str]:
@@ -167,7 +167,7 @@ def one_run(shape: str, rate: int, per_chunk: int) -> Run:
     from tests.support.openai_server import ChatServerState, openai_chat_server
 
     chunks = chunked(tokens_for(shape), per_chunk)
-    state = ChatServerState(reply_chunks=chunks, chunks_per_second=rate / per_chunk)
+    state = ChatServerState(content_chunks=chunks, chunks_per_second=rate / per_chunk)
     with openai_chat_server(state) as (base_url, _):
         env = {**os.environ, "PYDANTIC_AI_NO_BANNER": "1", "PYTHONPATH": str(ROOT)}
         env.pop("OPENAI_API_KEY", None)

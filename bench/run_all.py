@@ -9,9 +9,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import BenchResult, report  # noqa: E402
+from common import BenchResult, report
 
-MODULES = ("bench_store", "bench_startup", "bench_chain", "bench_app", "bench_search", "bench_ux", "bench_stream")
+MODULES = ("bench_store", "bench_startup", "bench_resume", "bench_chain", "bench_app", "bench_search", "bench_ux",
+           "bench_stream")
 
 
 def main() -> int:

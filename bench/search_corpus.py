@@ -29,24 +29,9 @@ from tui.chain.summary_message import make_summary_message
 from tui.store.messages_file import encode_message
 from tui.store.meta import ParentRef, SessionMeta
 
-PROSE = """the a to of and in is it that for on with as this be are we can not should when from
-by or if but so then make use need want change fix add remove update keep check run test
-build move rename split handle return read write parse load save open close start stop
-file function class module method value error case line path name data config option
-setting output input result request response session message history context window token
-model user agent tool call summary memory index search query table column row page list
-item key map set string number count size limit offset default first last next previous
-before after again still only also just now here there why how what which where because
-failing passing broken slow fast large small empty missing wrong right same different new old
-plan step idea problem reason issue bug feature release version branch commit merge review
-migration schema database cache server client network timeout retry backoff header payload
-""".split()
+PROSE = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "for", "on", "with", "as", "this", "be", "are", "we", "can", "not", "should", "when", "from", "by", "or", "if", "but", "so", "then", "make", "use", "need", "want", "change", "fix", "add", "remove", "update", "keep", "check", "run", "test", "build", "move", "rename", "split", "handle", "return", "read", "write", "parse", "load", "save", "open", "close", "start", "stop", "file", "function", "class", "module", "method", "value", "error", "case", "line", "path", "name", "data", "config", "option", "setting", "output", "input", "result", "request", "response", "session", "message", "history", "context", "window", "token", "model", "user", "agent", "tool", "call", "summary", "memory", "index", "search", "query", "table", "column", "row", "page", "list", "item", "key", "map", "set", "string", "number", "count", "size", "limit", "offset", "default", "first", "last", "next", "previous", "before", "after", "again", "still", "only", "also", "just", "now", "here", "there", "why", "how", "what", "which", "where", "because", "failing", "passing", "broken", "slow", "fast", "large", "small", "empty", "missing", "wrong", "right", "same", "different", "new", "old", "plan", "step", "idea", "problem", "reason", "issue", "bug", "feature", "release", "version", "branch", "commit", "merge", "review", "migration", "schema", "database", "cache", "server", "client", "network", "timeout", "retry", "backoff", "header", "payload"]
 
-TECH = """tokenizer lexer parser compiler scheduler dispatcher renderer serializer validator
-resolver allocator registry manager handler factory adapter wrapper provider consumer
-producer pipeline worker executor buffer stream channel socket cursor snapshot journal
-ledger checkpoint watermark partition shard replica quorum lease mutex semaphore barrier
-""".split()
+TECH = ["tokenizer", "lexer", "parser", "compiler", "scheduler", "dispatcher", "renderer", "serializer", "validator", "resolver", "allocator", "registry", "manager", "handler", "factory", "adapter", "wrapper", "provider", "consumer", "producer", "pipeline", "worker", "executor", "buffer", "stream", "channel", "socket", "cursor", "snapshot", "journal", "ledger", "checkpoint", "watermark", "partition", "shard", "replica", "quorum", "lease", "mutex", "semaphore", "barrier"]
 
 ERRORS = ["ValueError", "KeyError", "TypeError", "TimeoutError", "ConnectionRefusedError",
           "FileNotFoundError", "PermissionError", "UnicodeDecodeError", "AssertionError",

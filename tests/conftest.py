@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+
 import pytest
 from pydantic_ai import models
 
@@ -36,3 +39,16 @@ def _restore_logging():  # type: ignore[no-untyped-def]
         handler.close()
     root.setLevel(level)
     logging.captureWarnings(False)
+
+
+@pytest.fixture(autouse=True)
+def _close_runtimes() -> Iterator[None]:
+    """Close the session each app made by ``tests.app.app_support.make_app`` left open (its lock, its files),
+    whether the test passed or not — in every directory whose tests build the app (app, search, store)."""
+    from tests.app.app_support import OPENED
+
+    OPENED.clear()
+    yield
+    for app in OPENED:
+        asyncio.run(app.runtime.aclose())
+    OPENED.clear()

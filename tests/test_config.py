@@ -84,7 +84,7 @@ def test_flags_override_file_and_are_validated(tmp_path: Path) -> None:
     assert overridden.context.window == 8000
     assert overridden.summarization_model == "x:y"
     assert overridden.base_url is None
-    with pytest.raises(ConfigError, match="context.window"):
+    with pytest.raises(ConfigError, match=r"context\.window"):
         settings.with_overrides(window=5)
 
 
@@ -96,3 +96,20 @@ def test_data_dir_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     data = DataDir(tmp_path)
     assert data.memory_file("main") == tmp_path / "main" / "MEMORY.md"
     assert data.session_dir("abc") == tmp_path / "sessions" / "abc"
+
+
+def test_tools_writes_policy_is_read_validated_and_overridden_by_flags(tmp_path: Path) -> None:
+    assert Settings().tools.writes == "ask"
+    path = tmp_path / "config.toml"
+    path.write_text('[tools]\nwrites = "always"\n')
+    settings = load_settings(path, required=True)
+    assert settings.tools.writes == "always"
+    assert settings.with_overrides(writes="never").tools.writes == "never"
+    assert settings.with_overrides(writes=None).tools.writes == "always"
+    for text, message in (('[tools]\nwrites = "sometimes"\n', "tools.writes must be one of ask, always, never"),
+                          ("[tools]\nwrites = true\n", "tools.writes must be a string"),
+                          ('[tools]\nreads = "ask"\n', "unknown key tools.reads"),
+                          ('tools = "ask"\n', r"\[tools\] must be a table")):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=message):
+            load_settings(path, required=True)

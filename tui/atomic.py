@@ -5,6 +5,7 @@ Ground level: no import from the rest of deep-tui (the store, the agent and the 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -32,10 +33,8 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        try:
+        with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
             os.chmod(temporary, path.stat().st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -18,9 +18,10 @@ import sys
 from collections.abc import Sequence
 
 from tui import __version__
+from tui.console import silence_stdout
+from tui.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
-EXIT_USAGE = 2
-EXIT_FAILURE = 1
+__all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
 
 DESCRIPTION = """\
 deep-tui: a full-screen terminal app for long sessions with a pydantic-ai agent.
@@ -75,6 +76,17 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         help="override the context window, in tokens")
     parser.add_argument("--workdir", metavar="DIR", default=default,
                         help="directory the file tools work in (default: current directory)")
+    parser.add_argument("--read-timeout", metavar="SECONDS", type=float, default=default,
+                        help="give up on a provider silent this long (default: provider.read_timeout, 120)")
+    parser.add_argument("--retries", metavar="N", type=int, default=default,
+                        help="attempts after a failed provider request (default: provider.retries, 3)")
+    writes = parser.add_mutually_exclusive_group()
+    writes.add_argument("--allow-writes", dest="writes", action="store_const", const="always", default=default,
+                        help="let the agent write and edit files without asking ([tools] writes = \"always\")")
+    writes.add_argument("--deny-writes", dest="writes", action="store_const", const="never",
+                        default=argparse.SUPPRESS,
+                        help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
+                             "app asks each time and 'run' refuses")
     _add_storage_options(parser, suppress=suppress)
 
 
@@ -151,8 +163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--limit must be at least 1")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
         parser.error("--context-window must be at least 1000 tokens")
+    if getattr(args, "read_timeout", None) is not None and not (0.01 <= args.read_timeout <= 86_400):
+        parser.error("--read-timeout must be between 0.01 and 86400 seconds")
+    if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
+        parser.error("--retries must be between 0 and 20")
 
-    from tui.launch import UserFacingError, launch
+    from tui.launch import launch
 
     try:
         return launch(args)
@@ -161,19 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()
         return 0
-
-
-def silence_stdout() -> None:
-    """Point stdout at /dev/null after its reader went away, so the exit flush cannot fail again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    finally:
-        os.close(devnull)
 
 
 if __name__ == "__main__":

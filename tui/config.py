@@ -12,8 +12,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULT_WINDOW = 200_000
-
 
 class ConfigError(Exception):
     """A configuration file or value the user supplied cannot be used."""
@@ -80,6 +78,53 @@ class ContextSettings:
 
 
 @dataclass(frozen=True)
+class ProviderSettings:
+    """The ``[provider]`` table: how long to wait for a model provider, and how often to try again."""
+
+    connect_timeout: float = 10.0
+    """Seconds to open a connection to the provider."""
+    read_timeout: float = 120.0
+    """Seconds without a byte from the provider (before its answer starts, or in the middle of it)."""
+    retries: int = 3
+    """Attempts after the first one, on HTTP 408/409/429/5xx, refused or reset connections and timeouts
+    before the answer starts; 0 turns retrying off."""
+    backoff_initial: float = 1.0
+    """Seconds before the first retry; each further retry waits twice as long (plus up to 1 s of jitter)."""
+    backoff_max: float = 30.0
+    """The longest wait between two attempts when the provider does not say (no Retry-After)."""
+    retry_after_max: float = 60.0
+    """The longest wait a Retry-After header is honoured for (a longer one is cut to this)."""
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first out-of-range key."""
+        for name in ("connect_timeout", "read_timeout"):
+            value = getattr(self, name)
+            if not (0.01 <= value <= 86_400):
+                raise ConfigError(f"provider.{name} must be between 0.01 and 86400 seconds (got {value})")
+        if not (0 <= self.retries <= 20):
+            raise ConfigError(f"provider.retries must be between 0 and 20 (got {self.retries})")
+        for name in ("backoff_initial", "backoff_max", "retry_after_max"):
+            value = getattr(self, name)
+            if not (0 <= value <= 3_600):
+                raise ConfigError(f"provider.{name} must be between 0 and 3600 seconds (got {value})")
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """The ``[tools]`` table: what the agent's tools may do."""
+
+    writes: str = "ask"
+    """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+
+    def validate(self) -> None:
+        if self.writes not in WRITE_POLICY_NAMES:
+            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+
+
+WRITE_POLICY_NAMES = ("ask", "always", "never")
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything deep-tui can be configured with."""
 
@@ -93,6 +138,8 @@ class Settings:
     """Name of the agent; its memory lives in ``<data>/<agent_name>/MEMORY.md``."""
     theme: str = "textual-dark"
     context: ContextSettings = field(default_factory=ContextSettings)
+    provider: ProviderSettings = field(default_factory=ProviderSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""
@@ -106,12 +153,23 @@ class Settings:
             context_values["window_origin"] = "flag"
         context = replace(self.context, **context_values)
         context.validate()
-        return replace(self, context=context, **top_values)
+        provider_values = {
+            key: value for key, value in values.items() if key in _PROVIDER_KEYS and value is not None
+        }
+        provider = replace(self.provider, **provider_values)
+        provider.validate()
+        tools = self.tools
+        if values.get("writes") is not None:
+            tools = replace(tools, writes=values["writes"])
+            tools.validate()
+        return replace(self, context=context, provider=provider, tools=tools, **top_values)
 
 
 _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context"}
+_PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
+_PROVIDER_INT_KEYS = {"retries"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -131,6 +189,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     """Build validated :class:`Settings` from a parsed TOML mapping."""
     top: dict[str, Any] = {}
     context: dict[str, Any] = {}
+    provider: dict[str, Any] = {}
+    tools = ToolSettings()
     for key, value in data.items():
         if key == "context":
             if not isinstance(value, dict):
@@ -144,6 +204,10 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
                     _check_type(source, f"context.{ckey}", cvalue, (int, float))
                     cvalue = float(cvalue)
                 context[ckey] = cvalue
+        elif key == "provider":
+            provider.update(_provider_table(value, source))
+        elif key == "tools":
+            tools = _tool_settings(value, source)
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -156,7 +220,43 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         context_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, **top)
+    provider_settings = ProviderSettings(**provider)
+    try:
+        provider_settings.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, **top)
+
+
+def _provider_table(value: Any, source: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [provider] must be a table")
+    table: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in _PROVIDER_KEYS:
+            raise ConfigError(f"{source}: unknown key provider.{key}")
+        if key in _PROVIDER_INT_KEYS:
+            _check_type(source, f"provider.{key}", item, int)
+        else:
+            _check_type(source, f"provider.{key}", item, (int, float))
+            item = float(item)
+        table[key] = item
+    return table
+
+
+def _tool_settings(value: Any, source: str) -> ToolSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [tools] must be a table")
+    for key, item in value.items():
+        if key != "writes":
+            raise ConfigError(f"{source}: unknown key tools.{key}")
+        _check_type(source, "tools.writes", item, str)
+    tools = ToolSettings(**value)
+    try:
+        tools.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return tools
 
 
 def _is_safe_name(name: str) -> bool:

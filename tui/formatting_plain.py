@@ -1,8 +1,8 @@
-"""Plain-text descriptions of chain events, shared by ``deep-tui run`` and the app."""
+"""Plain-text descriptions of chain events and token counts, shared by ``deep-tui run`` and the app
+(no Textual here: ``run`` prints exactly what the app shows)."""
 
 from __future__ import annotations
 
-from tui.cost_text import compaction_cost_text
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -12,18 +12,31 @@ from tui.chain.events import (
     MemoryChanged,
     UsageEvent,
 )
+from tui.cost_text import compaction_cost_text
 from tui.wording import plural
 
 
-def tokens_short(tokens: int) -> str:
-    """``96_300`` → ``96.3k``; ``1_200_000`` → ``1.2M``."""
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    if tokens >= 10_000:
-        return f"{tokens / 1000:.0f}k"
-    if tokens >= 1000:
-        return f"{tokens / 1000:.1f}k"
-    return str(tokens)
+def human_tokens(tokens: int | None) -> str:
+    """A compact token count: ``950`` → ``"950"``, ``96_300`` → ``"96.3k"``, ``200_000`` → ``"200k"``, ``1_250_000`` → ``"1.25M"``.
+
+    ``None`` (nothing measured yet) gives ``"–"``.
+    """
+    if tokens is None:
+        return "–"
+    sign = "-" if tokens < 0 else ""
+    value = abs(tokens)
+    if value < 1000:
+        return f"{sign}{value}"
+    if value < 999_950:
+        return f"{sign}{trim_zeros(f'{value / 1000:.1f}')}k"
+    return f"{sign}{trim_zeros(f'{value / 1_000_000:.2f}')}M"
+
+
+def trim_zeros(number: str) -> str:
+    """``"96.0"`` → ``"96"``, ``"1.20"`` → ``"1.2"``."""
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return number
 
 
 def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
@@ -41,7 +54,7 @@ def describe_event(event: ChainEvent) -> str:
         verbs = {"summary": "summarized", "fallback": "dropped (fallback)",
                  "pointer": "compacted", "mask": "masked"}
         text = (f"{verbs.get(event.strategy, event.strategy)} {replaced_label(event)}, "
-                f"{tokens_short(event.tokens_before)} → {tokens_short(event.tokens_after)} tokens")
+                f"{human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens")
         if event.retention_score is not None:
             text += f", retention {event.retention_score:.2f}"
         if event.focus:
@@ -55,15 +68,15 @@ def describe_event(event: ChainEvent) -> str:
         cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests)
         return f"compaction ({event.strategy}) failed: {event.reason}" + (f" ({cost})" if cost else "")
     if isinstance(event, CompactionStarted):
-        return f"compaction started ({event.trigger}) at {tokens_short(event.tokens)} tokens"
+        return f"compaction started ({event.trigger}) at {human_tokens(event.tokens)} tokens"
     if isinstance(event, EvictedEvent):
         if event.error:
             return f"could not save {event.tool_name} output ({event.error}); kept a preview"
-        return f"evicted {event.tool_name} output ({tokens_short(event.tokens)} tokens) to {event.path}"
+        return f"evicted {event.tool_name} output ({human_tokens(event.tokens)} tokens) to {event.path}"
     if isinstance(event, UsageEvent):
         marker = " (window assumed)" if event.assumed else ""
-        return (f"context {event.fraction:.0%}: {tokens_short(event.tokens)} / "
-                f"{tokens_short(event.window)} tokens{marker}")
+        return (f"context {event.fraction:.0%}: {human_tokens(event.tokens)} / "
+                f"{human_tokens(event.window)} tokens{marker}")
     if isinstance(event, MemoryChanged):
         return f"memory changed: {event.path}"
     return event.kind

@@ -1,7 +1,8 @@
 """``deep-tui run``: one turn without the app.
 
 The answer streams to stdout; notes (offline model, session id) and one line
-per compaction event go to stderr, so stdout stays the answer alone.
+per compaction event go to stderr, so stdout stays the answer alone. Every turn event arrives terminal-safe (``SessionRuntime`` makes it so); what
+this module adds itself (warnings, chain events) passes through :func:`visible` here.
 """
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ import asyncio
 import sys
 from typing import TextIO
 
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.provider_events import ProviderRetrying
+from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
+from tui.terminal_text import visible
+from tui.wording import plural
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -37,7 +42,7 @@ class _AnswerOut:
             self._stream.flush()
         except BrokenPipeError:
             self.closed_by_reader = True
-            from tui.cli import silence_stdout
+            from tui.console import silence_stdout
 
             silence_stdout()
 
@@ -54,15 +59,19 @@ async def _run(
             print("deep-tui: no LLM configured — using the offline stand-in model "
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:
-            print(f"deep-tui: warning: {warning}", file=err)
+            print(f"deep-tui: warning: {visible(warning)}", file=err)
+        _remember_prompt(runtime, prompt)
 
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
-                print(f"deep-tui: {describe_event(event)}", file=err, flush=True)
+                print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
+            elif isinstance(event, ProviderRetrying):
+                print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0
         wrote_text = False
+        refused = 0
         try:
             async for event in runtime.run_turn(prompt):
                 if isinstance(event, TextDelta):
@@ -71,23 +80,38 @@ async def _run(
                     wrote_text = True
                 elif isinstance(event, ToolCallStarted):
                     print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
+                elif isinstance(event, ToolCallFinished) and event.denied:
+                    refused += 1
+                    print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
+                          flush=True)
                 elif isinstance(event, ToolCallFinished) and event.is_error:
                     print(f"deep-tui: tool {event.tool_name} failed: {_short(event.preview)}", file=err)
                 elif isinstance(event, TurnFinished):
                     if not wrote_text and event.output:
                         out.write(event.output)
                 elif isinstance(event, TurnFailed):
-                    print(f"deep-tui: error: {event.message}", file=err)
+                    print(f"deep-tui: error: {visible(event.message)}", file=err)
                     status = 1
         finally:
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
+        if refused and runtime.write_gate.writes == "ask":
+            print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
+                  "(or [tools] writes = \"always\" in config.toml)", file=err)
         print(f"deep-tui: session {runtime.info.session_id} "
               f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
         return status
     finally:
         await runtime.aclose()
+
+
+def _remember_prompt(runtime: SessionRuntime, prompt: str) -> None:
+    """The prompt joins the session's prompt history, so Up recalls it in the app (a fork starts from its
+    parent's history, as in the app)."""
+    info = runtime.info
+    parent = history_path(runtime.data_root, info.parent) if info.parent else None
+    PromptHistory.load(history_path(runtime.data_root, info.session_id), inherit_from=parent).add(prompt)
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -9,23 +9,15 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from tui.config import ConfigError, Settings, load_settings
+from tui.errors import UserFacingError
 from tui.paths import DataDir
 
 if TYPE_CHECKING:
     from tui.agent.runtime import RuntimeFactory, SessionRuntime
     from tui.agent.session_request import SessionRequest
-
-
-class UserFacingError(Exception):
-    """An error caused by input; printed as one line, exit status 2."""
-
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -52,6 +44,9 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             summarization_model=getattr(args, "summarization_model", None),
             base_url=getattr(args, "base_url", None),
             window=getattr(args, "context_window", None),
+            read_timeout=getattr(args, "read_timeout", None),
+            retries=getattr(args, "retries", None),
+            writes=getattr(args, "writes", None),
         )
     except ConfigError as error:
         raise UserFacingError(str(error)) from None
@@ -88,15 +83,27 @@ def launch(args: argparse.Namespace) -> int:
         fork=bool(getattr(args, "fork", False)),
     )
     if args.command != "run":
+        if request.resume:
+            _check_resume_prefix(context.data_dir, request.resume)  # an unknown id is said before any UI
         from tui.app.run import run_app
 
-        return run_app(context, request)
+        return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request))
     try:
         factory = open_factory(context)
         from tui.headless import run_headless
 
         return run_headless(factory, request, " ".join(args.prompt))
     except _input_errors() as error:
+        raise UserFacingError(str(error)) from None
+
+
+def _check_resume_prefix(data_dir: DataDir, prefix: str) -> None:
+    from tui.store.errors import StoreError
+    from tui.store.session_ids import list_session_ids, resolve_prefix
+
+    try:
+        resolve_prefix(list_session_ids(data_dir.sessions_dir), prefix, data_dir.sessions_dir)
+    except (StoreError, OSError) as error:
         raise UserFacingError(str(error)) from None
 
 

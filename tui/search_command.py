@@ -22,7 +22,7 @@ INDEXING_NOTE_BYTES = 20_000_000
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
-    from tui.launch import UserFacingError
+    from tui.errors import UserFacingError
     from tui.store.errors import StoreError
     from tui.store.search import HistorySearch, QueryTooShort
     from tui.store.session_store import SessionStore
@@ -75,9 +75,7 @@ def _hit_record(hit: SearchHit) -> dict[str, object]:
 
 
 def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
-    from tui.store.search_text import plain_snippet
-
-    from tui.store.search_text import clean
+    from tui.store.search_text import clean, plain_snippet
 
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:

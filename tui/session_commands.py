@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     """Carry out ``sessions [--json] | rename ID TITLE | delete ID [--yes]``."""
-    from tui.launch import UserFacingError
+    from tui.errors import UserFacingError
     from tui.store import SessionStore
     from tui.store.errors import StoreError
 

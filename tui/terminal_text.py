@@ -8,10 +8,12 @@ window title or write the clipboard (OSC 52), and lone surrogates cannot crash a
 
 from __future__ import annotations
 
+import json
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-"""C0 controls except tab, newline and carriage return; DEL; the C1 range (CSI, OSC, …)."""
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 controls except tab, newline and carriage return; DEL; the C1 range (CSI, OSC, …): what never
+reaches a terminal raw."""
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -35,7 +37,7 @@ def visible(text: str) -> str:
     """
     if text.isprintable():
         return text
-    text = _CONTROL.sub(_picture, text)
+    text = CONTROL_CHARACTERS.sub(_picture, text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)
@@ -44,3 +46,23 @@ def visible(text: str) -> str:
 def encodable(text: str) -> str:
     """``text`` with lone surrogates replaced, so it can be written as UTF-8 (records, files, stdout)."""
     return _SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)
+
+
+def visible_json(json_text: str) -> str:
+    """JSON text (a tool call's arguments) whose strings are made :func:`visible` *inside*, so that decoding it
+    for display (``json.loads``) cannot bring an escaped ``\\u001b`` back; text that is not JSON is made visible."""
+    try:
+        value = json.loads(json_text)
+    except ValueError:
+        return visible(json_text)
+    return json.dumps(_visible_strings(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _visible_strings(value: object) -> object:
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, list):
+        return [_visible_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {visible(str(key)): _visible_strings(item) for key, item in value.items()}
+    return value

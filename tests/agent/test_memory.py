@@ -117,7 +117,7 @@ def test_an_unreadable_memory_is_named_in_every_message(tmp_path: Path) -> None:
     assert f"MEMORY.md at {memory.path} could not be read" in injected
     from pydantic_ai import ToolFailed
 
-    with pytest.raises(ToolFailed, match="reading MEMORY.md failed: the file is not valid UTF-8"):
+    with pytest.raises(ToolFailed, match=r"reading MEMORY\.md failed: the file is not valid UTF-8"):
         memory_toolset(memory).tools["read_memory"].function()
 
 

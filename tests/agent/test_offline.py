@@ -27,7 +27,7 @@ def agent_env(tmp_path: Path) -> tuple[Agent[None, str], Path, MemoryFile]:
     handle.append_messages([ModelRequest(parts=[UserPromptPart("we chose PostgreSQL 16 last week")])])
     handle.close()
     parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, search=HistorySearch(data),
-                              session_id=handle.id)
+                              session_id=handle.id, writes="always")  # approval: test_write_approval.py
     return Agent(build_offline_model(), toolsets=parts.toolsets, capabilities=parts.capabilities), work, memory
 
 

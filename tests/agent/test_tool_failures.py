@@ -39,7 +39,7 @@ def work(tmp_path: Path) -> Path:
 
 def run_calls(work: Path, calls: list[tuple[str, dict[str, object]]]) -> list[ToolReturnPart]:
     data = DataDir(work.parent / "data")
-    parts = build_agent_parts(workdir=work, data_dir=data, memory=MemoryFile(data.memory_file()))
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=MemoryFile(data.memory_file()), writes="always")
     agent = Agent(FunctionModel(ScriptedCalls(calls)), toolsets=parts.toolsets, capabilities=parts.capabilities)
     result = agent.run_sync("go")
     assert result.output == "finished"
@@ -112,7 +112,7 @@ def test_read_file_caps_one_enormous_line(work: Path) -> None:
 def test_memory_that_is_a_directory_is_reported_not_raised(work: Path) -> None:
     data = DataDir(work.parent / "data")
     data.memory_file().mkdir(parents=True)
-    parts = build_agent_parts(workdir=work, data_dir=data, memory=MemoryFile(data.memory_file()))
+    parts = build_agent_parts(workdir=work, data_dir=data, memory=MemoryFile(data.memory_file()), writes="always")
     calls = [("read_memory", {}), ("write_memory", {"content": "fact"})]
     agent = Agent(FunctionModel(ScriptedCalls(calls)), toolsets=parts.toolsets, capabilities=parts.capabilities)
     returns = [p for m in agent.run_sync("go").all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tui.agent.memory import MemoryFile, memory_instructions
@@ -45,7 +52,7 @@ def env(tmp_path: Path) -> tuple[Path, DataDir, MemoryFile]:
 def call(env: tuple[Path, DataDir, MemoryFile], tool: str, **args: object) -> str:
     work, data, memory = env
     parts = build_agent_parts(workdir=work, data_dir=data, memory=memory, search=HistorySearch(data),
-                              session_id="000000000000")
+                              session_id="000000000000", writes="always")  # approval: test_write_approval.py
     driver = ToolDriver(tool, args)
     agent = Agent(FunctionModel(driver), toolsets=parts.toolsets, capabilities=parts.capabilities, instructions=[memory_instructions(memory)])
     return agent.run_sync("go").output

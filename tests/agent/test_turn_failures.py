@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+)
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
+from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnFailed, TurnFinished
-from tui.agent.models import choose_model
 from tui.config import Settings
 from tui.paths import DataDir
 

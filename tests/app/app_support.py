@@ -12,15 +12,17 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.shell import DeepTuiApp
-from tui.config import ContextSettings, Settings
+from tui.config import ContextSettings, Settings, ToolSettings
 from tui.paths import DataDir
 
 
-def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int | None = None) -> RuntimeFactory:
+def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int | None = None,
+                 writes: str = "ask") -> RuntimeFactory:
+    """``writes``: the ``[tools] writes`` policy (``always`` for a test about something else than approval)."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     (work / "notes.txt").write_text("alpha\nbeta\n")
-    settings = Settings(context=ContextSettings(window=window))
+    settings = Settings(context=ContextSettings(window=window), tools=ToolSettings(writes=writes))
     return RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
                           choice=_offline_choice(), chat_model=chat_model)
 

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
-
 import pytest
 from textual.widgets import Input, TextArea
-
-from tests.app.app_support import OPENED
 
 
 @pytest.fixture(autouse=True)
@@ -20,13 +15,3 @@ def _steady_cursors(monkeypatch: pytest.MonkeyPatch) -> None:
     """
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-
-
-@pytest.fixture(autouse=True)
-def _close_runtimes() -> Iterator[None]:
-    """Close the session each app left open (its lock, its files), whether the test passed or not."""
-    OPENED.clear()
-    yield
-    for app in OPENED:
-        asyncio.run(app.runtime.aclose())
-    OPENED.clear()

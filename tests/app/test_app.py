@@ -6,7 +6,15 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
+from tests.app.app_support import (
+    gated_model,
+    make_app,
+    make_factory,
+    reply_model,
+    slow_model,
+    wait_idle,
+    wait_until,
+)
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.palette import DeepTuiCommands
@@ -37,7 +45,7 @@ async def test_prompt_streams_a_reply_with_a_collapsed_tool_call(tmp_path: Path)
 
 
 async def test_a_failing_tool_is_shown_as_an_error_and_the_app_keeps_running(tmp_path: Path) -> None:
-    app = make_app(make_factory(tmp_path))
+    app = make_app(make_factory(tmp_path, writes="always"))  # approval: test_write_approval.py
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"write notes.txt/child hello", "enter")  # notes.txt is a file, not a directory
         await wait_idle(app, pilot)
@@ -152,6 +160,36 @@ async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path
         assert f"summarized {result.messages_replaced} messages" in str(focused_dividers()[-1].title)
 
 
+async def test_compact_while_a_turn_runs_is_scheduled_for_the_next_request(tmp_path: Path) -> None:
+    model, gate = gated_model()
+    factory = make_factory(tmp_path, chat_model=model)
+    handle = factory.store.create(model="gated")
+    batch = []
+    for number in range(12):
+        batch += [ModelRequest(parts=[UserPromptPart(f"question {number}: keep ID-{number:04d} " * 40)]),
+                  ModelResponse(parts=[TextPart(f"answer {number} " * 60)])]
+    handle.append_messages(batch)
+    handle.close()
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.runtime.busy, "the turn to start")
+        await pilot.click("#compact-button")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
+        await pilot.press(*"keep the IDs", "enter")
+        note = app.screen.query_one("#result")
+        await wait_until(pilot, lambda: "runs before its next model request" in str(note.render()), "the note")
+        await pilot.press("escape")
+        gate.set()
+        await wait_idle(app, pilot)
+        assert not [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished)]
+        await pilot.press(*"next", "enter")
+        await wait_idle(app, pilot)
+        [compaction] = [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished)]
+        assert compaction.trigger == "manual" and compaction.focus == "keep the IDs"
+        assert compaction.tokens_after < compaction.tokens_before
+
+
 async def test_context_help_and_palette_come_from_the_registry(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -263,17 +301,16 @@ async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         gauge = app.query_one(ContextGauge)
         for fraction, level in ((0.30, "-ok"), (0.86, "-warn"), (0.95, "-critical")):
-            gauge.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000, window_source="default")
-            await pilot.pause()
-            assert gauge.has_class(level)
+            app.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000, window_source="default")
+            await wait_until(pilot, lambda level=level: gauge.has_class(level), f"the gauge bound to app.usage: {level}")
             assert f"{round(fraction * 100)}%" in str(gauge.render())
         assert "window assumed" in str(gauge.render())
-        gauge.usage = UsageEvent(tokens=1000, window=200_000, window_source="model")
-        await pilot.pause()
-        assert "assumed" not in str(gauge.render())
+        app.usage = UsageEvent(tokens=1000, window=200_000, window_source="model")
+        await wait_until(pilot, lambda: "assumed" not in str(gauge.render()), "the gauge to follow app.usage")
         await pilot.press(*"ls", "enter")
         await wait_idle(app, pilot)
         assert gauge.usage is not None and gauge.usage.window_source == "default", "live usage from the chain"
+        assert gauge.usage is app.usage
 
 
 def seed_session_with_summary(factory, total: int = 30) -> str:  # type: ignore[no-untyped-def]
@@ -408,6 +445,32 @@ async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Pa
         assert "my work" in str(app.query_one("#title-bar").render())
 
 
+async def test_picker_filter_is_fuzzy_ranked_and_highlighted(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    factory = make_factory(tmp_path)
+    for prompt in ("deploy plan", "unrelated chat", "dense employ"):  # the last is the newest: listed first
+        handle = factory.store.create(model="offline")
+        handle.append_messages([ModelRequest(parts=[UserPromptPart(prompt)]), ModelResponse(parts=[TextPart("ok")])])
+        handle.close()
+    app = make_app(factory)
+    async with app.run_test(size=(120, 36)) as pilot:
+        picker = await picker_after_a_turn(app, pilot)
+
+        def shown() -> list[str]:
+            return [entry.meta.title for entry in picker._shown]
+
+        await pilot.press(*"deploy")
+        # Every word found ranks first, then a fuzzy match of the title (d-e-p-l-o-y in "dense employ").
+        await wait_until(pilot, lambda: shown() == ["deploy plan", "dense employ"], "the ranked filter")
+        fuzzy_row = picker.query_one(OptionList).get_option_at_index(1).prompt
+        marked = "".join(str(fuzzy_row)[span.start:span.end] for span in fuzzy_row.spans
+                         if "underline" in str(span.style))
+        assert marked == "deploy", "the matched characters are highlighted"
+        await pilot.press(*" pln")
+        await wait_until(pilot, lambda: shown() == ["deploy plan"], "a fuzzy word narrows it")
+
+
 async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -479,10 +542,33 @@ async def test_copy_uses_osc52_and_a_system_tool_when_present(tmp_path: Path, mo
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         app.copy_to_clipboard("the [bold] selection")
-        await pilot.pause()
         assert app.clipboard == "the [bold] selection"
-        assert sink.read_text() == "the [bold] selection"
-        assert any("via terminal and xclip" in str(n.message) for n in app._notifications)
+        await wait_until(pilot, lambda: sink.exists() and sink.read_text() == "the [bold] selection", "xclip")
+        await wait_until(pilot, lambda: any("via terminal and xclip" in str(n.message) for n in app._notifications),
+                         "the toast")
+
+
+async def test_a_hanging_clipboard_tool_does_not_freeze_the_app(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import stat
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    sink, gate = tmp_path / "clipboard.txt", tmp_path / "gate"
+    fake = tools / "xclip"  # waits (up to 1.5 s, under the 2 s limit) for the test to open the gate
+    fake.write_text(f"#!/bin/sh\nfor i in $(seq 30); do [ -e {gate} ] && break; {shutil.which('sleep')} 0.05; done\n"
+                    f"{shutil.which('cat')} > {sink}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tools))
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.copy_to_clipboard("copied while the tool waits")
+        # Back on the UI thread while the tool still waits: the gate is not open yet, nothing written.
+        assert app.clipboard == "copied while the tool waits" and not sink.exists()
+        gate.touch()
+        await wait_until(pilot, lambda: sink.exists() and sink.read_text() == "copied while the tool waits", "xclip")
+        await wait_until(pilot, lambda: any("via terminal and xclip" in str(n.message) for n in app._notifications),
+                         "the toast after the tool finished")
 
 
 async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> None:
@@ -502,3 +588,29 @@ async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> N
         await wait_until(pilot, lambda: chat.loaded_from < 200 - PAGE_SIZE, "the previous page")
         assert chat.loaded_from == 200 - 2 * PAGE_SIZE
         await wait_until(pilot, lambda: chat.scroll_y > 0, "the reader kept where they were, not at the new top")
+
+
+async def test_events_jsonl_is_read_once_when_the_session_opens(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tui.store.event_log import EventLog
+
+    reads: list[Path] = []
+    original = EventLog.read
+
+    def counted(self: EventLog) -> list[dict[str, object]]:
+        reads.append(self.path)
+        return original(self)
+
+    monkeypatch.setattr(EventLog, "read", counted)
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(app, pilot)
+        for key in ("ctrl+l", "ctrl+l", "ctrl+e", "ctrl+e"):  # the log and the evicted outputs, shown and hidden
+            await pilot.press(key)
+        await pilot.press(*"ls", "enter")
+        await wait_idle(app, pilot)
+        usage = [event for event in app.runtime.past_events() if isinstance(event, UsageEvent)]
+        assert len(usage) >= 2, "the events of this run are kept, without reading the file again"
+        on_disk = (tmp_path / "data" / "sessions" / app.runtime.info.session_id / "events.jsonl").read_text()
+        assert len(on_disk.splitlines()) == len(app.runtime.past_events())
+    assert len(reads) == 1

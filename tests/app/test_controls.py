@@ -80,7 +80,7 @@ async def test_footer_keys_and_dialog_close_buttons_work_by_click(tmp_path: Path
             await pilot.click(footer_key(app, key))
             await wait_until(pilot, lambda: isinstance(app.screen, kind), kind.__name__)  # noqa: B023
             await pilot.click(app.screen.query(Button).last())
-            await wait_until(pilot, lambda: on_main_screen(app), f"{kind.__name__} to close")  # noqa: B023
+            await wait_until(pilot, lambda: on_main_screen(app), f"{kind.__name__} to close")
         await pilot.click(footer_key(app, "ctrl+g"))
         await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
         await pilot.click("#close")

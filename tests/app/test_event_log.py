@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -20,7 +20,7 @@ from tui.chain.events import (
 )
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
-BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=timezone.utc).timestamp()
+BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=UTC).timestamp()
 
 
 class LogApp(App[None]):
@@ -31,7 +31,7 @@ class LogApp(App[None]):
         self.events = events
 
     def compose(self) -> ComposeResult:
-        yield EventLogPanel(self.events, now=lambda: BASE + 3600, tz=timezone.utc)
+        yield EventLogPanel(self.events, now=lambda: BASE + 3600, tz=UTC)
 
 
 def sample_events() -> list[ChainEvent]:
@@ -157,11 +157,11 @@ def test_eviction_failure_row_shows_error() -> None:
     row = event_row(
         EvictedEvent(timestamp=BASE, tool_name="bash", tool_call_id="c", path="/p", tokens=1, size_bytes=1, error="disk full"),
         now=BASE,
-        tz=timezone.utc,
+        tz=UTC,
     )
     assert row is not None and "write failed: disk full" in row.plain
 
 
 def test_compact_timestamp_adds_the_date_on_other_days() -> None:
-    assert compact_timestamp(BASE, now=BASE + 60, tz=timezone.utc) == "14:00:00"
-    assert compact_timestamp(BASE, now=BASE + 86_400, tz=timezone.utc) == "03-04 14:00"
+    assert compact_timestamp(BASE, now=BASE + 60, tz=UTC) == "14:00:00"
+    assert compact_timestamp(BASE, now=BASE + 86_400, tz=UTC) == "03-04 14:00"

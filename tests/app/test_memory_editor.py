@@ -9,9 +9,12 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
+from textual.worker import WorkerState
 
+from tests.app.app_support import wait_until
 from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
-from tui.app.widgets.memory_editor import MemoryEditor, write_text_atomic
+from tui.app.widgets.memory_editor import MemoryEditor
+from tui.atomic import write_atomic
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
 
@@ -78,11 +81,11 @@ async def test_save_creates_missing_parent_directories(tmp_path: Path) -> None:
         assert path.read_text(encoding="utf-8") == "remember this\n"
 
 
-def test_write_text_atomic_keeps_permissions(tmp_path: Path) -> None:
+def test_atomic_write_keeps_permissions(tmp_path: Path) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_text("old", encoding="utf-8")
     os.chmod(path, 0o600)
-    write_text_atomic(path, "new ✓")
+    write_atomic(path, "new ✓", durable=True)
     assert path.read_text(encoding="utf-8") == "new ✓"
     assert path.stat().st_mode & 0o777 == 0o600
 
@@ -336,7 +339,8 @@ async def test_a_missing_memory_directory_is_not_created_but_followed_once_it_ap
     app = EditorApp(path)
     async with app.run_test() as pilot:
         editor = app.query_one(MemoryEditor)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(worker.group == "memory-watch" and worker.state == WorkerState.RUNNING
+                                            for worker in app.workers), "the watcher to be waiting")
         assert not (tmp_path / "data").exists(), "opening the editor creates nothing on disk"
         deadline = time.monotonic() + 10
         path.parent.mkdir(parents=True)

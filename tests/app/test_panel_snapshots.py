@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from tui.app.widgets.memory_editor import MemoryEditor
 from tui.chain.events import CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
-BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=timezone.utc).timestamp()
+BASE = datetime(2026, 3, 4, 14, 0, 0, tzinfo=UTC).timestamp()
 SnapCompare = Callable[..., bool]
 
 
@@ -117,7 +117,7 @@ def test_event_log_snapshot(snap_compare: SnapCompare) -> None:
         CompactionFailed(timestamp=BASE + 40, strategy="summary", trigger="manual", reason="summarizer timed out", tokens=120_000),
         CompactionFinished(timestamp=BASE + 50, strategy="pointer", trigger="auto", tokens_before=150_000, tokens_after=140_000, messages_replaced=5),
     ]
-    panel = EventLogPanel(events, now=lambda: BASE + 60, tz=timezone.utc)
+    panel = EventLogPanel(events, now=lambda: BASE + 60, tz=UTC)
     assert snap_compare(PanelApp(panel), terminal_size=(60, 16), run_before=settle)
 
 
@@ -136,7 +136,7 @@ def _outputs(directory: Path) -> list[EvictedOutput]:
 
 
 def test_evicted_browser_snapshot(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    browser = EvictedBrowser(_outputs(tmp_path), now=lambda: BASE + 600, tz=timezone.utc)
+    browser = EvictedBrowser(_outputs(tmp_path), now=lambda: BASE + 600, tz=UTC)
     assert snap_compare(PanelApp(browser), terminal_size=(60, 12), run_before=settle)
 
 
@@ -152,7 +152,7 @@ def test_evicted_viewer_snapshot(snap_compare: SnapCompare, in_tmp_cwd: Path) ->
         await pilot.press("enter")
         await pilot.pause()
 
-    app = PanelApp(EvictedBrowser([], now=lambda: BASE, tz=timezone.utc))
+    app = PanelApp(EvictedBrowser([], now=lambda: BASE, tz=UTC))
     assert snap_compare(app, terminal_size=(90, 24), run_before=open_and_search)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from textual import events
 
-from tests.app.test_app import palette_choices
 from tests.app.app_support import gated_model, make_app, make_factory, reply_model, wait_idle, wait_until
+from tests.app.test_app import palette_choices
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.prompt_history import HISTORY_FILE_NAME
@@ -390,3 +390,38 @@ async def test_an_empty_session_shows_a_welcome_until_the_first_prompt(tmp_path:
         await wait_idle(app, pilot)
         assert not app.query("#welcome"), "once dismissed, it stays away for this run"
         assert session
+
+
+async def test_every_answer_of_a_turn_can_be_forked_at_not_only_the_last(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+    def answered(messages: list[ModelMessage]) -> bool:
+        return any(isinstance(part, ToolReturnPart) for part in messages[-1].parts)
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo):  # type: ignore[no-untyped-def]
+        if answered(messages):
+            yield "It says alpha."
+            return
+        yield "Let me look first."  # text closed by the tool call that follows
+        yield {0: DeltaToolCall(name="read_file", json_args='{"path": "notes.txt"}', tool_call_id="c1")}
+
+    def whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if answered(messages):
+            return ModelResponse(parts=[TextPart("It says alpha.")])
+        return ModelResponse(parts=[TextPart("Let me look first."),
+                                    ToolCallPart("read_file", {"path": "notes.txt"}, tool_call_id="c1")])
+
+    model = FunctionModel(whole, stream_function=stream, model_name="scripted")
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"what is in notes", "enter")
+        await wait_idle(app, pilot)
+        first, last = app.query(AssistantBlock)
+        assert "Let me look" in first.received and "alpha" in last.received
+        assert (first.message_index, last.message_index) == (1, 3)
+        first.focus()
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the fork confirmation")
+        assert "message 2 of 4" in str(app.screen.query_one(".dialog--message").render())
+        await pilot.press("n")

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui.agent.runtime_api import RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, ContextSlice, RuntimeInfo
 from tui.app.command_registry import closest, rank, unknown_command_message
 from tui.app.prompt_history import MAX_ENTRIES, PromptHistory
 from tui.app.screens.compact_dialog import describe_result
 from tui.app.screens.context_report import breakdown_lines
 from tui.app.widgets.blocks import DividerInfo
 from tui.app.widgets.title_bar import title_parts
-from tui.agent.runtime_api import ContextBreakdown, ContextSlice
 from tui.chain.events import CompactionFinished
 
 
@@ -58,7 +57,7 @@ def test_ranking_puts_name_matches_first() -> None:
     assert [command.name for command, _ in rank("/comp")][:1] == ["compact"]
     assert [command.name for command, _ in rank("window")] == ["context"]  # found in its description only
     assert rank("co", descriptions=False)[0][0].name in ("compact", "context")
-    assert [command.name for command in closest("/contxt")][0] == "context"
+    assert closest("/contxt")[0].name == "context"
     assert "did you mean /help" in unknown_command_message("/hlep me")
 
 

@@ -6,13 +6,14 @@ import itertools
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from textual.widgets import Button
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime import SessionRequest
 from tui.app.screens.confirm import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
+from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent
@@ -79,7 +80,9 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(*"read notes.txt", "enter")
         await wait_idle(pilot.app, pilot)
-        await pilot.pause(0.3)  # let the last streamed Markdown fragment render
+        answer = pilot.app.query(AssistantBlock).last()
+        await wait_until(pilot, lambda: answer.source.strip() == answer.received.strip(), "the last fragment")
+        await pilot.pause()
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)
 
@@ -87,9 +90,9 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
 @pytest.mark.parametrize("fraction", [0.30, 0.86, 0.95])
 def test_gauge_levels(snap_compare, tmp_path: Path, fraction: float) -> None:  # type: ignore[no-untyped-def]
     async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
-        pilot.app.query_one(ContextGauge).usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
-                                                             window_source="model", reserve=16_000, margin=10_000)
-        await pilot.pause()
+        pilot.app.usage = UsageEvent(tokens=int(fraction * 200_000), window=200_000,
+                                     window_source="model", reserve=16_000, margin=10_000)
+        await wait_until(pilot, lambda: pilot.app.query_one(ContextGauge).usage is pilot.app.usage, "the gauge")
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(100, 12), run_before=set_usage)
 

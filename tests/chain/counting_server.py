@@ -50,10 +50,10 @@ def _reply(payload: dict[str, Any], state: CountingState) -> dict[str, Any]:
 
 def _handler(state: CountingState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
             size = request_tokens(payload)
             state.sizes.append(size)

@@ -199,3 +199,31 @@ def test_parallel_tool_outputs_that_cannot_fit_become_pointers_instead_of_failin
     assert harness.manager.accountant.estimate(sent, harness.manager.fixed_tokens) <= harness.manager.limit
     returns = [p for m in sent for p in m.parts if isinstance(p, ToolReturnPart)]
     assert len(returns) == 4 and all("saved at" in str(p.content) for p in returns)
+
+
+def test_when_pointers_with_previews_still_do_not_fit_the_previews_are_cut_shorter(tmp_path: Path) -> None:
+    """Sixteen parallel outputs in the running turn: even as pointers with 600-character previews they do not
+    fit a 4k window, so the previews shrink until the request fits — the turn is never failed (found by the
+    fuzz farm, tests/fuzz/reproducers/seed-21.json)."""
+    from pydantic_ai.messages import ToolCallPart
+
+    harness = make_harness(tmp_path, window=4_000, protect_recent_tokens=None, min_savings_tokens=None)
+    calls = [ToolCallPart("read_file", {"path": f"src/part_{n}.py"}, f"call-{n}") for n in range(16)]
+    history = [
+        ModelRequest(parts=[UserPromptPart("read the sixteen parts")]),
+        ModelResponse(parts=calls),
+        ModelRequest(parts=[ToolReturnPart("read_file", f"line {n}\tvalue\n" * 150, f"call-{n}") for n in range(16)]),
+    ]
+    received: list[list[ModelMessage]] = []
+
+    def chat(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        received.append(list(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = Agent(FunctionModel(chat), capabilities=harness.manager.capabilities())
+    agent.run_sync(message_history=seed(harness, history))
+    sent = received[0]
+    assert harness.manager.accountant.estimate(sent, harness.manager.fixed_tokens) <= harness.manager.limit
+    returns = [p for m in sent for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert len(returns) == 16 and all("saved at" in str(p.content) for p in returns)
+    assert max(len(str(p.content)) for p in returns) < 600, "the previews were cut below the first resort's size"

@@ -45,7 +45,8 @@ async def test_summary_is_recorded_and_resume_starts_from_it(tmp_path: Path) -> 
         if kind == "compaction_finished":
             assert kinds[index + 1] == "usage"
     summaries = [r for r in records if r["kind"] == "compaction_finished" and r["strategy"] in ("summary", "fallback")]
-    assert summaries, "\n".join(str((r["kind"], r.get("strategy"), r.get("reason"), r.get("tokens_before"), r.get("tokens_after"), r.get("tokens"))) for r in records if r["kind"] != "usage")
+    fields = ("kind", "strategy", "reason", "tokens_before", "tokens_after", "tokens")
+    assert summaries, "\n".join(str(tuple(r.get(f) for f in fields)) for r in records if r["kind"] != "usage")
     meta = json.loads((directory / "session.json").read_text())
     assert meta["compressions"] == kinds.count("compaction_finished") and meta["message_count"] == count
 

@@ -17,8 +17,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.chain.support import SummarizerScript, history, make_harness, seed
-from tui.chain.eviction import build_preview
 from tui.chain.events import CompactionFailed, CompactionFinished
+from tui.chain.eviction import build_preview
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.transcript import dense_extract, render_transcript
 
@@ -121,9 +121,9 @@ def test_the_plan_says_what_a_summary_replaces_and_keeps(tmp_path: Path) -> None
 def test_tier2_reclaims_before_any_summary_at_small_windows_with_the_defaults(tmp_path: Path) -> None:
     """With default settings (no protect/min-savings configured) at an 8k window, old tool outputs become
     pointers before the lossy tier is needed (issue 14: tier 2 never ran below ~50k windows)."""
+    from tests.chain.support import ListRecorder
     from tui.chain.manager import ContextManager
     from tui.config import ContextSettings
-    from tests.chain.support import ListRecorder
 
     events: list = []
     recorder = ListRecorder()

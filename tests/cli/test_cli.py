@@ -121,7 +121,7 @@ def test_unknown_id_is_exit_2_and_creates_nothing(workdir: Path, capsys: pytest.
 
 def test_ambiguous_prefix_is_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sessions = data_dir(workdir) / "sessions"
-    for sid in ("abc111111111", "abc222222222"):
+    for _ in range(2):
         run_ok(capsys, "run", "x")
     # Rename the two real sessions so they share a prefix.
     for old, new in zip(session_ids(workdir), ("abc111111111", "abc222222222"), strict=True):
@@ -187,3 +187,38 @@ def test_delete_refuses_without_yes_when_not_interactive(workdir: Path, capsys: 
     err = run_fail(capsys, "sessions", "delete", session_ids(workdir)[0])
     assert "--yes" in err
     assert len(session_ids(workdir)) == 1
+
+
+def test_run_refuses_writes_unless_allowed(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, err = run_ok(capsys, "run", "write", "plan.md", "step one")
+    assert not (workdir / "plan.md").exists()
+    assert "the user has not allowed file writes in this run" in out  # the offline model repeats what it read
+    assert "deep-tui: refused write_file: the user has not allowed file writes" in err
+    assert "1 file write refused" in err and "--allow-writes" in err
+
+    out, err = run_ok(capsys, "run", "--allow-writes", "write", "plan.md", "step one")
+    assert (workdir / "plan.md").read_text() == "step one\n"
+    assert "refused" not in err
+
+    run_ok(capsys, "--deny-writes", "run", "write", "plan.md", "step two")
+    assert (workdir / "plan.md").read_text() == "step one\n"
+
+
+def test_config_can_allow_writes_for_run_and_a_flag_overrides_it(workdir: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data_dir(workdir).mkdir()
+    (data_dir(workdir) / "config.toml").write_text('[tools]\nwrites = "always"\n')
+    run_ok(capsys, "run", "write", "plan.md", "from config")
+    assert (workdir / "plan.md").read_text() == "from config\n"
+    _, err = run_ok(capsys, "run", "--deny-writes", "write", "plan.md", "denied")
+    assert (workdir / "plan.md").read_text() == "from config\n" and "refused write_file" in err
+
+
+def test_writes_flags_are_in_help_and_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--allow-writes" in out and "--deny-writes" in out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--allow-writes", "--deny-writes", "hi"])
+    assert exit_info.value.code == 2

@@ -103,3 +103,11 @@ def test_resuming_a_corrupt_history_changes_nothing_on_disk(work: Path) -> None:
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert time.monotonic() - started < 30
     assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+
+
+def test_an_unknown_resume_id_is_said_before_any_screen_is_drawn(work: Path) -> None:
+    deep_tui(work, "run", "read notes.txt")  # one real session, so the prefix below matches nothing
+    result = deep_tui(work, "--resume", "zzz")
+    assert result.returncode == 2
+    assert "no session matches 'zzz'" in result.stderr
+    assert "\x1b" not in result.stdout + result.stderr, "the full-screen app never started"

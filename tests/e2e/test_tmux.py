@@ -73,7 +73,7 @@ def test_a_long_code_block_streamed_from_an_openai_server_shows_its_last_line(tm
     work.mkdir()
     env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""),
            "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "LANG": "C.UTF-8", "OPENAI_API_KEY": "loopback"}
-    state = ChatServerState(reply_chunks=chunks, chunks_per_second=4_000)
+    state = ChatServerState(content_chunks=chunks, chunks_per_second=4_000)
     with openai_chat_server(state) as (base_url, _):
         terminal = TmuxTerminal([*_command(), "--data-dir", str(tmp_path / "data"), "--workdir", str(work),
                                  "--model", "openai-chat:loopback", "--base-url", base_url], cwd=work, env=env)

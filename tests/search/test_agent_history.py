@@ -148,3 +148,24 @@ def test_a_hit_shows_five_lines_of_context_each_side(tmp_path: Path) -> None:
     [found] = run_tools(tmp_path, session, [("search_conversation_history", {"query": "needle"})])
     shown = [line for line in found.splitlines() if line.startswith("line ")]
     assert shown == [f"line {n}" if n != 10 else "line 10 NEEDLE" for n in range(5, 16)]
+
+
+def test_a_locked_index_still_answers_the_agent_by_a_scan_and_says_so(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = DataDir(tmp_path / "data")
+    session = make_session(data, exchange("we agreed on the sapphire release name", "ok"))
+    builder = HistorySearch(data)
+    builder.refresh()
+    builder.index.close()
+    holder = sqlite3.connect(data.root / "index.sqlite", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another deep-tui holds the index
+    try:
+        [found] = run_tools(tmp_path, session, [("search_conversation_history",
+                                                 {"query": "sapphire", "scope": "all"})])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert found.startswith("(note: ") and "locked by another deep-tui" in found, found
+    assert "we agreed on the sapphire release name" in found, "the turn still gets its hits"

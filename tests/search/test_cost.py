@@ -20,6 +20,7 @@ from tui.agent.cost_events import CostUpdated
 from tui.agent.models import build_model, choose_model
 from tui.agent.session_runtime import SessionRuntime
 from tui.agent.turn_events import TurnFinished
+from tui.app.screens.compact_dialog import describe_result
 from tui.chain.events import CompactionFinished
 from tui.config import ContextSettings, Settings
 from tui.cost_text import compaction_cost_text, format_usd, totals_details, totals_label
@@ -125,6 +126,42 @@ async def test_a_compaction_costs_what_the_summarizer_spent_and_the_session_coun
     line = describe_event(CompactionFinished(**{key: value for key, value in finished.items()
                                                 if key not in ("kind", "files_created", "missing_identifiers")}))
     assert f"cost {format_usd(finished['cost_usd'])}" in line and "saving: price unknown" in line
+
+
+async def test_a_compaction_says_what_it_saves_on_each_later_request_at_the_chat_models_price(
+        tmp_path: Path) -> None:
+    """A priced chat model (gpt-4.1 through the loopback server): the finished compaction carries the tokens it
+    freed at that model's input price, and the event log line shows it."""
+    data = DataDir(tmp_path / "data")
+    work = tmp_path / "work"
+    work.mkdir()
+    state = ChatServerState(reply="a long answer about the rollout plan " * 40, prompt_tokens=1_000)
+    with openai_chat_server(state) as (base_url, _):
+        handle = SessionStore(data).create(model="openai-chat:gpt-4.1")
+        runtime = SessionRuntime(settings=Settings(context=ContextSettings(window=50_000)), data_dir=data,
+                                 workdir=work, handle=handle,
+                                 chat_model=build_model("openai-chat:gpt-4.1", base_url=base_url),
+                                 choice=choose_model("openai-chat:gpt-4.1", None),
+                                 summarizer_model=FunctionModel(_summarizer, model_name="claude-sonnet-4-5"))
+        try:
+            with models.override_allow_model_requests(True):  # the loopback server: no network
+                for number in range(4):
+                    events = [event async for event in runtime.run_turn(f"question {number} about the rollout")]
+                    assert isinstance(events[-1], TurnFinished)
+            event = await runtime.compact()
+        finally:
+            await runtime.aclose()
+    assert isinstance(event, CompactionFinished), event
+    assert event.tokens_saved > 0
+    gpt_input_per_token = float(calc_price(Usage(input_tokens=1_000_000), "gpt-4.1", provider_id="openai")
+                                .input_price) / 1_000_000
+    assert event.saves_usd_per_request == pytest.approx(event.tokens_saved * gpt_input_per_token)
+    records = [json.loads(line) for line in (handle.directory / "events.jsonl").read_text().splitlines()]
+    [finished] = [record for record in records if record["kind"] == "compaction_finished"]
+    assert finished["saves_usd_per_request"] == pytest.approx(event.saves_usd_per_request)
+    saving = f"saves ≈{format_usd(event.saves_usd_per_request)}/request"
+    assert saving in describe_event(event)
+    assert saving in str(describe_result(event)), "the compact dialog says it too"
 
 
 async def test_a_real_provider_turn_is_priced_and_kept_in_session_json(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.app_support import make_app, make_factory, reply_model, wait_idle
+from tests.app.app_support import make_app, make_factory, reply_model, wait_idle, wait_until
 from tests.search.support import exchange
 from tui.agent.runtime import SessionRequest
 from tui.app.screens.context_report import breakdown_lines
@@ -31,7 +31,7 @@ async def test_the_gauge_line_says_price_unknown_for_a_model_without_a_price(tmp
         assert str(meter.render()) == "turn price unknown  session price unknown"
         assert "1 request with price unknown not included" in str(meter.tooltip)
         await pilot.press("f2")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query("#breakdown")), "the context report")
         text = str(app.screen.query_one("#breakdown").render())
         assert "cost  session price unknown" in text and "last request price unknown" in text
 

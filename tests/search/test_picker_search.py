@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelMessage
 
-from tests.app.app_support import make_app, make_factory, wait_idle
+from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.search.support import exchange, tool_round
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.screens.session_list import SessionList
@@ -48,11 +47,7 @@ def seeded(tmp_path: Path) -> tuple[RuntimeFactory, str, str]:
 
 
 async def until(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await pilot.pause(0.05)
+    await wait_until(pilot, condition, "the picker", timeout)
 
 
 def picker(app: DeepTuiApp) -> SessionPickerScreen:
@@ -80,15 +75,13 @@ async def landed_on_hit(app: DeepTuiApp, pilot, session_id: str) -> ToolBlock:  
     [block] = app.query(".-search-hit")
     assert isinstance(block, ToolBlock) and block.message_index == 6 and not block.collapsed
     assert chat.loaded_from <= 6  # earlier pages were loaded to reach it
-    await pilot.pause(0.1)
-    top = block.region.y - chat.region.y
-    assert 0 <= top < chat.region.height, "the hit is on screen"
-    assert "the migration plan for the billing schema" in str(block._result.render())  # noqa: SLF001
+    await until(pilot, lambda: 0 <= block.region.y - chat.region.y < chat.region.height)  # the hit is on screen
+    assert "the migration plan for the billing schema" in str(block._result.render())
     return block
 
 
 async def test_typing_shows_the_snippet_and_enter_opens_the_session_at_the_hit(tmp_path: Path) -> None:
-    factory, long_session, titled = seeded(tmp_path)
+    factory, long_session, _titled = seeded(tmp_path)
     app = make_app(factory)
     async with app.run_test(size=SIZE) as pilot:
         await type_query(app, pilot, "migration")
@@ -137,7 +130,9 @@ async def test_short_words_filter_titles_only_and_forks_are_not_listed_twice(tmp
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
         await pilot.press(*"bi")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: picker(app).filter_input.value == "bi")
+        await pilot.pause()
+        assert not [worker for worker in app.workers if worker.group == "picker-search" and not worker.is_finished]
         assert picker(app).content_hits == {} and not picker(app).has_class("-search-note")
 
 
@@ -156,6 +151,33 @@ def test_picker_with_content_hits_snapshot(snap_compare, tmp_path: Path, fixed_i
 
     async def search(pilot) -> None:  # type: ignore[no-untyped-def]
         await type_query(app, pilot, "migration plan")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: any("message " in text for text in option_texts(app)))  # the snippet rows
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=search)
+
+
+async def test_a_locked_index_is_searched_by_a_scan_and_the_picker_says_so(tmp_path: Path) -> None:
+    import sqlite3
+
+    factory, long_session, _ = seeded(tmp_path)
+    factory.search.refresh()
+    factory.search.index.close()
+    holder = sqlite3.connect(factory.data_dir.root / "index.sqlite", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another deep-tui holds the index
+    try:
+        app = make_app(factory)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_query(app, pilot, "billing schema")
+            await until(pilot, lambda: picker(app).has_class("-search-note"))
+            note = str(picker(app).query_one("#search-note").render())
+            assert "locked by another deep-tui" in note, note
+            [text] = option_texts(app)
+            assert "Billing work" in text and "billing schema" in text, "the scan still finds the hit"
+            await pilot.press("enter")
+            await landed_on_hit(app, pilot, long_session)
+        await app.runtime.aclose()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

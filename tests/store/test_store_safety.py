@@ -62,6 +62,24 @@ def test_an_untouched_new_session_is_still_cleared(store: SessionStore) -> None:
     assert not handle.directory.exists()
 
 
+@pytest.mark.parametrize(("typed", "cleared"), [
+    (['"/context"', '"/help"'], True),          # only commands were typed: nothing to keep
+    (['"/context"', '"fix the bug"'], False),   # a prompt whose turn never recorded: kept
+    (['"//etc/hosts is a path"'], False),       # a message that starts with a slash
+    (['"/help"', '{"torn'], False),             # a line that cannot be read: kept
+])
+def test_a_new_session_where_only_commands_were_typed_is_still_cleared(store: SessionStore, typed: list[str],
+                                                                       cleared: bool) -> None:
+    handle = store.create()
+    handle.close()
+    history = handle.directory / "prompt_history.jsonl"  # as the app's prompt history writes it
+    history.write_text("".join(line + "\n" for line in typed), encoding="utf-8")
+    assert [meta.id for meta in store.list_sessions()] == ([] if cleared else [handle.id])
+    assert handle.directory.exists() is not cleared
+    if not cleared:
+        assert history.read_text(encoding="utf-8").splitlines() == typed
+
+
 async def test_closing_a_resumed_session_that_became_empty_deletes_nothing(tmp_path: Path) -> None:
     data = DataDir(tmp_path / "data")
     factory = RuntimeFactory(settings=Settings(), data_dir=data, workdir=tmp_path, choice=choose_model("offline", None))
@@ -119,7 +137,7 @@ def test_a_full_disk_when_creating_a_session_is_one_error_and_leaves_nothing(
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(meta_module, "write_atomic", full)
-    with pytest.raises(StorageError, match="cannot create a session in .*: No space left on device"):
+    with pytest.raises(StorageError, match=r"cannot create a session in .*: No space left on device"):
         store.create()
     assert not store.root.exists() or not any(store.root.iterdir())
 

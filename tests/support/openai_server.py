@@ -8,6 +8,8 @@ request with a scripted reply, records the requests it received, and binds to
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -17,15 +19,43 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Fault:
+    """How the server fails one request (see :func:`fail_with`); fields combine as documented."""
+
+    status: int | None = None
+    """Answer with this HTTP status and a JSON error body (e.g. 500, 429)."""
+    retry_after: str | None = None
+    """A ``Retry-After`` header to send with ``status``."""
+    hang: bool = False
+    """Send nothing until the server shuts down (or ``ChatServerState.hang_cap`` passes)."""
+    chunks_before: int | None = None
+    """Stream this many chunks of the reply first, then ``hang`` or ``reset`` (mid-answer), or just stop."""
+    reset: bool = False
+    """Drop the connection with a TCP reset (before anything, or after ``chunks_before`` chunks)."""
+
+
 @dataclass
 class ChatServerState:
     reply: str = "Hello from the loopback server."
     prompt_tokens: int = 1234
     requests: list[dict[str, Any]] = field(default_factory=list)
-    reply_chunks: list[str] | None = None
-    """Stream exactly these content chunks (instead of ``reply`` split at spaces)."""
     chunks_per_second: float | None = None
     """Pace the streamed chunks at this rate (``None``: as fast as the socket takes them)."""
+    content_chunks: list[str] | None = None
+    """Streamed verbatim, one content delta each, instead of ``reply`` split on spaces (control
+    characters, lone surrogates: ``json.dumps`` escapes them, the client decodes them back)."""
+    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
+    """Scripted tool calls ``(id, name, JSON arguments)``: each streamed request takes the next one
+    (answered with that call instead of text) until none are left."""
+    faults: list[Fault] = field(default_factory=list)
+    """Faults for the next requests, oldest first: each request takes one; when empty, requests succeed."""
+    request_times: list[float] = field(default_factory=list)
+    """``time.monotonic()`` at the arrival of each request (including failed ones), in order."""
+    hang_cap: float = 30.0
+    """The longest a hanging request hangs, so no test can hang forever."""
+    released: threading.Event = field(default_factory=threading.Event)
+    """Set when the server shuts down: every hang ends."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -39,19 +69,41 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> byte
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
+def _stream_scripted_reply(out: Any, state: ChatServerState, model: str) -> str:
+    """Write the reply's deltas: the next scripted tool call, else the content; returns the finish reason."""
+    if state.tool_calls:
+        call_id, name, arguments = state.tool_calls.pop(0)
+        call = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        out.write(_chunk(model, {"tool_calls": [call]}))
+        return "tool_calls"
+    pieces = state.content_chunks if state.content_chunks is not None else [w + " " for w in state.reply.split(" ")]
+    start = time.perf_counter()
+    for number, piece in enumerate(pieces):
+        if state.chunks_per_second:
+            ahead = start + number / state.chunks_per_second - time.perf_counter()
+            if ahead > 0.002:
+                time.sleep(ahead)
+        out.write(_chunk(model, {"content": piece}))
+        out.flush()
+    return "stop"
+
+
 def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404, "only /chat/completions is served here")
                 return
             length = int(self.headers.get("Content-Length", "0"))
             payload = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(payload)
+            state.request_times.append(time.monotonic())
             model = payload.get("model", "loopback")
+            if state.faults and _apply_fault(self, state, state.faults.pop(0), model):
+                return
             usage = {"prompt_tokens": state.prompt_tokens, "completion_tokens": 7,
                      "total_tokens": state.prompt_tokens + 7}
             if payload.get("stream"):
@@ -59,17 +111,8 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-                chunks = state.reply_chunks if state.reply_chunks is not None \
-                    else [word + " " for word in state.reply.split(" ")]
-                start = time.perf_counter()
-                for number, content in enumerate(chunks):
-                    if state.chunks_per_second:
-                        ahead = start + number / state.chunks_per_second - time.perf_counter()
-                        if ahead > 0.002:
-                            time.sleep(ahead)
-                    self.wfile.write(_chunk(model, {"content": content}))
-                    self.wfile.flush()
-                self.wfile.write(_chunk(model, {}, finish="stop"))
+                finish = _stream_scripted_reply(self.wfile, state, model)
+                self.wfile.write(_chunk(model, {}, finish=finish))
                 tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
                         "created": int(time.time()), "model": model, "choices": [], "usage": usage}
                 self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
@@ -102,5 +145,50 @@ def openai_chat_server(state: ChatServerState | None = None) -> Iterator[tuple[s
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", server_state
     finally:
+        server_state.released.set()
         server.shutdown()
         server.server_close()
+
+
+def fail_with(state: ChatServerState, *faults: Fault) -> None:
+    """Queue ``faults`` for the next requests (one each); later requests are answered normally."""
+    state.faults.extend(faults)
+
+
+def _apply_fault(handler: BaseHTTPRequestHandler, state: ChatServerState, fault: Fault, model: str) -> bool:
+    """Fail this request as ``fault`` says; False when the fault leaves the normal answer to follow."""
+    if fault.status is not None:
+        body = json.dumps({"error": {"message": f"loopback fault {fault.status}", "type": "server_error",
+                                     "code": None}}).encode()
+        handler.send_response(fault.status)
+        if fault.retry_after is not None:
+            handler.send_header("Retry-After", fault.retry_after)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+        return True
+    if fault.chunks_before is not None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        handler.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
+        for word in state.reply.split(" ")[: fault.chunks_before]:
+            handler.wfile.write(_chunk(model, {"content": word + " "}))
+        handler.wfile.flush()
+    if fault.reset:
+        _reset(handler)
+        return True
+    if fault.hang:
+        state.released.wait(state.hang_cap)
+        handler.close_connection = True
+        return True
+    return fault.chunks_before is not None  # chunks, then a clean end without the rest
+
+
+def _reset(handler: BaseHTTPRequestHandler) -> None:
+    """Close the socket with SO_LINGER 0: the client sees a connection reset, not a clean end."""
+    connection = handler.connection
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+    handler.close_connection = True

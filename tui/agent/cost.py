@@ -89,7 +89,8 @@ def price_usage(usage: RequestUsage, model_name: str | None, *, provider_name: s
         return RequestCost(float(full.input_price), 0.0, float(full.output_price))
     # Uncached input at the plain rate (same input total, so the same price tier); the rest of the
     # input price is what the cached tokens cost.
-    plain_usage = dataclasses.replace(usage, **{name: 0 for name in _CACHE_FIELDS if hasattr(usage, name)})
+    zeroed: dict[str, Any] = {name: 0 for name in _CACHE_FIELDS if hasattr(usage, name)}
+    plain_usage = dataclasses.replace(usage, **zeroed)
     plain = _calc(plain_usage, model_name, provider_name=provider_name, provider_url=provider_url, timestamp=timestamp)
     if plain is None:
         return None
@@ -173,7 +174,7 @@ def chat_input_rate(chat_model: Model) -> float | None:
     return input_price_per_token(chat_model.model_name, provider_name=chat_model.system, provider_url=base_url)
 
 
-CompactionEvent = TypeVar("CompactionEvent", CompactionFinished, CompactionFailed)
+CompactionEvent = TypeVar("CompactionEvent", bound=CompactionFinished | CompactionFailed)
 
 
 def price_compaction(event: CompactionEvent, tracker: CostTracker, summarizer: Summarizer) -> CompactionEvent:

@@ -11,11 +11,12 @@ import re
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset, RunContext
-from pydantic_ai.workspaces import Workspace
+from pydantic_ai.workspaces import FileEntry, Workspace
 
 from tui.agent.file_search import WalkStats, glob_regex, walk_files
 from tui.agent.path_policy import PathPolicy
 from tui.agent.tool_errors import refuse, reported_as_tool_error
+from tui.agent.write_approval import WRITES_FILES_METADATA
 
 READ_CHAR_LIMIT = 50_000
 LINE_CHAR_LIMIT = 2_000
@@ -80,14 +81,14 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         tool outputs under the data directory's large_tool_results/."""
         if offset < 0 or limit <= 0:
             raise refuse("offset must be ≥ 0 and limit > 0")
-        target = policy.resolve(path)
+        target = policy.resolve_for_read(path)
         text = await _read_text_file(ctx.workspace, target, path)
         return number_lines(text, path, offset, limit)
 
-    @toolset.tool
+    @toolset.tool(metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.write_gate)
     async def write_file(ctx: RunContext[None], path: str, content: str) -> str:
         """Create or overwrite a file with ``content`` (parent directories are created)."""
-        target = policy.resolve(path)
+        target = policy.resolve_for_write(path)
         data = content.encode("utf-8")
         with reported_as_tool_error(f"writing {path}"):
             if await ctx.workspace.exists(str(target)) and (await ctx.workspace.stat(str(target))).is_dir:
@@ -95,7 +96,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             await ctx.workspace.write_bytes(str(target), data)
         return f"wrote {len(data)} bytes to {policy.display(target)}"
 
-    @toolset.tool
+    @toolset.tool(metadata=WRITES_FILES_METADATA)
     async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
         target = policy.resolve(path)
@@ -120,8 +121,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
                 raise refuse(f"{path} is not a directory")
             entries = await ctx.workspace.list_dir(str(target))
         ordered = sorted(entries, key=lambda entry: (not entry.is_dir, entry.name))
-        rows = [f"{entry.name}/" if entry.is_dir else f"{entry.name}  {entry.size if entry.size is not None else '?'}"
-                for entry in ordered]
+        rows = [row for entry in ordered if (row := _listing_row(policy, entry)) is not None]
         more = f"\n… and {len(rows) - LIST_LIMIT} more" if len(rows) > LIST_LIMIT else ""
         return ("\n".join(rows[:LIST_LIMIT]) or "(empty directory)") + more
 
@@ -177,6 +177,18 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         return ("\n".join(hits) if hits else f"no matches for {pattern!r}") + note
 
     return toolset
+
+
+def _listing_row(policy: PathPolicy, entry: FileEntry) -> str | None:
+    """One ``ls`` line; None for an entry in deep-tui's data directory, nothing about a target outside."""
+    resolved = Path(entry.path).resolve()
+    if policy.in_data_dir(resolved):
+        return None
+    if not policy.allows(resolved):
+        return f"{entry.name}  (link to a path outside the working directory)"
+    if entry.is_dir:
+        return f"{entry.name}/"
+    return f"{entry.name}  {entry.size if entry.size is not None else '?'}"
 
 
 async def _searchable_text(workspace: Workspace, file: Path, size: int | None) -> str | None:

@@ -28,7 +28,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-SEAL_METADATA_KEY = "deep_tui_sealed"
+from tui.metadata_keys import SEAL_METADATA_KEY
+
 """Metadata on what :func:`seal` adds: ``{"reason": ...}``."""
 
 INTERRUPTED_RETURN = "(interrupted: no result was recorded — the turn stopped before this tool call finished)"

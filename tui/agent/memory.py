@@ -19,6 +19,7 @@ from pydantic_ai import FunctionToolset
 
 from tui.agent.tool_errors import refuse, reported_as_tool_error
 from tui.atomic import write_atomic
+from tui.terminal_text import visible
 
 INJECTED_LINES = 200
 """At most this many lines of MEMORY.md go into the instructions of every run."""
@@ -220,6 +221,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
         """Append ``content`` to MEMORY.md (facts, preferences, decisions worth keeping)."""
         if not content.strip():
             raise refuse("content is empty")
+        content = visible(content)  # the Memory panel shows the file as it is: no escape codes get in
         with reported_as_tool_error("writing MEMORY.md"):
             memory.append(content)
         return f"added {len(content)} characters to MEMORY.md"
@@ -229,7 +231,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
         """Replace ``old_text`` (must occur exactly once) with ``new_text`` in MEMORY.md."""
         try:
             with reported_as_tool_error("updating MEMORY.md"):
-                memory.replace(old_text, new_text)
+                memory.replace(old_text, visible(new_text))
         except ValueError as error:
             raise refuse(str(error)) from None
         return "MEMORY.md updated"

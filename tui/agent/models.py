@@ -7,13 +7,23 @@ stand-in so the app always starts.
 
 from __future__ import annotations
 
+import inspect
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
+
+if TYPE_CHECKING:
+    from pydantic_ai.providers import Provider
+
+    from tui.agent.provider_http import ProviderConnection
+
+logger = logging.getLogger(__name__)
 
 MODEL_ENV = "DEEP_TUI_MODEL"
 OFFLINE_MODEL_NAME = "offline"
@@ -63,13 +73,15 @@ def choose_model(
     return ModelChoice(OFFLINE_MODEL_NAME, "offline")
 
 
-def build_model(name: str, *, base_url: str | None = None) -> Model:
+def build_model(name: str, *, base_url: str | None = None, connection: ProviderConnection | None = None) -> Model:
     """Turn a model string into a pydantic-ai ``Model``.
 
     ``offline`` gives the local stand-in. With ``base_url`` set, ``openai:`` and
     ``openai-chat:`` models talk the chat-completions API to that server (what
     Ollama, vLLM and most proxies speak); the key comes from ``OPENAI_API_KEY``
-    or is a placeholder for servers that need none.
+    or is a placeholder for servers that need none. With ``connection``, the
+    provider's requests go through its clients (timeouts, retries, waits reported;
+    see :mod:`tui.agent.provider_http`) and the SDK's own retries are off.
     """
     if name == OFFLINE_MODEL_NAME:
         from tui.agent.offline import build_offline_model
@@ -86,13 +98,51 @@ def build_model(name: str, *, base_url: str | None = None) -> Model:
         from pydantic_ai.providers.openai import OpenAIProvider
 
         api_key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return OpenAIChatModel(model_name, provider=OpenAIProvider(base_url=base_url, api_key=api_key))
+        if connection is None:
+            return OpenAIChatModel(model_name, provider=OpenAIProvider(base_url=base_url, api_key=api_key))
+        from openai import AsyncOpenAI
+
+        client = connection.client(_host(base_url))
+        openai_client = AsyncOpenAI(base_url=base_url, api_key=api_key, http_client=client, max_retries=0)
+        return OpenAIChatModel(model_name, provider=OpenAIProvider(openai_client=openai_client))
     try:
-        return infer_model(name)
+        if connection is None:
+            return infer_model(name)
+        return infer_model(name, provider_factory=lambda provider_name: _provider(provider_name, connection))
     except UserError as error:
         raise ModelConfigError(f"cannot use model '{name}': {_first_line(str(error))}") from None
     except ImportError as error:
         raise ModelConfigError(f"cannot use model '{name}': missing dependency ({error.name})") from None
+
+
+def _provider(name: str, connection: ProviderConnection) -> Provider[Any]:
+    """pydantic-ai's provider for ``name`` on the connection's client, with the SDK's own retries off where it
+    has them (OpenAI, Anthropic), so the connection's policy is the one that applies and is shown."""
+    from pydantic_ai.providers import infer_provider, infer_provider_class
+
+    if name in {"openai", "openai-chat", "openai-responses"} and os.environ.get("OPENAI_API_KEY"):
+        from openai import AsyncOpenAI
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(openai_client=AsyncOpenAI(http_client=connection.client("openai"), max_retries=0))
+    if name == "anthropic" and os.environ.get("ANTHROPIC_API_KEY"):
+        from anthropic import AsyncAnthropic
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
+        client = AsyncAnthropic(http_client=connection.client("anthropic"), max_retries=0)
+        return AnthropicProvider(anthropic_client=client)
+    try:
+        provider_class = infer_provider_class(name)
+        if "http_client" in inspect.signature(provider_class.__init__).parameters:
+            return provider_class(http_client=connection.client(name))  # type: ignore[call-arg]
+    except (UserError, ValueError, TypeError) as error:  # its own error message is the better one
+        logger.debug("provider %s without deep-tui's HTTP client: %s", name, error)
+    return infer_provider(name)
+
+
+def _host(base_url: str) -> str:
+    """What a self-hosted server is called while waiting for it: its host and port."""
+    return urlsplit(base_url).netloc or base_url
 
 
 def _first_line(text: str) -> str:

@@ -25,9 +25,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
-from tui.wording import plural
 
 from tui.message_text import prompt_text
+from tui.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
 CHUNK_CHARS = 24
@@ -111,6 +111,9 @@ def _reply_to_tool_results(request: ModelRequest) -> str | None:
     for part in results:
         if isinstance(part, RetryPromptPart):
             pieces.append(f"The tool `{part.tool_name}` refused: {part.model_response().strip()}")
+            continue
+        if part.outcome == "denied":
+            pieces.append(f"The tool `{part.tool_name}` was not run: {part.model_response_str().strip()}")
             continue
         if part.outcome in ERROR_OUTCOMES:
             pieces.append(f"The tool `{part.tool_name}` failed: {part.model_response_str(wrap_if_error=False).strip()}")

@@ -8,19 +8,19 @@ Textual; the app talks to a session only through ``runtime_api``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic_ai.models import Model
 
 from tui.agent.models import ModelChoice, build_model, choose_model
+from tui.agent.provider_http import ProviderConnection
 from tui.agent.session_request import SessionRequest
 from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionStore
-from tui.store.search import HistorySearch
 from tui.store.errors import UnknownSessionError
+from tui.store.search import HistorySearch
 
 __all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
 
@@ -70,10 +70,14 @@ class RuntimeFactory:
 
     def _build(self, handle: object) -> SessionRuntime:
         try:
-            chat_model = self.chat_model or build_model(self.choice.name, base_url=self.settings.base_url)
+            # One connection for the chat model and the summarizer: the same timeouts, retries and status line.
+            connection = ProviderConnection(self.settings.provider)
+            chat_model = self.chat_model or build_model(self.choice.name, base_url=self.settings.base_url,
+                                                        connection=connection)
             summarizer = None
             if self.settings.summarization_model:
-                summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url)
+                summarizer = build_model(self.settings.summarization_model, base_url=self.settings.base_url,
+                                         connection=connection)
             elif not self.choice.offline:
                 summarizer = chat_model
             return SessionRuntime(
@@ -86,6 +90,7 @@ class RuntimeFactory:
                 summarizer_model=summarizer,
                 discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
                 search=self.search,
+                connection=connection,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]
@@ -97,17 +102,12 @@ class RuntimeFactory:
         return await asyncio.to_thread(self.open_request_sync, request)
 
     async def open_session(self, session_id: str) -> SessionRuntime:
-        return await asyncio.to_thread(self._call, lambda: self._build(self.store.open(self.store.resolve(session_id))))
+        return await asyncio.to_thread(lambda: self._build(self.store.open(self.store.resolve(session_id))))
 
     async def new_session(self) -> SessionRuntime:
-        return await asyncio.to_thread(self._call, lambda: self._build(self.store.create(model=self.choice.name)))
+        return await asyncio.to_thread(lambda: self._build(self.store.create(model=self.choice.name)))
 
     async def fork_session(self, session_id: str, upto: int | None = None) -> SessionRuntime:
         return await asyncio.to_thread(
-            self._call,
             lambda: self._build(self.store.fork(self.store.resolve(session_id), upto=upto, model=self.choice.name)),
         )
-
-    @staticmethod
-    def _call(build: Callable[[], SessionRuntime]) -> SessionRuntime:
-        return build()

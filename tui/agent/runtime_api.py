@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tui.chain.summary_plan import SummaryPlan
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.agent.turn_events import TurnEvent
+from tui.agent.write_approval import WriteApprover
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
@@ -132,12 +133,17 @@ class SessionRuntimeAPI(Protocol):
         """Number of messages in messages.json (cheap)."""
         ...
 
+    def set_write_approver(self, approver: WriteApprover | None) -> None:
+        """Who is asked before the agent changes a file (the app's approval dialog)."""
+        ...
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         """Messages ``[start:stop]`` of messages.json, for the chat pane and dividers."""
         ...
 
     def past_events(self) -> list[ChainEvent]:
-        """Events recorded in events.jsonl, oldest first."""
+        """The session's chain events, oldest first: events.jsonl as read when the session opened, then
+        every event since (kept in memory, so asking costs no file read)."""
         ...
 
     def evicted_outputs(self) -> list[EvictedOutput]: ...

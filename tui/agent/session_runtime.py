@@ -16,7 +16,6 @@ from pydantic_ai.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     ModelMessage,
-    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     RetryPromptPart,
@@ -27,14 +26,15 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.run import AgentRunResultEvent
+from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
+from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
@@ -47,9 +47,9 @@ from tui.agent.turn_events import (
     TurnFinished,
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.agent.write_approval import WriteApprover
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -60,11 +60,14 @@ from tui.chain.events import (
     event_from_record,
 )
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
+from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
+from tui.terminal_text import encodable, visible, visible_json
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +95,12 @@ class SessionRuntime:
         chat_model: Model,
         choice: ModelChoice,
         summarizer_model: Model | None,
-        discard_empty: Callable[[], None] | None = None,
+        discard_empty: Callable[[], object] | None = None,
         search: HistorySearch | None = None,
+        connection: ProviderConnection | None = None,
     ) -> None:
+        """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
+        reach subscribers as provider events."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -106,6 +112,9 @@ class SessionRuntime:
         self._listeners: list[Callable[[ChainEvent], None]] = []
         self._busy = False
         self._discard_empty = discard_empty
+        self._connection = connection
+        if connection is not None:
+            connection.monitor.listen(self._notify)
         self.info = RuntimeInfo(
             session_id=handle.id,
             title=handle.meta.title,
@@ -115,6 +124,8 @@ class SessionRuntime:
         )
         self.info.warnings.extend(handle.warnings)
         self._event_write_failed = False
+        self._events = [event for event in map(event_from_record, handle.events.read()) if event is not None]
+        """events.jsonl as it was when the session opened, then every event since: read once, here."""
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -132,7 +143,9 @@ class SessionRuntime:
                                 input_rate=lambda: chat_input_rate(chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start)
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
+        self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
@@ -143,6 +156,8 @@ class SessionRuntime:
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
         self.last_usage: UsageEvent | None = None
+        self._last_compaction: CompactionFinished | CompactionFailed | None = None
+        """The newest compaction event as recorded (with its cost), for :meth:`compact` to return."""
         known = handle.meta.last_usage  # the last figure recorded (a whole fork inherits its parent's)
         if known is not None:
             self.last_usage = dataclasses.replace(self.manager.estimate_usage([]), tokens=known.tokens)
@@ -175,6 +190,10 @@ class SessionRuntime:
     def history_count(self) -> int:
         return self.handle.messages.count()
 
+    def set_write_approver(self, approver: WriteApprover | None) -> None:
+        """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
+        self.write_gate.approver = approver
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
 
@@ -197,10 +216,13 @@ class SessionRuntime:
     def _on_chain_event(self, event: ChainEvent) -> None:
         if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
             event = price_compaction(event, self.cost, self.manager.summarizer)
+        if isinstance(event, (CompactionFinished, CompactionFailed)):
+            self._last_compaction = event
         if not self.handle.read_only:
             self._record_event(event)
         if isinstance(event, UsageEvent):
             self.last_usage = event
+        self._events.append(event)
         self._notify(event)
 
     def _record_event(self, event: ChainEvent) -> None:
@@ -230,8 +252,7 @@ class SessionRuntime:
 
 
     def past_events(self) -> list[ChainEvent]:
-        events = (event_from_record(record) for record in self.handle.events.read())
-        return [event for event in events if event is not None]
+        return list(self._events)
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         outputs: list[EvictedOutput] = []
@@ -254,6 +275,7 @@ class SessionRuntime:
         if self.handle.read_only:
             yield TurnFailed("this session is open read-only")
             return
+        prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()
@@ -282,10 +304,11 @@ class SessionRuntime:
             self.manager.record_pending(self.messages)
             self._refresh_title()
             usage = result.usage
-            yield TurnFinished(output=str(result.output), input_tokens=usage.input_tokens,
+            yield TurnFinished(output=visible(str(result.output)), input_tokens=usage.input_tokens,
                                output_tokens=usage.output_tokens)
         except asyncio.CancelledError as cancellation:
-            self._keep_failed(list(RunCancelled.from_cancellation(cancellation).all_messages()), "cancelled")
+            cancelled_run = RunCancelled.from_cancellation(cancellation)
+            self._keep_failed(list(cancelled_run.all_messages()) if cancelled_run else [], "cancelled")
             raise
         except RunCancelled as cancelled:
             self._keep_failed(list(cancelled.all_messages()), "cancelled")
@@ -294,6 +317,9 @@ class SessionRuntime:
             self._keep_failed(run_messages, "the session could not be saved")
             yield TurnFailed(str(error))
         except AgentRunError as error:
+            if (failure := provider_failure(error)) is not None:
+                yield self._provider_failed(run_messages, failure)
+                return
             logger.warning("turn failed: %s", error, exc_info=True)
             reason = f"{type(error).__name__}: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
@@ -304,6 +330,9 @@ class SessionRuntime:
             self._keep_failed(run_messages, reason)
             yield TurnFailed(reason)
         except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
+            if (failure := provider_failure(error)) is not None:  # an SDK that let it through unwrapped
+                yield self._provider_failed(run_messages, failure)
+                return
             logger.error("turn failed unexpectedly", exc_info=True)
             reason = f"unexpected {type(error).__name__}: {_first_line(str(error))}"
             self._keep_failed(run_messages, reason)
@@ -313,12 +342,22 @@ class SessionRuntime:
             for notice in self.handle.take_notices():
                 self.info.warnings.append(notice)
 
+    def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
+        """The provider timed out or failed after the retries (each already reported): one line says it."""
+        logger.info("turn failed: %s", failure)
+        self._keep_failed(run_messages, str(failure))
+        return TurnFailed(str(failure))
+
     def _keep_failed(self, run_messages: list[ModelMessage], reason: str) -> None:
         """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
         context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
         was not saved stays in the working context to be saved with the next turn."""
-        while run_messages and isinstance(run_messages[-1], ModelResponse) and not run_messages[-1].parts:
-            run_messages = run_messages[:-1]  # the response the error interrupted before any part arrived
+        while run_messages and not run_messages[-1].parts:
+            # the response the error interrupted before any part arrived, or the tool-results request a cancel
+            # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai
+            # drops an empty request from the next run's history, so recording it would put disk and context
+            # out of step
+            run_messages = run_messages[:-1]
         if run_messages:
             self.messages = list(run_messages)
         try:
@@ -345,29 +384,32 @@ class SessionRuntime:
     def _translate(self, event: AgentStreamEvent) -> TurnEvent | None:
         if isinstance(event, PartStartEvent):
             if isinstance(event.part, TextPart) and event.part.content:
-                return TextDelta(event.part.content)
+                return TextDelta(_shown(event.part.content))
             if isinstance(event.part, ThinkingPart) and event.part.content:
-                return ThinkingDelta(event.part.content)
+                return ThinkingDelta(_shown(event.part.content))
         elif isinstance(event, PartDeltaEvent):
             if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
-                return TextDelta(event.delta.content_delta)
+                return TextDelta(_shown(event.delta.content_delta))
             if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
-                return ThinkingDelta(event.delta.content_delta)
+                return ThinkingDelta(_shown(event.delta.content_delta))
         elif isinstance(event, FunctionToolCallEvent):
-            return ToolCallStarted(event.part.tool_call_id, event.part.tool_name, event.part.args_as_json_str())
+            return ToolCallStarted(visible(event.part.tool_call_id), visible(event.part.tool_name),
+                                   visible_json(event.part.args_as_json_str()))
         elif isinstance(event, FunctionToolResultEvent):
             part = event.part
             if isinstance(part, ToolReturnPart):
                 text = part.model_response_str()
                 if part.tool_name in MEMORY_WRITING_TOOLS:
                     self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                evicted = (part.metadata or {}).get("deep_tui_evicted_path") if isinstance(part.metadata, dict) else None
-                return ToolCallFinished(part.tool_call_id, part.tool_name, text[:PREVIEW_CHARS], len(text),
-                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES)
+                evicted = (part.metadata or {}).get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
+                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
+                                        visible(text[:PREVIEW_CHARS]), len(text),
+                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
+                                        denied=part.outcome == "denied")
             if isinstance(part, RetryPromptPart):
                 text = part.model_response()
-                return ToolCallFinished(part.tool_call_id, part.tool_name or "tool", text[:PREVIEW_CHARS],
-                                        len(text), is_error=True)
+                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),
+                                        visible(text[:PREVIEW_CHARS]), len(text), is_error=True)
         return None
 
     # -- compaction ------------------------------------------------------------
@@ -378,12 +420,21 @@ class SessionRuntime:
             return CompactionFailed(strategy="summary", trigger="manual", reason="a turn is running",
                                     tokens=self.last_usage.tokens if self.last_usage else 0, focus=focus)
         self._busy = True
+        self._last_compaction = None
         try:
             outcome = await self.manager.compact(self.messages, focus=focus)
             self.messages = list(outcome.messages)
-            return outcome.event
+            return self._as_recorded(outcome.event)
         finally:
             self._busy = False
+
+    def _as_recorded(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
+        """``event`` as it went to events.jsonl and the subscribers: priced (what the summarizer cost, what it
+        saves per later request) when it was a summary."""
+        recorded = self._last_compaction
+        if recorded is not None and type(recorded) is type(event) and recorded.timestamp == event.timestamp:
+            return recorded
+        return event
 
     def request_compact(self, focus: str | None = None) -> None:
         self.manager.request_compact(focus)
@@ -423,10 +474,22 @@ class SessionRuntime:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
         self.handle.close()
+        if self._connection is not None:
+            await self._connection.aclose()
         if empty and self._discard_empty is not None:
             self._discard_empty()
 
 
 def _first_line(text: str) -> str:
+    """An error's first line, terminal-safe (a provider's error body is hostile text too)."""
     stripped = text.strip()
-    return stripped.splitlines()[0] if stripped else "unknown error"
+    return visible(stripped.splitlines()[0]) if stripped else "unknown error"
+
+
+def _shown(delta: str) -> str:
+    """A streamed piece of text made terminal-safe (display only: the recorded message keeps its bytes).
+
+    A carriage return ending the piece is dropped rather than shown as a line break: it is almost always
+    the first half of a CRLF whose newline starts the next piece.
+    """
+    return visible(delta[:-1] if delta.endswith("\r") else delta)

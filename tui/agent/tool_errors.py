@@ -22,7 +22,7 @@ def reported_as_tool_error(action: str) -> Iterator[None]:
     """Turn an operating-system or decoding error inside the block into a clear tool error."""
     try:
         yield
-    except UnicodeError as error:
+    except (UnicodeDecodeError, UnicodeEncodeError) as error:
         raise refuse(f"{action} failed: the file is not valid UTF-8 text ({error.reason})") from None
     except OSError as error:
         raise refuse(f"{action} failed: {_reason(error)}") from None

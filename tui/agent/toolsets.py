@@ -9,10 +9,13 @@ from pathlib import Path
 from pydantic_ai import FunctionToolset
 from pydantic_ai.capabilities import AbstractCapability, LocalWorkspace
 
+from tui.agent.encodable_messages import EncodableResponses
 from tui.agent.file_tools import file_toolset
 from tui.agent.history_search import history_toolset
 from tui.agent.memory import MemoryFile, memory_toolset
 from tui.agent.path_policy import PathPolicy
+from tui.agent.write_approval import WritePolicy
+from tui.agent.write_gate import WriteGate
 from tui.paths import DataDir
 from tui.store.search import HistorySearch
 
@@ -20,19 +23,25 @@ from tui.store.search import HistorySearch
 @dataclass
 class AgentParts:
     toolsets: list[FunctionToolset[None]]
+    write_gate: WriteGate
+    """Asks before the file tools change anything (it is also in ``capabilities``)."""
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
 
 
 def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
-                      search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None) -> AgentParts:
+                      search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
+                      writes: WritePolicy = "ask") -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
-    the first message of the running turn (the history search leaves the turn's own messages out).
+    the first message of the running turn (the history search leaves the turn's own messages out);
+    ``writes``: whether file writes ask first, always run or never run.
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
+    gate = WriteGate(policy, writes)
     return AgentParts(
         toolsets=[file_toolset(policy), memory_toolset(memory), history],
-        capabilities=[LocalWorkspace(workdir)],
+        write_gate=gate,
+        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate],
     )

@@ -34,6 +34,8 @@ class ToolCallFinished:
     evicted_path: str | None = None
     """Where the whole output was saved when it was evicted."""
     is_error: bool = False
+    denied: bool = False
+    """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""
 
 
 @dataclass(frozen=True)

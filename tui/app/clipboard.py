@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import shutil
 import subprocess
+from typing import Any
 
 from textual.app import App
 
@@ -37,9 +38,17 @@ def copy_with_system_tool(text: str) -> str | None:
     return None
 
 
-def copy_text(app: App[object], text: str, what: str) -> None:
-    """Copy ``text`` (OSC 52 and the system tool) and say so in one toast: ``copied <what> via …``."""
+def copy_text(app: App[Any], text: str, what: str) -> None:
+    """Copy ``text`` (OSC 52 and the system tool) and say so in one toast: ``copied <what> via …``.
+
+    The terminal gets it at once; the system tool runs in a thread worker, so a slow or hanging
+    tool never freezes the UI, and the toast comes when it is done.
+    """
     App.copy_to_clipboard(app, text)  # the terminal (OSC 52) and app.clipboard, without any override
-    tool = copy_with_system_tool(text)
-    via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
-    app.notify(f"copied {what} via {via}", timeout=2, markup=False)
+
+    def with_system_tool() -> None:
+        tool = copy_with_system_tool(text)
+        via = f"terminal and {tool}" if tool else "terminal (OSC 52)"
+        app.call_from_thread(app.notify, f"copied {what} via {via}", timeout=2, markup=False)
+
+    app.run_worker(with_system_tool, thread=True, group="clipboard", name="clipboard", exit_on_error=False)

@@ -1,15 +1,19 @@
 """Small human-readable formatters shared by the app's widgets and screens.
 
-Every function here is pure (no Textual import, no clock read unless ``now``
-is omitted), so snapshot tests can pin the output by passing ``now``.
+Every function here is pure (no clock read unless ``now`` is omitted), so
+snapshot tests can pin the output by passing ``now``. Token counts come from
+:mod:`tui.formatting_plain` (the same for ``deep-tui run``), re-exported here.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 from textual.content import Content
+
+from tui.formatting_plain import human_tokens, trim_zeros
+from tui.terminal_text import visible
 
 __all__ = [
     "clock_time",
@@ -23,29 +27,6 @@ __all__ = [
 ]
 
 
-def human_tokens(tokens: int | None) -> str:
-    """A compact token count: ``950`` → ``"950"``, ``96_300`` → ``"96.3k"``, ``200_000`` → ``"200k"``, ``1_250_000`` → ``"1.25M"``.
-
-    ``None`` (nothing measured yet) gives ``"–"``.
-    """
-    if tokens is None:
-        return "–"
-    sign = "-" if tokens < 0 else ""
-    value = abs(tokens)
-    if value < 1000:
-        return f"{sign}{value}"
-    if value < 999_950:
-        return f"{sign}{_trim(f'{value / 1000:.1f}')}k"
-    return f"{sign}{_trim(f'{value / 1_000_000:.2f}')}M"
-
-
-def _trim(number: str) -> str:
-    """``"96.0"`` → ``"96"``, ``"1.20"`` → ``"1.2"``."""
-    if "." in number:
-        number = number.rstrip("0").rstrip(".")
-    return number
-
-
 def human_size(size_bytes: int | None) -> str:
     """A byte count in binary units: ``512`` → ``"512 B"``, ``1536`` → ``"1.5 KiB"``, ``5 * 2**20`` → ``"5 MiB"``."""
     if size_bytes is None:
@@ -55,7 +36,7 @@ def human_size(size_bytes: int | None) -> str:
         if abs(value) < 1024 or unit == "GiB":
             if unit == "B":
                 return f"{int(value)} B"
-            return f"{_trim(f'{value:.1f}')} {unit}"
+            return f"{trim_zeros(f'{value:.1f}')} {unit}"
         value /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -115,8 +96,10 @@ def short_id(session_id: str, length: int = 8) -> str:
 
 
 def literal(text: str, style: str = "") -> Content:
-    """User or model text as displayable content, never parsed as markup (``"[bold]"`` shows literally)."""
+    """User or model text as displayable content: never parsed as markup (``"[bold]"`` shows literally),
+    control characters made visible (:func:`tui.terminal_text.visible`)."""
+    text = visible(text)
     return Content.styled(text, style) if style else Content(text)
 
 
-UTC = timezone.utc
+UTC = UTC

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -13,7 +11,6 @@ __all__ = [
     "read_preview",
     "read_text_or_none",
     "with_final_newline",
-    "write_text_atomic",
 ]
 
 MAX_EDIT_BYTES = 256 * 1024
@@ -21,27 +18,6 @@ MAX_EDIT_BYTES = 256 * 1024
 wrapped) stops the whole app from responding, quitting included."""
 PREVIEW_BYTES = 64 * 1024
 """How much of a file too large to edit is shown."""
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
-
-    Parent directories are created; an existing file keeps its permission bits.
-    A reader never sees a half-written file.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(temp_name, path.stat().st_mode & 0o7777)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
 
 
 def read_text_or_none(path: Path) -> str | None:

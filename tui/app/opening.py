@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeFactoryAPI, RuntimeInfo, SessionRuntimeAPI
 from tui.agent.turn_events import TurnEvent, TurnFailed
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.summary_plan import SummaryPlan
+from tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -28,8 +29,10 @@ class SessionNotReady(Exception):
 class OpeningSession:
     """A :class:`~tui.agent.runtime_api.SessionRuntimeAPI` with nothing in it yet."""
 
-    def __init__(self, memory_path: Path, data_root: Path) -> None:
-        self.info = RuntimeInfo(session_id="", title=OPENING_TITLE, model_name="", offline=False)
+    def __init__(self, memory_path: Path, data_root: Path, *, title: str | None = None) -> None:
+        """``title``: the title of the session being opened, when known (shown with "opening…")."""
+        shown = f"{visible(' '.join(title.split()))} — {OPENING_TITLE}" if title else OPENING_TITLE
+        self.info = RuntimeInfo(session_id="", title=shown, model_name="", offline=False)
         self.last_usage: UsageEvent | None = None
         self.memory_path = memory_path
         self.data_root = data_root
@@ -64,6 +67,9 @@ class OpeningSession:
     def history_count(self) -> int:
         return 0
 
+    def set_write_approver(self, approver: object) -> None:
+        """No turn runs before the session is open."""
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return []
 
@@ -80,5 +86,5 @@ class OpeningSession:
         """Nothing to release."""
 
 
-SessionOpener = Callable[[], tuple[Any, Any]]
+SessionOpener = Callable[[], tuple[RuntimeFactoryAPI, SessionRuntimeAPI]]
 """Runs in a worker thread; returns ``(factory, runtime)`` or raises an error with a one-line message."""

@@ -11,7 +11,9 @@ import json
 import logging
 from pathlib import Path
 
+from tui.atomic import write_atomic
 from tui.paths import DataDir
+from tui.terminal_text import encodable
 
 __all__ = ["HISTORY_FILE_NAME", "MAX_ENTRIES", "PromptHistory", "history_path"]
 
@@ -73,7 +75,8 @@ class PromptHistory:
         return len(self._entries)
 
     def add(self, text: str) -> None:
-        """Record ``text`` (a repeat of the newest entry is not recorded twice)."""
+        """Record ``text`` (a repeat of the newest entry is not recorded twice; lone surrogates replaced)."""
+        text = encodable(text)
         if not text.strip() or (self._entries and self._entries[-1] == text):
             return
         self._entries.append(text)
@@ -98,8 +101,5 @@ class PromptHistory:
         assert self.path is not None
         if not self.path.parent.is_dir():
             raise FileNotFoundError(f"no session directory {self.path.parent}")
-        temp = self.path.with_name(self.path.name + ".tmp")
-        temp.write_text("".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in self._entries),
-                        encoding="utf-8")
-        temp.replace(self.path)
+        write_atomic(self.path, "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in self._entries))
         self._lines_on_disk = len(self._entries)

@@ -1,17 +1,21 @@
-"""Start the Textual app: paint first, open the session in the background."""
+"""Start the Textual app: paint first (with the session's last messages when one is resumed), open the
+session in the background."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
 
 from tui.agent.session_request import SessionRequest
+from tui.app.opening import SessionOpener
+from tui.config import Settings
+from tui.paths import DataDir
+from tui.store.session_tail import SessionTail, find_session_id, read_session_tail
 
-if TYPE_CHECKING:
-    from tui.launch import LaunchContext
+logger = logging.getLogger(__name__)
 
 
-def run_app(context: LaunchContext, request: SessionRequest) -> int:
-    """Show the screen at once; the session (model, lock, history) opens in a worker thread.
+def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, opener: SessionOpener) -> int:
+    """Show the screen at once; ``opener`` opens the session (model, lock, history) in a worker thread.
 
     A failure there (unknown id, locked session, unknown model, missing key) ends the
     app with its one-line message and exit status 2, and changes nothing on disk.
@@ -20,13 +24,13 @@ def run_app(context: LaunchContext, request: SessionRequest) -> int:
     import sys
 
     from tui.app.shell import DeepTuiApp
-    from tui.launch import open_session
 
     app = DeepTuiApp.opening(
-        settings=context.settings,
-        memory_path=context.data_dir.memory_file(context.settings.agent_name),
-        data_root=context.data_dir.root,
-        opener=lambda: open_session(context, request),
+        settings=settings,
+        memory_path=data_dir.memory_file(settings.agent_name),
+        data_root=data_dir.root,
+        opener=opener,
+        tail=opening_tail(data_dir, request),
     )
     try:
         app.run()
@@ -35,3 +39,16 @@ def run_app(context: LaunchContext, request: SessionRequest) -> int:
     if app.startup_error:
         print(f"deep-tui: error: {app.startup_error}", file=sys.stderr)
     return app.return_code or 0
+
+
+def opening_tail(data_dir: DataDir, request: SessionRequest) -> SessionTail | None:
+    """The last page of the session ``--resume``/``--continue`` names, read without pydantic-ai so the
+    first frame can show it; ``None`` for a new session or when the session is not clear yet."""
+    from tui.app.widgets.chat_view import PAGE_SIZE
+
+    session_id = find_session_id(data_dir, resume=request.resume, continue_latest=request.continue_latest)
+    if session_id is None:
+        return None
+    tail = read_session_tail(data_dir, session_id, PAGE_SIZE)
+    logger.debug("showing %d messages of session %s while it opens", len(tail.records), session_id)
+    return tail

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
+from textual.notifications import SeverityLevel
 
-from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.chain.events import ChainEvent
 from tui.store.errors import StoreError
 
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult
-    from tui.app.shell import DeepTuiApp
 
 
 @dataclass
@@ -24,17 +24,37 @@ class ChainEventArrived(Message):
     event: ChainEvent
 
 
+class Notify(Protocol):
+    def __call__(self, message: str, *, severity: SeverityLevel = ..., timeout: float | None = ...,
+                 markup: bool = ...) -> None: ...
+
+
+@dataclass(frozen=True)
+class SwitchHooks:
+    """What switching needs from the app, as callables (the switcher holds no reference to the app)."""
+
+    current: Callable[[], SessionRuntimeAPI]
+    """The session shown now."""
+    adopt: Callable[[SessionRuntimeAPI], Awaitable[None]]
+    """Show an opened session (the switcher closes the previous one after)."""
+    reveal: Callable[[int], Awaitable[None]]
+    """Scroll to a message of the session shown."""
+    notify: Notify
+    start: Callable[[Awaitable[None], str], object]
+    """Run a coroutine as an exclusive worker of the named group."""
+
+
 class SessionSwitcher:
     """Opens the next session first (off the UI thread), then closes the previous one.
 
     Refused while a turn is streaming; a failed open leaves the current session as it was.
     """
 
-    def __init__(self, app: DeepTuiApp) -> None:
-        self.app = app
+    def __init__(self, hooks: SwitchHooks) -> None:
+        self.hooks = hooks
 
-    def handle_pick(self, result: PickerResult) -> None:
-        factory = self.app.factory
+    def handle_pick(self, result: PickerResult, factory: RuntimeFactoryAPI) -> None:
+        """Carry out the picker's choice: new, fork or open."""
         if result.action == "new":
             self.switch(factory.new_session, "new session")
         elif result.action == "fork" and result.session_id:
@@ -42,9 +62,9 @@ class SessionSwitcher:
             self.switch(lambda: factory.fork_session(session_id, upto), f"fork of {session_id}")
         elif result.action == "open" and result.session_id:
             message = result.message
-            if result.session_id == self.app.runtime.info.session_id:
+            if result.session_id == self.hooks.current().info.session_id:
                 if message is not None:  # a content hit in the open session: just scroll to it
-                    self.app.run_worker(self.app.reveal_message(message), group="reveal", exclusive=True)
+                    self.hooks.start(self.hooks.reveal(message), "reveal")
                 return
             session_id = result.session_id
             self.switch(lambda: factory.open_session(session_id), f"session {session_id}", reveal=message)
@@ -52,22 +72,22 @@ class SessionSwitcher:
     def switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str, *,
                reveal: int | None = None) -> None:
         """Open the next session and show it; ``reveal``: the message to scroll to (a search hit)."""
-        if self.app.runtime.busy:
-            self.app.notify("A turn is running — wait for it or press Esc before switching sessions.",
-                            severity="warning", markup=False)
+        if self.hooks.current().busy:
+            self.hooks.notify("A turn is running — wait for it or press Esc before switching sessions.",
+                              severity="warning", markup=False)
             return
-        self.app.run_worker(self._switch(opener, label, reveal), group="switch", exclusive=True)
+        self.hooks.start(self._switch(opener, label, reveal), "switch")
 
     async def _switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str,
                       reveal: int | None = None) -> None:
         try:
             runtime = await opener()
         except StoreError as error:
-            self.app.notify(f"could not open {label}: {error}", severity="error", timeout=8, markup=False)
+            self.hooks.notify(f"could not open {label}: {error}", severity="error", timeout=8, markup=False)
             return
-        previous = self.app.runtime
-        await self.app.adopt_runtime(runtime)
+        previous = self.hooks.current()
+        await self.hooks.adopt(runtime)
         await previous.aclose()
         if reveal is not None:
-            await self.app.reveal_message(reveal)
-        self.app.notify(f"now in {runtime.info.title} ({runtime.info.session_id})", markup=False)
+            await self.hooks.reveal(reveal)
+        self.hooks.notify(f"now in {runtime.info.title} ({runtime.info.session_id})", markup=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
@@ -12,9 +12,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.logging import TextualHandler
+from textual.notifications import SeverityLevel
+from textual.reactive import reactive
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.agent.cost_events import CostUpdated
+from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.agent.turn_events import TurnFinished
 from tui.app.clipboard import copy_text
@@ -22,35 +26,42 @@ from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
-from tui.app.session_events import ChainEventArrived, SessionSwitcher
+from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
-from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
+from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+from tui.terminal_text import visible
 
 PICKER_SCREEN = "sessions"
 
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen, SessionStoreLike
+    from collections.abc import Sequence
+
+    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
+    from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
+    from tui.app.widgets.answer_block import AssistantBlock
+    from tui.store.session_tail import SessionTail
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
 
 
-def stylesheets() -> list[str | Path]:
+def stylesheets() -> list[str | PurePath]:
     """The .tcss files shipped in the ``tui.styles`` package (works from a wheel)."""
     root = files("tui.styles")
-    return [Path(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
+    return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
 
 
 class DeepTuiApp(App[int]):
@@ -63,26 +74,40 @@ class DeepTuiApp(App[int]):
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
         *bindings(),
     ]
+    usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
+    """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast (the app's and each screen's) with control characters made visible: messages quote
+        file names, errors and titles, hostile text."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
-                 settings: Settings, opener: SessionOpener | None = None) -> None:
+                 settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None) -> None:
         """With ``opener``, ``runtime`` is an :class:`OpeningSession` and the real session is opened in a
-        thread after the first frame; an error from it ends the app with exit status 2 and its message."""
+        thread after the first frame; an error from it ends the app with exit status 2 and its message.
+        ``tail``: the session's last messages, read from its raw JSON, shown until it is open."""
         super().__init__()
+        self._tail = tail
         self.factory = factory
         self.runtime = runtime
         self.store = store
         self.settings = settings
         self.theme = settings.theme
-        self.switcher = SessionSwitcher(self)
+        self.switcher = SessionSwitcher(SwitchHooks(
+            current=lambda: self.runtime, adopt=self.adopt_runtime, reveal=self.reveal_message, notify=self.notify,
+            start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
         self._opener = opener
-        self.recent_sessions: list[object] | None = None
+        self.recent_sessions: list[SessionMetaLike] | None = None
         """The last session listing, so the picker shows at once (it refreshes itself after)."""
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        self.write_approver = DialogApprover(self)
+        runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
@@ -91,10 +116,12 @@ class DeepTuiApp(App[int]):
         """The first prompt was sent: the welcome does not come back in this run."""
 
     @classmethod
-    def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener) -> DeepTuiApp:
-        """An app that paints at once and opens its session in the background."""
-        return cls(factory=None, runtime=OpeningSession(memory_path, data_root), store=None, settings=settings,
-                   opener=opener)
+    def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener,
+                tail: SessionTail | None = None) -> DeepTuiApp:
+        """An app that paints at once and opens its session in the background; with ``tail`` (a resumed
+        session's last messages, see :mod:`tui.store.session_tail`) its first frame shows them."""
+        runtime = OpeningSession(memory_path, data_root, title=tail.title if tail is not None else None)
+        return cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail)
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
@@ -113,9 +140,15 @@ class DeepTuiApp(App[int]):
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title-bar")
         with Horizontal(id="main"):
-            yield ChatView(id="chat")  # the side panels are mounted just after the first frame
+            with ChatView(id="chat"):
+                if self._tail is not None and self._tail.records:
+                    from tui.app.widgets.tail_blocks import tail_blocks
+
+                    yield from tail_blocks(self._tail)
+            yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
+        yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
-            yield ContextGauge(id="gauge")
+            yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
@@ -132,10 +165,10 @@ class DeepTuiApp(App[int]):
         prompt.recall_queued = self.prompts.recall_newest
         prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
-            self.call_after_refresh(self._after_first_frame, self._opener)
+            self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
+            self.call_after_refresh(self._open_in_background, self._opener)
             return
-        await self.panels.mount(self.runtime)
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(self.runtime.session_cost)
         self.prompts.use_session(self.runtime)
         await self.show_current_session()
@@ -146,10 +179,6 @@ class DeepTuiApp(App[int]):
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
 
-    async def _after_first_frame(self, opener: SessionOpener) -> None:
-        await self.panels.mount(self.runtime)
-        self._open_in_background(opener)
-
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
             logger.warning("session %s: %s", self.runtime.info.session_id, warning)
@@ -157,7 +186,7 @@ class DeepTuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:
-        from tui.launch import UserFacingError
+        from tui.errors import UserFacingError
 
         try:
             factory, runtime = opener()
@@ -166,12 +195,14 @@ class DeepTuiApp(App[int]):
             self.startup_error = str(error)
             self.call_from_thread(self.exit, None, error.exit_code)
             return
-        self.call_from_thread(self._adopt_first, factory, runtime)
+        # mypy cannot solve call_from_thread's type variable for an async callback returning None.
+        self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
 
     async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
         self.factory = factory
         self.store = factory.store  # type: ignore[attr-defined]
-        await self.adopt_runtime(runtime)
+        with self.batch_update():  # the tail shown while opening becomes the real transcript in one frame
+            await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
         self.prompts.send_next()  # typed while the session was opening: send it now
@@ -209,11 +240,14 @@ class DeepTuiApp(App[int]):
     async def on_chain_event_arrived(self, message: ChainEventArrived) -> None:
         event = message.event
         if isinstance(event, UsageEvent):
-            for gauge in self.query(ContextGauge):  # none once the app is closing
-                gauge.usage = event
+            self.usage = event
             return
         if isinstance(event, CostUpdated):
             self.query_one(CostMeter).add(event)
+            return
+        if isinstance(event, ProviderEvent):
+            for status in self.query(ProviderStatus):
+                status.show(event)
             return
         for log in self.query(EventLogPanel):
             log.add_event(event)
@@ -248,6 +282,8 @@ class DeepTuiApp(App[int]):
         if event.state == WorkerState.ERROR:
             logger.error("the turn worker failed", exc_info=event.worker.error)
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
+                status.clear()
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -270,17 +306,34 @@ class DeepTuiApp(App[int]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, prompt: str) -> None:
         chat = self.query_one(ChatView)
-        await chat.add_user(prompt, message_index=self.runtime.history_count())
+        turn_start = self.runtime.history_count()
+        await chat.add_user(prompt, message_index=turn_start)
         live = chat.start_turn()
+        finished = False
         try:
             async for event in self.runtime.run_turn(prompt):
                 live.push(event)  # drawn at the next frame: the agent never waits for the screen
                 if isinstance(event, TurnFinished):
+                    finished = True
                     self._list_sessions_ahead()
-                    live.answer_recorded(self.runtime.history_count() - 1)
                     self.refresh_title()
         finally:
             await live.close()
+        if finished:
+            self._index_answers(live.answers, turn_start)
+
+    def _index_answers(self, answers: Sequence[AssistantBlock], turn_start: int) -> None:
+        """Give every answer block of the turn just recorded its message index (text closed by a tool call
+        included), so Ctrl+F forks at any of them. Matched from the newest back: one block per response
+        with text."""
+        from pydantic_ai.messages import ModelResponse, TextPart  # loaded by now: a turn just ran
+
+        recorded = self.runtime.load_history(turn_start, self.runtime.history_count())
+        with_text = [turn_start + offset for offset, message in enumerate(recorded)
+                     if isinstance(message, ModelResponse)
+                     and any(isinstance(part, TextPart) and part.content for part in message.parts)]
+        for block, index in zip(reversed(answers), reversed(with_text), strict=False):
+            block.message_index = index
 
     async def action_cancel_turn(self) -> None:
         if self.runtime.busy and self.workers.cancel_group(self, "turn"):
@@ -314,26 +367,26 @@ class DeepTuiApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_sessions(self) -> None:
-        if not self.ready:
+        store, factory = self.store, self.factory
+        if not self.ready or store is None or factory is None:
             return
 
         def chosen(result: PickerResult | None) -> None:
             if result is not None:
-                self.switcher.handle_pick(result)
+                self.switcher.handle_pick(result, self.factory)  # type: ignore[arg-type]  # the picker opens only when ready
 
         from tui.app.screens.session_picker import SessionPickerScreen
 
         current = self.runtime.info.session_id
-        if self._picker is None or self._picker.store is not self.store:
+        if self._picker is None or self._picker.store is not store:
             if self._picker is not None:
                 self.uninstall_screen(self._picker)
-            self._picker = SessionPickerScreen(self.store, current, initial=self.recent_sessions,  # type: ignore[arg-type]
-                                               rename_current=self._rename_current,
-                                               search=self.factory.search)  # type: ignore[union-attr]
+            self._picker = SessionPickerScreen(store, current, initial=self.recent_sessions,
+                                               rename_current=self._rename_current, search=factory.search)
             self.install_screen(self._picker, name=PICKER_SCREEN)
         else:
             self._picker.reopen(current, self.recent_sessions)
-        self.push_screen(PICKER_SCREEN, chosen)  # type: ignore[arg-type]
+        self.push_screen(PICKER_SCREEN, chosen)
 
     async def reveal_message(self, index: int) -> None:
         """Scroll the chat to message ``index`` of the current session (a search hit)."""
@@ -351,15 +404,17 @@ class DeepTuiApp(App[int]):
             self.recent_sessions = list(self.store.list_sessions())
 
     def action_new_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
-        self.switcher.switch(lambda: self.factory.new_session(), "new session")
+        self.switcher.switch(factory.new_session, "new session")
 
     def action_fork_session(self) -> None:
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         current = self.runtime.info.session_id
-        self.switcher.switch(lambda: self.factory.fork_session(current), f"fork of {current}")
+        self.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
 
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
@@ -373,7 +428,8 @@ class DeepTuiApp(App[int]):
 
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
-        if not self.ready:
+        factory = self.factory
+        if not self.ready or factory is None:
             return
         from tui.app.screens.fork_confirm import fork_confirmation
 
@@ -381,7 +437,7 @@ class DeepTuiApp(App[int]):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.switcher.switch(lambda: self.factory.fork_session(current, upto),
+                self.switcher.switch(lambda: factory.fork_session(current, upto),
                                      f"fork of {current} at message {upto}")
             else:
                 self.query_one(PromptInput).focus()
@@ -401,9 +457,10 @@ class DeepTuiApp(App[int]):
         self._unsubscribe()
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
+        runtime.set_write_approver(self.write_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
-        self.query_one(ContextGauge).usage = self._initial_usage()
+        self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(runtime.session_cost)
         await self.panels.adopt(runtime)
         await self.show_current_session()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.containers import Horizontal
+from textual.app import ComposeResult
+from textual.lazy import Lazy
 from textual.widgets import TabbedContent, TabPane, Tabs
 
 from tui.agent.runtime_api import SessionRuntimeAPI
@@ -26,16 +27,17 @@ class SidePanels:
     def __init__(self, app: App[int]) -> None:
         self.app = app
 
-    async def mount(self, runtime: SessionRuntimeAPI) -> None:
-        """Memory, log and evicted panels (hidden until asked for). Built after the first frame: with
-        their editor, lists and file watcher they cost about as much as the rest of the screen."""
-        side = TabbedContent(id="side")
+    @staticmethod
+    def compose(runtime: SessionRuntimeAPI) -> ComposeResult:
+        """Memory, log and evicted panels, hidden until asked for. :class:`~textual.lazy.Lazy` mounts them
+        after the first frame: with their editor, lists and file watcher they cost about as much as the
+        rest of the screen."""
+        side = TabbedContent(id="side", initial="memory-tab")
         side.display = False
-        await self.app.query_one("#main", Horizontal).mount(side)
-        await side.add_pane(TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab"))
-        await side.add_pane(TabPane("Log", EventLogPanel(runtime.past_events()), id="log-tab"))
-        await side.add_pane(TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab"))
-        side.active = "memory-tab"
+        with Lazy(side):
+            yield TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab")
+            yield TabPane("Log", EventLogPanel(runtime.past_events()), id="log-tab")
+            yield TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab")
 
     def toggle(self, tab: str) -> None:
         """Show ``tab`` with the keyboard in it; the same key again hides the panel and returns to the prompt."""

@@ -31,9 +31,9 @@ from tui.chain.overflow import describe_overflow
 from tui.chain.recording import RecordingLedger
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.summarizer import Summarizer, SummarizerError
-from tui.chain.summary_plan import SummaryPlan
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
-from tui.chain.tool_compaction import compact_tool_calls
+from tui.chain.summary_plan import SummaryPlan
+from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
 from tui.config import ContextSettings
 
 logger = logging.getLogger(__name__)
@@ -125,13 +125,15 @@ class Compactor:
         return min(MIN_SAVINGS_MAX_TOKENS, int(MIN_SAVINGS_SHARE_OF_LIMIT * self.budget.limit))
 
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
-                   focus: str | None, force: bool, everything: bool = False) -> StepResult:
+                   focus: str | None, force: bool, everything: bool = False,
+                   preview_chars: int = DEFAULT_PREVIEW_CHARS) -> StepResult:
         """Pointers for old tool activity, applied only when it frees a meaningful amount; ``everything``
-        (the pre-flight's last resort) includes the running turn's own outputs."""
+        (the pre-flight's last resort) includes the running turn's own outputs and shortens earlier pointers'
+        previews to ``preview_chars``."""
         result = compact_tool_calls(messages, estimator=self.accountant.estimator,
                                     large_results_dir=self.large_results_dir,
                                     protect_recent_tokens=0 if everything else self.protect_recent_tokens,
-                                    include_current_turn=everything)
+                                    include_current_turn=everything, preview_chars=preview_chars)
         saved = self.accountant.scaled(result.tokens_saved)
         if saved <= 0 or (not force and saved < self.min_savings_tokens):
             return StepResult(messages, tokens)

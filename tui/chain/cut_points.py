@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 
 from tui.chain.estimate import TokenEstimator
 from tui.chain.summary_message import summary_info
@@ -47,10 +54,10 @@ def find_cut_index(messages: Sequence[ModelMessage], keep_tokens: int, estimator
             boundary = min(index, last_allowed)
             break
     first_real = next((i for i, message in enumerate(messages) if summary_info(message) is None), len(messages))
-    candidates = [*range(boundary, 0, -1), *range(boundary + 1, last_allowed + 1)]
-    for index in candidates:
-        if index > first_real and is_safe_cut(messages, index):
-            return index
+    candidates: list[int] = [*range(boundary, 0, -1), *range(boundary + 1, last_allowed + 1)]
+    for cut in candidates:
+        if cut > first_real and is_safe_cut(messages, cut):
+            return cut
     return None
 
 

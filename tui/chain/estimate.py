@@ -17,7 +17,6 @@ from pydantic_ai.messages import (
     BinaryContent,
     CompactionPart,
     ModelMessage,
-    ModelRequest,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -129,7 +128,3 @@ class TokenEstimator:
 
     def forget(self, message: ModelMessage) -> None:
         self._cache.pop(id(message), None)
-
-
-def is_request(message: ModelMessage) -> bool:
-    return isinstance(message, ModelRequest)

@@ -38,8 +38,16 @@ from tui.chain.compactor import (
     StepResult,
 )
 from tui.chain.estimate import TokenEstimator
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionTrigger, UsageEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionTrigger,
+    UsageEvent,
+    WindowSource,
+)
 from tui.chain.eviction import EvictionCapability
+from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_plan import SummaryPlan
@@ -58,6 +66,8 @@ EXACT_COUNT_FROM = 0.9
 """Share of the limit from which a model's own token counter (when it has one) checks the estimate."""
 EXACT_COUNT_TIMEOUT = 10.0
 MAX_FIT_ROUNDS = 4
+LAST_RESORT_PREVIEW_CHARS = (600, 150, 0)
+"""Preview sizes the pre-flight's last resort tries in turn when even the newest turn does not fit."""
 
 UsageCallback = Callable[[float, int, int], None]
 
@@ -111,7 +121,7 @@ class ContextManager:
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
-        origin = "flag" if settings.window_origin == "flag" else "config"
+        origin: WindowSource = "flag" if settings.window_origin == "flag" else "config"
         self.window, self.window_source = resolve_window(chat_model, config_window, origin)
         self._sink = event_sink
         self.on_usage_update = on_usage_update
@@ -261,33 +271,42 @@ class ContextManager:
         """Cut until the request fits the limit, measuring again after each cut (with the model's own counter
         near the limit, where it has one); a request that cannot be made to fit is never sent."""
         shrink = 1.0
-        last_resort_tried = False
-        for _ in range(MAX_FIT_ROUNDS):
+        last_resorts = list(LAST_RESORT_PREVIEW_CHARS)
+        for _ in range(MAX_FIT_ROUNDS + len(LAST_RESORT_PREVIEW_CHARS)):
             if tokens <= self.budget.limit:
                 return working, tokens
+            cut = True
             try:
                 step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
             except ContextOverflowError:
-                if last_resort_tried:
-                    raise
                 # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
-                # limit): its outputs become previews with pointers to saved copies (reversible), then fit.
-                last_resort_tried = True
-                step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
-                                                 everything=True)
-                if step.event is None or not isinstance(step.event, CompactionFinished):
-                    raise
+                # limit): its outputs become pointers to saved copies (reversible) with ever shorter previews.
+                step = self._last_resort(working, tokens, last_resorts)
+                cut = False
             working = step.messages
             measured = await self.accountant.count(working, self.fixed_tokens)
             measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)
             self._report_usage(measured)
-            shrink *= min(0.9, self.budget.limit / max(1, measured))  # the estimate was low: cut deeper
+            if cut:  # the cut was aimed to fit, so the estimate was low: the next cut aims lower
+                shrink *= min(0.9, self.budget.limit / max(1, measured))
             tokens = measured
         if tokens > self.budget.limit:
             raise ContextOverflowError(
                 f"the request still measures about {tokens:,} tokens after {MAX_FIT_ROUNDS} cuts, over the limit of "
                 f"{self.budget.limit:,} (window {self.window:,}); nothing was sent")
         return working, tokens
+
+    def _last_resort(self, working: list[ModelMessage], tokens: int, previews: list[int]) -> StepResult:
+        """The next of the pointer rewrites with shorter previews that changes something; re-raises the
+        overflow when none is left."""
+        while previews:
+            step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
+                                             everything=True, preview_chars=previews.pop(0))
+            if isinstance(step.event, CompactionFinished):
+                return step
+        raise ContextOverflowError(describe_overflow(
+            working, tokens=tokens, fixed_tokens=self.accountant.scaled(self.fixed_tokens), budget=self.budget,
+            ratio=self.accountant.ratio))
 
     async def _checked_count(self, request_context: ModelRequestContext, working: list[ModelMessage],
                              tokens: int, *, near: float) -> int:
@@ -331,9 +350,8 @@ class ContextManager:
         if step.event is not None:
             self._report_usage(step.tokens)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
-        if not force:
-            if step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn:
-                return step
+        if not force and (step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn):
+            return step
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)
         if isinstance(summary.event, CompactionFinished):

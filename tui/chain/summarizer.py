@@ -10,7 +10,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 
-from tui.chain.estimate import TokenEstimator, text_tokens
+from tui.chain.estimate import TokenEstimator
 from tui.chain.extractive import extractive_summary
 from tui.chain.transcript import cap, dense_extract, render_transcript
 
@@ -75,15 +75,12 @@ class Summarizer:
         self._agent: Agent[None, str] | None = (
             Agent(model, output_type=str, instructions=SUMMARIZER_INSTRUCTIONS) if model is not None else None
         )
-        self.last_prompts: list[str] = []
-        """Prompts sent in the last ``summarize`` call (for tests and the event log)."""
         self.responses: list[ModelResponse] = []
         """The summarizer model's responses not yet priced (the session takes them: ``tui.agent.cost``)."""
 
     async def summarize(self, span: Sequence[ModelMessage], *, previous_summary: str | None,
                         focus: str | None, must_include: Sequence[str] = ()) -> str:
         """The summary of ``span`` (merged with ``previous_summary``); raises :class:`SummarizerError`."""
-        self.last_prompts = []
         if self._agent is None:
             return extractive_summary(span, previous_summary=previous_summary, focus=focus,
                                       must_include=must_include)
@@ -132,7 +129,6 @@ class Summarizer:
 
     async def _run(self, prompt: str) -> str:
         assert self._agent is not None
-        self.last_prompts.append(prompt)
         try:
             result = await asyncio.wait_for(self._agent.run(prompt), timeout=self.timeout)
         except TimeoutError:
@@ -146,7 +142,3 @@ class Summarizer:
         if not text:
             raise SummarizerError("the summarizer returned an empty summary")
         return text
-
-
-def summary_tokens(text: str) -> int:
-    return text_tokens(text)

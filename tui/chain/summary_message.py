@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelRequest, SystemPromptPart
 
-SUMMARY_METADATA_KEY = "deep_tui_summary"
+from tui.metadata_keys import SUMMARY_METADATA_KEY
 
 
 def make_summary_message(

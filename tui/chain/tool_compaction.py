@@ -12,16 +12,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.safe_names import unique_output_name, write_new_file
+from tui.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LINES_KEY
 
-MASKED_KEY = "deep_tui_masked"
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
-ELIDED_ARG = "deep_tui_elided"
 FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50
+DEFAULT_PREVIEW_CHARS = 600
 
 
 @dataclass
@@ -117,9 +116,23 @@ def _mask_return(part: ToolReturnPart, bundle: _Bundle, preview_chars: int) -> T
         path, offset, lines = bundle.add(part, text)
         location = f"saved at {path}: read_file(path={path!r}, offset={offset}, limit={lines})"
         metadata[EVICTED_PATH_KEY] = path
-        metadata["deep_tui_saved_lines"] = [offset, lines]
+        metadata[SAVED_LINES_KEY] = [offset, lines]
     metadata[MASKED_KEY] = True
     return replace(part, content=_pointer_text(part, content, location, preview_chars), metadata=metadata)
+
+
+PREVIEW_MARK = "]\npreview:\n"
+
+
+def _shorten_pointer(part: ToolReturnPart, preview_chars: int) -> ToolReturnPart | None:
+    """An already compacted output with its preview cut to ``preview_chars`` (``None``: already that short).
+    The pointer line is kept as it is: it still names the saved copy."""
+    content = part.model_response_str()
+    head, mark, preview = content.partition(PREVIEW_MARK)
+    if not mark or len(preview) <= preview_chars + 1:
+        return None
+    shorter = preview[:preview_chars] + "…" if preview_chars else ""
+    return replace(part, content=f"{head}{mark}{shorter}")
 
 
 def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
@@ -138,10 +151,20 @@ def _elide_args(part: ToolCallPart, preview_chars: int) -> ToolCallPart:
     return replace(part, args=new_args)
 
 
+def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
+    """Calls whose result says the write happened: a denied, failed or interrupted write's arguments are the
+    only copy of what it meant to write (the file does not have it), so they are never pointed at the file."""
+    return {part.tool_call_id for message in messages if isinstance(message, ModelRequest) for part in message.parts
+            if isinstance(part, ToolReturnPart) and part.tool_name in FILE_WRITING_TOOLS and part.outcome == "success"}
+
+
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
-                       protect_recent_tokens: int, preview_chars: int = 600,
+                       protect_recent_tokens: int, preview_chars: int = DEFAULT_PREVIEW_CHARS,
                        include_current_turn: bool = False) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
+
+    ``include_current_turn`` (the pre-flight's last resort) rewrites the running turn's outputs too, and cuts
+    the previews of outputs compacted before down to ``preview_chars``.
 
     Nothing is written here: the caller decides whether the rewrite is worth applying and then
     calls :meth:`ToolCompactionResult.save` (an ``OSError`` there means: keep the history as it was).
@@ -150,26 +173,39 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
     protected_from = _protected_from(messages, protect_recent_tokens, include_current_turn=include_current_turn)
     result = ToolCompactionResult(list(messages), before, before)
     bundle = _Bundle(large_results_dir)
+    written = _applied_write_ids(messages)
     for index in range(protected_from):
         message = messages[index]
         new_parts: list[Any] = []
         changed = False
         for part in message.parts:
-            if (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
+            if (include_current_turn and isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict)
+                    and part.metadata.get(MASKED_KEY)):
+                shorter = _shorten_pointer(part, preview_chars)
+                if shorter is not None:
+                    part = shorter
+                    result.pointered_returns += 1
+                    changed = True
+            elif (isinstance(part, ToolReturnPart) and not (isinstance(part.metadata, dict) and part.metadata.get(MASKED_KEY))
                     and text_tokens(part.model_response_str()) >= MIN_MASKABLE_TOKENS):
                 part = _mask_return(part, bundle, preview_chars)
                 result.pointered_returns += 1
                 changed = True
             elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
-                  and not part.args_as_dict().get(ELIDED_ARG)
+                  and part.tool_call_id in written and not part.args_as_dict().get(ELIDED_ARG)
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
                 part = _elide_args(part, preview_chars)
                 result.masked_args += 1
                 changed = True
             new_parts.append(part)
         if changed:
-            assert isinstance(message, (ModelRequest, ModelResponse))
-            result.messages[index] = replace(message, parts=new_parts)
+            result.messages[index] = _with_parts(message, new_parts)
     result.pending = bundle
     result.tokens_after = estimator.total(result.messages)
     return result
+
+
+def _with_parts(message: ModelMessage, parts: list[Any]) -> ModelMessage:
+    if isinstance(message, ModelRequest):
+        return replace(message, parts=parts)
+    return replace(message, parts=parts)

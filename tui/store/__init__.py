@@ -27,7 +27,16 @@ _WHERE = {
     "SessionStore": "tui.store.session_store",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "LoadResult",
+    "MessagesFile",
+    "ParentRef",
+    "SessionHandle",
+    "SessionMeta",
+    "SessionStore",
+    "StoreError",
+    "UsageSnapshot",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-DAMAGED_METADATA_KEY = "deep_tui_damaged"
+from tui.metadata_keys import DAMAGED_METADATA_KEY
+
 """Request metadata key marking a placeholder that stands where a damaged message was."""
 
 

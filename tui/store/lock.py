@@ -64,10 +64,6 @@ class SessionLock:
         os.close(self._descriptor)
         self._descriptor = None
 
-    @property
-    def held(self) -> bool:
-        return self._descriptor is not None
-
 
 def is_locked(directory: Path) -> bool:
     """True when some process holds the session's lock (used before deleting).

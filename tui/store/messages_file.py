@@ -32,6 +32,7 @@ from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesType
 from pydantic_core import ValidationError
 
 from tui.atomic import create_new, link_new, stamp, write_atomic
+from tui.metadata_keys import SUMMARY_METADATA_KEY
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import Layout, scan
@@ -39,7 +40,6 @@ from tui.wording import plural
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_METADATA_KEY = "deep_tui_summary"
 _SUMMARY_MARK = f'"{SUMMARY_METADATA_KEY}"'.encode()
 _EMPTY = b"[\n]\n"
 
@@ -143,10 +143,6 @@ class MessagesFile:
         if not problems:
             return None
         return f"{self.path}: {plural(layout.intact_count(), 'intact message')} loaded; " + "; ".join(problems)
-
-    def torn_tail_warning(self) -> str | None:
-        """The warning for a damaged file (kept for callers that only know about torn tails)."""
-        return self.damage_warning()
 
     def load_range(self, start: int, stop: int) -> list[ModelMessage]:
         """Messages ``[start:stop]``, parsing only those lines."""

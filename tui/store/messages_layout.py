@@ -36,7 +36,6 @@ smallest pydantic-ai writes is 138 bytes): they are stray bytes, kept aside with
 _FRAMING = b" \t\r\n,[]"
 _HEADER = b"[\n"
 _SEPARATOR = b",\n"
-CLEAN_END = b"\n]\n"
 
 
 @dataclass

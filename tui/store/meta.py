@@ -14,6 +14,7 @@ from tui.atomic import write_atomic
 from tui.message_text import prompt_text
 from tui.store.cost_totals import CostTotals
 from tui.store.damage import is_damage_note
+from tui.terminal_text import visible
 
 TITLE_LIMIT = 60
 UNTITLED = "untitled"
@@ -62,7 +63,7 @@ class SessionMeta:
         usage = data.get("last_usage")
         return cls(
             id=session_id,
-            title=str(data.get("title") or UNTITLED),
+            title=visible(str(data.get("title") or UNTITLED)),
             created=float(data.get("created", 0.0)),
             updated=float(data.get("updated", data.get("created", 0.0))),
             message_count=int(data.get("message_count", 0)),
@@ -95,7 +96,7 @@ def title_from(messages: list[ModelMessage]) -> str | None:
             continue
         for part in message.parts:
             if isinstance(part, UserPromptPart):
-                line = " ".join(prompt_text(part.content).split())
+                line = " ".join(visible(prompt_text(part.content)).split())
                 if line:
                     return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
     return None

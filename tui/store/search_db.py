@@ -45,7 +45,7 @@ class IndexProblem(Exception):
 def classify(error: BaseException, path: Path) -> IndexProblem:
     """What an sqlite3 (or OS) error means for the index."""
     text = str(error).lower()
-    if isinstance(error, sqlite3.OperationalError) or isinstance(error, OSError):
+    if isinstance(error, sqlite3.OperationalError | OSError):
         if "locked" in text or "busy" in text:
             return IndexProblem("locked", f"the search index {path} is locked by another deep-tui")
         if "readonly" in text or "read-only" in text or "unable to open" in text or isinstance(error, OSError):

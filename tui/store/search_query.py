@@ -13,9 +13,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tui.store.search_db import IndexedSession
 from tui.store.search_text import make_excerpt, make_snippet
+
+Row = tuple[Any, ...]
+"""A row as sqlite3 returns it."""
 
 MIN_TERM = 3
 RANK_BUDGET_MS = 40
@@ -108,7 +112,7 @@ def _where(match: Match, scope: list[tuple[str, int | None]] | None) -> tuple[st
 
 
 def _with_budget(connection: sqlite3.Connection, budget_ms: float,
-                 run: Callable[[], list[tuple]]) -> list[tuple] | None:
+                 run: Callable[[], list[Row]]) -> list[Row] | None:
     """``run()``, or ``None`` when it took longer than ``budget_ms`` (interrupted)."""
     deadline = time.perf_counter() + budget_ms / 1000
     connection.set_progress_handler(lambda: int(time.perf_counter() > deadline), 2_000)
@@ -139,7 +143,7 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
         newest_sql = (f"SELECT {_COLUMNS}, NULL FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
                       f"WHERE {where} ORDER BY docs_fts.rowid DESC LIMIT ?")
         found = connection.execute(newest_sql, [*params, fetch]).fetchall()
-    best: dict[tuple[str, int], tuple] = {}
+    best: dict[tuple[str, int], Row] = {}
     for row in found:
         best.setdefault((row[1], row[2]), row)
     chosen = list(best.values())[:limit]
@@ -158,7 +162,7 @@ def matching_sessions(connection: sqlite3.Connection, match: Match) -> dict[str,
 def hits_for_docs(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession],
                   doc_ids: Sequence[int]) -> list[SearchHit]:
     """Hits (with snippets) for chosen documents, in the order given."""
-    chosen: dict[int, tuple] = {}
+    chosen: dict[int, Row] = {}
     for start in range(0, len(doc_ids), 500):
         batch = list(doc_ids[start:start + 500])
         marks = ",".join("?" * len(batch))
@@ -167,7 +171,7 @@ def hits_for_docs(connection: sqlite3.Connection, match: Match, rows: dict[str, 
     return _hits(connection, [chosen[doc_id] for doc_id in doc_ids if doc_id in chosen], match, rows)
 
 
-def _hits(connection: sqlite3.Connection, chosen: list[tuple], match: Match,
+def _hits(connection: sqlite3.Connection, chosen: list[Row], match: Match,
           rows: dict[str, IndexedSession], *, excerpts: bool = False) -> list[SearchHit]:
     bodies = _bodies(connection, [row[0] for row in chosen])
     children = _children(rows)

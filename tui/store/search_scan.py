@@ -13,13 +13,14 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
-from tui.store.search_index import load_history_from
 from tui.store.search_db import IndexedSession
+from tui.store.search_index import load_history_from
 from tui.store.search_query import SearchHit, sharing_forks
-from tui.store.search_text import EVICTED_PATH_KEY, fold, make_excerpt, make_snippet, matches, message_docs
+from tui.store.search_text import fold, make_excerpt, make_snippet, matches, message_docs
 
 logger = logging.getLogger(__name__)
 

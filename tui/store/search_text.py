@@ -8,7 +8,6 @@ No Textual here.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import unicodedata
 from collections.abc import Iterator
@@ -29,15 +28,14 @@ from pydantic_ai.messages import (
 )
 
 from tui.message_text import prompt_text
+from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.terminal_text import CONTROL_CHARACTERS, encodable
 
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
 MAX_DOC_CHARS = 2_000_000
 """A saved output larger than this is indexed up to here (read_file still reads all of it)."""
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 SNIPPET_CHARS = 160
-
-ROLES = ("user", "assistant", "tool call", "tool", "summary", "thinking", "saved output")
 
 
 @dataclass(frozen=True)
@@ -51,13 +49,11 @@ class Doc:
     """For a saved output: the file it was read from."""
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
 def clean(text: str) -> str:
-    """Text as indexed and shown: control characters (C0 but tab and newlines, DEL, C1 — terminal escapes
-    among them — and our highlight marks) become spaces."""
-    return _CONTROL.sub(" ", text)
+    """Text as indexed and shown: control characters (the ones :mod:`tui.terminal_text` keeps off the
+    terminal — terminal escapes among them — and our highlight marks) become spaces, so they neither join
+    words in the index nor show as pictures in snippets; lone surrogates are replaced."""
+    return encodable(CONTROL_CHARACTERS.sub(" ", text))
 
 
 def _call_text(part: ToolCallPart) -> str:

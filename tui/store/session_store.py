@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-import re
 import secrets
 import shutil
 import time
@@ -13,7 +13,6 @@ from pathlib import Path
 from tui.atomic import unused_name
 from tui.paths import DataDir
 from tui.store.errors import (
-    AmbiguousSessionError,
     SessionLockedError,
     StorageError,
     StoreError,
@@ -23,13 +22,37 @@ from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, write_empty
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
+from tui.store.session_ids import list_session_ids, resolve_prefix
+from tui.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
 """All a new session holds before its first message; a directory holding anything else is never cleared."""
 _EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
+_PROMPT_HISTORY_FILE = "prompt_history.jsonl"
+"""The app's prompt history (``tui.app.prompt_history``): a new session holding one with only slash commands
+in it (e.g. ``/context`` typed before any message) is still untouched."""
+_PROMPT_HISTORY_LIMIT = 64 * 1024
+
+
+def _only_commands_typed(path: Path) -> bool:
+    """Every entry of a prompt history file is a slash command (``//`` starts a message): nothing typed there
+    would be lost with the session. Anything unreadable, long or unexpected counts as a message."""
+    try:
+        if path.stat().st_size > _PROMPT_HISTORY_LIMIT:
+            return False
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(entry, str) or not entry.startswith("/") or entry.startswith("//"):
+            return False
+    return True
 
 
 class SessionStore:
@@ -42,24 +65,11 @@ class SessionStore:
     # -- lookup -------------------------------------------------------------------
 
     def _ids(self) -> list[str]:
-        if not self.root.is_dir():
-            return []
-        return [entry.name for entry in os.scandir(self.root) if entry.is_dir() and _SAFE_ID.match(entry.name)]
+        return list_session_ids(self.root)
 
     def resolve(self, prefix: str) -> str:
         """The session id that is ``prefix`` or uniquely starts with it."""
-        if not prefix or not _SAFE_ID.match(prefix):
-            raise UnknownSessionError(f"no session matches {prefix!r}")
-        ids = self._ids()
-        if prefix in ids:
-            return prefix
-        matches = sorted(session_id for session_id in ids if session_id.startswith(prefix))
-        if not matches:
-            raise UnknownSessionError(f"no session matches {prefix!r} in {self.root}")
-        if len(matches) > 1:
-            shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
-            raise AmbiguousSessionError(f"{prefix!r} is ambiguous: it matches {shown}")
-        return matches[0]
+        return resolve_prefix(self._ids(), prefix, self.root)
 
     def meta(self, session_id: str) -> SessionMeta:
         """Read session.json; a corrupt one is kept as ``.corrupt`` and rebuilt from the history."""
@@ -127,8 +137,9 @@ class SessionStore:
 
     def discard_if_untouched(self, session_id: str) -> bool:
         """Remove a session only while its directory holds nothing but an untouched empty new session:
-        session.json, an unheld lock and an absent or empty messages.json. Anything else there (events,
-        kept copies, a history with content) keeps the whole directory. Returns True when it was removed.
+        session.json, an unheld lock, an absent or empty messages.json and at most a prompt history of slash
+        commands. Anything else there (events, kept copies, a history with content) keeps the whole directory.
+        Returns True when it was removed.
         """
         directory = self.root / session_id
         lock = SessionLock(directory, session_id)
@@ -141,7 +152,7 @@ class SessionStore:
             untouched = self._holds_only_a_new_session(directory)
             if untouched:
                 logger.info("removing empty abandoned session %s", session_id)
-                for name in ("messages.json", "session.json"):
+                for name in ("messages.json", "session.json", _PROMPT_HISTORY_FILE):
                     (directory / name).unlink(missing_ok=True)
         except OSError as error:
             logger.warning("could not clear empty session %s: %s", session_id, error)
@@ -160,8 +171,12 @@ class SessionStore:
 
     @staticmethod
     def _holds_only_a_new_session(directory: Path) -> bool:
+        """The files of a session nobody wrote to (a prompt history of slash commands alone included)."""
         with os.scandir(directory) as entries:
             for entry in entries:
+                if entry.name == _PROMPT_HISTORY_FILE and entry.is_file(follow_symlinks=False) \
+                        and _only_commands_typed(Path(entry.path)):
+                    continue
                 if entry.name not in _NEW_SESSION_FILES or not entry.is_file(follow_symlinks=False):
                     return False
         history = directory / "messages.json"
@@ -247,7 +262,7 @@ class SessionStore:
         if is_locked(self.root / session_id):
             raise SessionLockedError(f"session {session_id} is open in a deep-tui; rename it there or close it first")
         meta = self.meta(session_id)
-        meta.title = " ".join(title.split()) or UNTITLED
+        meta.title = " ".join(visible(title).split()) or UNTITLED
         meta.updated = time.time()
         try:
             meta.write(self.root / session_id / "session.json")

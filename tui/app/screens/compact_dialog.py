@@ -1,4 +1,5 @@
-"""The compact dialog: an optional focus, Run, progress, then tokens before → after or the failure."""
+"""The compact dialog: an optional focus, Run, progress, then tokens before → after (and what the summary
+cost) or the failure."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summary_plan import SummaryPlan
+from tui.cost_text import compaction_cost_text
 from tui.wording import plural
 
 CompactResult = CompactionFinished | CompactionFailed
@@ -26,10 +28,13 @@ def describe_result(event: CompactResult) -> Content:
         return Content.assemble(("Compaction failed: ", "bold $error"), event.reason,
                                 ("\nThe history was left exactly as it was.", "$text-muted"))
     retention = f", retention {event.retention_score:.2f}" if event.retention_score is not None else ""
+    cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests,
+                                saves_per_request=event.saves_usd_per_request, saved_tokens=event.tokens_saved)
     return Content.assemble(
         ("Compacted ", "bold $success"),
         f"{event.strategy}: {human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens "
         f"({plural(event.messages_replaced, 'message')} replaced{retention})",
+        (f"\n{cost}" if cost else "", "$text-muted"),
     )
 
 
@@ -91,13 +96,17 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     def action_run(self) -> None:
         if self.has_class("-running"):
             return
-        if self.runtime.busy:
-            self.query_one("#result", Static).update(Content("A turn is running; compact when it has finished."))
+        focus = self.query_one("#focus", Input).value.strip() or None
+        if self.runtime.busy:  # the chain compacts before the turn's next model request (or the next turn's)
+            self.runtime.request_compact(focus)
+            self.query_one("#result", Static).update(Content(
+                "A turn is running: the compaction runs before its next model request"
+                + (f", focused on: {focus}" if focus else "") + ". The log (Ctrl+L) shows the result."))
             return
         self.add_class("-running")
         self.query_one("#run", Button).disabled = True
         self.query_one("#result", Static).update(Content("compacting…"))
-        self._compact(self.query_one("#focus", Input).value.strip() or None)
+        self._compact(focus)
 
     @work(exclusive=True, group="compact")
     async def _compact(self, focus: str | None) -> None:

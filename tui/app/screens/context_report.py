@@ -15,6 +15,7 @@ from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import DialogScreen
 from tui.chain.events import describe_window_source
 from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
+from tui.terminal_text import visible
 from tui.wording import plural
 
 BAR = 24
@@ -23,13 +24,14 @@ BAR = 24
 def breakdown_lines(report: ContextBreakdown) -> Content:
     """One row per slice: a bar of its share of what is in context, tokens, and percent of the window."""
     rows: list[Content] = []
-    label_width = max((len(row.label) for row in report.slices), default=10)
+    labels = [visible(row.label) for row in report.slices]  # "tool results: <name>": a model's tool name
+    label_width = max((len(label) for label in labels), default=10)
     in_context = report.total or 1
-    for row in report.slices:
+    for row, label in zip(report.slices, labels, strict=True):
         share = row.tokens / report.window if report.window else 0.0
         filled = min(BAR, round(row.tokens / in_context * BAR))
         rows.append(Content.assemble(
-            f"{row.label:<{label_width}}  ",
+            f"{label:<{label_width}}  ",
             ("█" * filled, "$accent"), ("░" * (BAR - filled), "$text-muted"),
             f"  {human_tokens(row.tokens):>6}  {share * 100:5.1f}%",
         ))

@@ -17,15 +17,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.highlight import guess_language as guess_text_language
 from textual.widgets import Input, Static, TextArea
-
-from tui.app.widgets.highlighted_text import HighlightedTextArea
 from textual.widgets.text_area import Selection
 
 from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
-from tui.app.text_display import display_path, supported_language
 from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.text_display import display_path, supported_language
+from tui.terminal_text import visible
 
 __all__ = [
     "MAX_MATCHES",
@@ -44,6 +44,9 @@ __all__ = [
 MAX_VIEW_BYTES = 2 * 1024 * 1024
 """At most this much of a file is loaded into the viewer."""
 
+GUESS_CHARS = 4_000
+"""The language is guessed from this much of the start of the text."""
+
 MAX_MATCHES = 10_000
 """Search stops counting after this many matches."""
 
@@ -59,7 +62,8 @@ class LoadedFile:
 
 
 def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
-    """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced)."""
+    """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced, control characters made
+    visible: the file holds a tool's output, hostile text)."""
     try:
         total = path.stat().st_size
         with path.open("rb") as handle:
@@ -68,12 +72,17 @@ def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
         return LoadedFile("", 0, False, "File not found: it may have been deleted or moved.")
     except OSError as error:
         return LoadedFile("", 0, False, f"Cannot read the file: {error.strerror or error}")
-    return LoadedFile(data.decode("utf-8", errors="replace"), total, total > len(data))
+    return LoadedFile(visible(data.decode("utf-8", errors="replace")), total, total > len(data))
 
 
 def guess_language(text: str, truncated: bool = False) -> str | None:
-    """A highlighting language guessed from content: json if it parses (or looks like truncated JSON), …"""
-    head = text.lstrip()[:2000]
+    """The language to highlight ``text`` as, or ``None`` for plain text.
+
+    JSON (most tool output) is recognised by parsing it — or by its first character when the
+    view is truncated — since Pygments' content guess does not know it; anything else is
+    Textual's own guess (:func:`textual.highlight.guess_language`) on the first few KB.
+    """
+    head = text.lstrip()[:GUESS_CHARS]
     if head[:1] in ("{", "["):
         if truncated:
             return "json"
@@ -83,19 +92,8 @@ def guess_language(text: str, truncated: bool = False) -> str | None:
             pass
         else:
             return "json"
-    if head.startswith("<?xml"):
-        return "xml"
-    if head[:15].lower().startswith(("<!doctype html", "<html")):
-        return "html"
-    first_line = head.split("\n", 1)[0]
-    if first_line.startswith("#!"):
-        return "python" if "python" in first_line else "bash"
-    lines = head.splitlines()
-    if any(line.startswith(("def ", "class ", "import ", "from ")) for line in lines) and ":" in head:
-        return "python"
-    if any(line.startswith(("# ", "## ", "```", "- [")) for line in lines):
-        return "markdown"
-    return None
+    language = guess_text_language(head, None)
+    return None if language in ("text", "default") else language
 
 
 _NUMBERED_LINE = re.compile(r"^ *\d+\t")
@@ -208,7 +206,7 @@ class EvictedViewerScreen(DialogScreen[None]):
                 yield action_button("▲ Prev", "screen.find_previous", id="viewer-prev", focusable=False)
                 yield action_button("▼ Next", "screen.find_next", id="viewer-next", focusable=False)
                 yield action_button("Copy path", "screen.copy_path", id="viewer-copy", focusable=False)
-            yield HighlightedTextArea(id="viewer-text", read_only=True, show_line_numbers=True, soft_wrap=False)
+            yield TextArea(id="viewer-text", read_only=True, show_line_numbers=True, soft_wrap=False)
             yield Static("", id="viewer-missing")
 
     def on_mount(self) -> None:
@@ -233,12 +231,10 @@ class EvictedViewerScreen(DialogScreen[None]):
             self.query_one("#viewer-text").display = False
             self.notify(loaded.error, title="Evicted output", severity="error", markup=False)
             return
-        text_area = self.query_one("#viewer-text", HighlightedTextArea)
+        text_area = self.query_one("#viewer-text", TextArea)
         text_area.show_line_numbers = not has_own_line_numbers(loaded.text)
         text_area.language = supported_language(text_area, language)
         text_area.load_text(loaded.text)
-        if text_area.language is None and language is not None:
-            text_area.highlight_with_pygments(language)
         size = f"  {human_size(loaded.total_bytes)}"
         if loaded.truncated:
             size += f" · showing the first {human_size(MAX_VIEW_BYTES)}"

@@ -24,9 +24,16 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.screens.confirm import DialogScreen, action_button
-from tui.app.screens.session_list import SessionList
-from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike, header_row, order_by_lineage, session_row
 from tui.app.screens.session_edits import SessionEdits, store_errors
+from tui.app.screens.session_list import SessionList
+from tui.app.screens.session_rows import (
+    SessionMetaLike,
+    SessionStoreLike,
+    header_row,
+    match_title,
+    order_by_lineage,
+    session_row,
+)
 from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.wording import plural
 
@@ -58,6 +65,10 @@ class _Entry:
 
 def _matches(haystack: str, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
+
+
+EXACT_BONUS = 1_000.0
+"""Entries containing every word of the filter (title, id or model) rank above fuzzy-only title matches."""
 
 
 class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, SessionEdits):
@@ -235,15 +246,16 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         terms = query.casefold().split()
         previous = highlight or self.highlighted_id
         hits = self.content_hits
+        rows = {entry.meta.id: entry.row for entry in self._entries}
         if terms:
-            self._shown = [entry for entry in self._entries
-                           if entry.meta.id in hits or _matches(entry.haystack, terms)]
+            self._shown = self._ranked(query, terms, rows)
         else:
             self._shown = self._entries
         option_list = self.session_list
         option_list.set_options(
-            Option(row_with_hit(entry.row, hits[entry.meta.id], entry.depth), id=entry.meta.id)
-            if entry.meta.id in hits else entry.option
+            Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth), id=entry.meta.id)
+            if entry.meta.id in hits
+            else (entry.option if rows[entry.meta.id] is entry.row else Option(rows[entry.meta.id], id=entry.meta.id))
             for entry in self._shown
         )
         if self._shown:
@@ -264,6 +276,27 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         elif not self._shown:
             empty.update(Content.from_markup("No session matches [b]$query[/b].", query=query.strip()))
         self.set_class(not self._shown, "-empty")
+
+    def _ranked(self, query: str, terms: list[str], rows: dict[str, Content]) -> list[_Entry]:
+        """The entries the filter matches, best first: every word found in the title, id or model, then
+        a fuzzy match of the title (Textual's :class:`~textual.fuzzy.FuzzySearch`, the matched characters
+        highlighted in ``rows``), then a match in the contents only; ties keep the list's order."""
+        query = query.strip()
+        hits = self.content_hits
+        now, current = self._clock(), self.current_id
+        scored: list[tuple[float, int, _Entry]] = []
+        for order, entry in enumerate(self._entries):
+            title = entry.meta.title.strip()
+            fuzzy, matched = match_title(query, title) if title else (0.0, ())
+            exact = _matches(entry.haystack, terms)
+            if not (fuzzy or exact or entry.meta.id in hits):
+                continue
+            if fuzzy:
+                rows[entry.meta.id] = session_row(entry.meta, entry.depth, current=entry.meta.id == current, now=now,
+                                                  matched=matched)
+            scored.append((-(EXACT_BONUS if exact else 0.0) - fuzzy, order, entry))
+        scored.sort(key=lambda item: item[:2])
+        return [entry for _, _, entry in scored]
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -304,7 +337,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
     def action_move(self, where: str) -> None:
         """Move the list's highlight while typing in the filter."""
         option_list = self.session_list
-        moves = {
+        moves: dict[str, Callable[[], None]] = {
             "cursor_down": option_list.action_cursor_down,
             "cursor_up": option_list.action_cursor_up,
             "page_down": option_list.action_page_down,

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from textual.content import Content
+from textual.fuzzy import FuzzySearch
 
 from tui.app.formatting import human_age, human_tokens, short_id
 from tui.cost_text import PRICE_UNKNOWN, totals_label
@@ -153,6 +154,32 @@ def _cost_cell(cost: CostTotals | None) -> tuple[str, str]:
     return (f"{_fit(label, COST_WIDTH):>{COST_WIDTH}}  ", "$text-muted" if cost is None else "")
 
 
+_FUZZY = FuzzySearch()
+"""Textual's fuzzy search (the command palette's), case-insensitive, with its own cache. Not
+``Matcher.highlight``: that parses the title as markup, and a title is hostile text."""
+
+
+def match_title(query: str, title: str) -> tuple[float, Sequence[int]]:
+    """How well ``title`` fuzzily matches ``query`` (0: not at all) and the offsets of the matched characters."""
+    return _FUZZY.match(query, title)
+
+
+def _highlighted(title: str, offsets: Sequence[int]) -> Content:
+    content = Content(title)
+    for offset in offsets:
+        if offset < len(title) and not title[offset].isspace():
+            content = content.stylize("bold underline", offset, offset + 1)
+    return content
+
+
+def _title_cell(title: str | Content, current: bool) -> Content:
+    if not title:
+        return Content.styled("(untitled)", "$text-muted italic")
+    if isinstance(title, Content):
+        return title.stylize_before("bold") if current else title
+    return Content.styled(title, "bold" if current else "")
+
+
 def header_row() -> Content:
     """The column captions above the list (same layout as :func:`session_row`)."""
     text = (
@@ -162,11 +189,15 @@ def header_row() -> Content:
     return Content.styled(text, "$text-muted bold")
 
 
-def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float) -> Content:
-    """One line: marker, age, messages, tokens, cost, model, then the (indented) title and short id."""
+def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float,
+                matched: Sequence[int] = ()) -> Content:
+    """One line: marker, age, messages, tokens, cost, model, then the (indented) title and short id;
+    ``matched``: offsets in the title the picker's filter matched (highlighted)."""
     usage = meta.last_usage
     indent = "  " * (min(depth, MAX_INDENT) - 1) + "↳ " if depth else ""
-    title = meta.title.strip()
+    title: str | Content = meta.title.strip()
+    if title and matched:
+        title = _highlighted(str(title), matched)
     return Content.assemble(
         ("● " if current else "  ", "$text-accent bold"),
         (f"{human_age(meta.updated, now):>{AGE_WIDTH}}  ", "$text-muted"),
@@ -175,7 +206,7 @@ def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float)
         _cost_cell(meta.cost),
         (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  ", "$text-secondary"),
         (indent, "$text-muted"),
-        (title, "bold" if current else "") if title else ("(untitled)", "$text-muted italic"),
+        _title_cell(title, current),
         (f"  {short_id(meta.id)}", "$text-muted"),
         ("  (current)", "$text-accent") if current else "",
     )

@@ -112,8 +112,11 @@ class AssistantBlock(Widget, can_focus=True):
             yield AnswerSegment(self.received)
 
     def action_fork_here(self) -> None:
-        if self.message_index is not None:
-            self.post_message(ForkAt(self.message_index + 1))
+        if self.message_index is None:
+            self.notify("This message is not saved yet (its turn is still running): fork at it once the turn ends.",
+                        severity="warning", markup=False)
+            return
+        self.post_message(ForkAt(self.message_index + 1))
 
     @property
     def received(self) -> str:

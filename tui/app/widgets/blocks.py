@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.terminal_text import visible
 from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
@@ -35,23 +36,26 @@ class UserBlock(Static, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
 
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
-        super().__init__(Content.assemble(("you  ", "bold $accent"), text), classes="user-block")
+        super().__init__(Content.assemble(("you  ", "bold $accent"), visible(text)), classes="user-block")
         self.message_index = message_index
 
     def action_fork_here(self) -> None:
-        if self.message_index is not None:
-            self.post_message(ForkAt(self.message_index + 1))
+        if self.message_index is None:
+            self.notify("This message is not saved yet (its turn is still running): fork at it once the turn ends.",
+                        severity="warning", markup=False)
+            return
+        self.post_message(ForkAt(self.message_index + 1))
 
 
 class NoticeBlock(Static):
     """A line from deep-tui itself (errors, cancellations, switches)."""
 
     def __init__(self, text: str, *, tone: str = "muted") -> None:
-        super().__init__(Content(text), classes=f"notice-block -{tone}")
+        super().__init__(Content(visible(text)), classes=f"notice-block -{tone}")
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(visible(text).split())  # decoded JSON may hold control characters again (\u001b)
 
 
 def args_summary(args_json: str) -> str:
@@ -151,16 +155,16 @@ class CompactionDivider(Collapsible):
     class ShowOriginals(Message):
         divider: CompactionDivider
         start: int
-        stop: int
+        end: int  # (not ``stop``: that is Message.stop(), which ends the message's bubbling)
 
     def __init__(self, info: DividerInfo) -> None:
         self.info = info
         self._originals = Vertical(classes="divider-originals")
         button = Button("show the replaced messages", classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
-        super().__init__(Static(Content(info.summary), classes="divider-summary"), button, self._originals,
+        super().__init__(Static(Content(visible(info.summary)), classes="divider-summary"), button, self._originals,
                          classes="compaction-divider")
-        self.title = Content(f"── {info.title()} ──")  # type: ignore[assignment]  # a focus is user text
+        self.title = Content(visible(f"── {info.title()} ──"))  # type: ignore[assignment]  # a focus is user text
         self._button = button
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -171,6 +175,6 @@ class CompactionDivider(Collapsible):
 
     async def show_originals(self, lines: list[tuple[str, str]]) -> None:
         await self._originals.mount_all(
-            Static(Content.assemble((f"{label}  ", "bold $text-muted"), text), classes="original-line")
+            Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
             for label, text in lines
         )

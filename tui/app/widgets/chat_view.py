@@ -135,7 +135,7 @@ class ChatView(VerticalScroll):
             return
         from tui.app.widgets.history_blocks import original_lines
 
-        messages = self.runtime.load_history(event.start, event.stop)
+        messages = self.runtime.load_history(event.start, event.end)
         await event.divider.show_originals(original_lines(messages))
 
     # -- live turns -----------------------------------------------------------------------

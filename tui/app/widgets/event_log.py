@@ -23,8 +23,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
-from tui.cost_text import compaction_cost_text
-from tui.formatting_plain import replaced_label
 from tui.app.screens.confirm import TextViewerModal
 from tui.chain.events import (
     ChainEvent,
@@ -33,6 +31,8 @@ from tui.chain.events import (
     EvictedEvent,
     MemoryChanged,
 )
+from tui.cost_text import compaction_cost_text
+from tui.formatting_plain import replaced_label
 from tui.wording import plural
 
 __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timestamp", "event_row", "is_logged"]
@@ -104,7 +104,7 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             stamp,
             (f"✗ {event.strategy} failed", "$text-error bold"),
             _muted(f" · {event.trigger}  at {human_tokens(event.tokens)}"),
-            (f" · focus “{event.focus}”" if event.focus else "", "$text-muted"),
+            literal(f" · focus “{event.focus}”" if event.focus else "", "$text-muted"),
             _muted(f" · {cost}" if cost else ""),
             "\n",
             INDENT,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.widget import Widget
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 

@@ -1,15 +1,19 @@
-"""Recorded messages → chat blocks (used when a session opens and when earlier pages load)."""
+"""Recorded messages → chat blocks (used when a session opens and when earlier pages load).
+
+Recorded text is hostile (model output, file contents): what goes into a block here passes through
+:func:`visible`, as the live turn's events do in the runtime.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
     CompactionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
-    ERROR_OUTCOMES,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -22,14 +26,13 @@ from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
-
-EVICTED_PATH_KEY = "deep_tui_evicted_path"
+from tui.message_text import prompt_text
+from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.terminal_text import visible, visible_json
 
 
 def _prompt_text(part: UserPromptPart) -> str:
-    if isinstance(part.content, str):
-        return part.content
-    return " ".join(item if isinstance(item, str) else f"<{type(item).__name__}>" for item in part.content)
+    return prompt_text(part.content)
 
 
 def divider_info(message: ModelRequest, index: int, finished: dict[int, CompactionFinished]) -> DividerInfo:
@@ -46,7 +49,7 @@ def divider_info(message: ModelRequest, index: int, finished: dict[int, Compacti
         tokens_after=event.tokens_after if event else None,
         retention=event.retention_score if event else info.get("retention"),
         focus=event.focus if event else info.get("focus"),
-        summary=summary,
+        summary=visible(summary),
         replaced_range=(start, kept_from) if start is not None and isinstance(kept_from, int) and kept_from > start
         else None,
     )
@@ -67,7 +70,7 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                 continue
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    blocks.append(UserBlock(_prompt_text(part), message_index=index))
+                    blocks.append(UserBlock(visible(_prompt_text(part)), message_index=index))
                 elif isinstance(part, (ToolReturnPart, RetryPromptPart)):
                     block = tools.get(part.tool_call_id)
                     if block is None:
@@ -75,14 +78,15 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     text = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
                     metadata = part.metadata if isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict) else {}
                     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
-                    block.set_result(text, len(text), evicted_path=path if isinstance(path, str) else None,
+                    block.set_result(visible(text), len(text),
+                                     evicted_path=visible(path) if isinstance(path, str) else None,
                                      is_error=isinstance(part, RetryPromptPart) or part.outcome in ERROR_OUTCOMES)
         elif isinstance(message, ModelResponse):
             for part in message.parts:
                 if isinstance(part, TextPart) and part.content.strip():
-                    blocks.append(AssistantBlock(part.content, message_index=index))
+                    blocks.append(AssistantBlock(visible(part.content), message_index=index))
                 elif isinstance(part, ToolCallPart):
-                    block = ToolBlock(part.tool_call_id, part.tool_name, part.args_as_json_str())
+                    block = ToolBlock(visible(part.tool_call_id), visible(part.tool_name), visible_json(part.args_as_json_str()))
                     block.message_index = index
                     tools[part.tool_call_id] = block
                     blocks.append(block)
@@ -99,7 +103,7 @@ def original_lines(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
             elif isinstance(part, TextPart) and part.content.strip():
                 lines.append(("agent", part.content))
             elif isinstance(part, ToolCallPart):
-                lines.append(("tool", f"{part.tool_name}({part.args_as_json_str()[:200]})"))
+                lines.append(("tool", f"{part.tool_name}({visible_json(part.args_as_json_str())[:200]})"))
             elif isinstance(part, ToolReturnPart):
                 text = part.model_response_str()
                 lines.append(("result", text[:300] + ("…" if len(text) > 300 else "")))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
@@ -26,20 +25,15 @@ __all__ = ["FRAME_SECONDS", "LiveTurn"]
 FRAME_SECONDS = 1 / 15
 
 
-@dataclass(frozen=True)
-class _AnswerRecorded:
-    """The answer being drawn is message ``index`` of the history (fork-at-message needs it)."""
-
-    index: int
-
-
 class LiveTurn:
     """Queues a turn's events and draws them on the chat at frame rate."""
 
     def __init__(self, chat: ChatView) -> None:
         self.chat = chat
-        self._queue: deque[TurnEvent | _AnswerRecorded] = deque()
+        self._queue: deque[TurnEvent] = deque()
         self._answer: AssistantBlock | None = None
+        self.answers: list[AssistantBlock] = []
+        """Every answer block this turn drew, in order (each gets its message index once recorded)."""
         self._lock = asyncio.Lock()
         self._shown = chat.shown_session
         """The chat's session when the turn started: after a switch, this turn draws nothing more."""
@@ -53,10 +47,6 @@ class LiveTurn:
     def push(self, event: TurnEvent) -> None:
         """Take an event now (O(1)); it is drawn by the next frame."""
         self._queue.append(event)
-
-    def answer_recorded(self, index: int) -> None:
-        """The current answer was recorded as message ``index`` (after the events pushed so far)."""
-        self._queue.append(_AnswerRecorded(index))
 
     async def close(self) -> None:
         """The turn ended: draw everything still queued and finish the answer."""
@@ -84,6 +74,7 @@ class LiveTurn:
             if isinstance(event, TextDelta):
                 if self._answer is None:
                     self._answer = await chat.start_answer()
+                    self.answers.append(self._answer)
                 self._answer.feed(event.text)
             elif isinstance(event, ToolCallStarted):
                 await self._close_answer()
@@ -93,8 +84,6 @@ class LiveTurn:
             elif isinstance(event, TurnFailed):
                 await self._close_answer()
                 await chat.add_notice(f"turn failed: {event.message}", "error")
-            elif isinstance(event, _AnswerRecorded) and self._answer is not None:
-                self._answer.message_index = event.index
         chat.fold_far_blocks()
         if self._answer is not None:
             await self._answer.render_pending()

@@ -32,12 +32,12 @@ from tui.app.memory_io import (
     read_preview,
     read_text_or_none,
     with_final_newline,
-    write_text_atomic,
 )
 from tui.app.screens.confirm import Choice, ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.text_display import display_path, supported_language
+from tui.atomic import write_atomic
 
-__all__ = ["MemoryEditor", "write_text_atomic"]
+__all__ = ["MemoryEditor"]
 
 WATCH_DEBOUNCE_MS = 250
 """How long the watcher lets a burst of writes settle before reporting it."""
@@ -270,7 +270,7 @@ class MemoryEditor(Widget):
         if text != self.text:  # the buffer shows what the file holds
             self.text_area.insert("\n", self.text_area.document.end, maintain_selection_offset=True)
         try:
-            write_text_atomic(self.path, text)
+            write_atomic(self.path, text, durable=True)
         except OSError as error:
             self._set_note(f"save failed: {error}")
             self.notify(f"Could not save {self.path}: {error}", title="Memory", severity="error", markup=False)

@@ -109,9 +109,10 @@ class PromptInput(TextArea):
         self._draft = ""
         self._suggestions_closed_for: str | None = None
 
-    async def _on_key(self, event: events.Key) -> None:
-        """Enter is not a newline here: it goes on (after the keys typed before it have been inserted) to
-        the ``enter`` binding. (A priority binding would run before those keys reach the editor.)"""
+    def on_key(self, event: events.Key) -> None:
+        """Enter is not a newline here: ``prevent_default`` keeps TextArea's own key handler from inserting
+        one, and the key goes on to the ``enter`` binding, after the keys typed before it have been
+        inserted. (A priority binding would run before those keys reach the editor.)"""
         if event.key == "enter":
             event.prevent_default()
 

@@ -1,0 +1,5 @@
+import sys
+
+from fuzzfarm.cli import main
+
+sys.exit(main())

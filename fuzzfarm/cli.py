@@ -1,0 +1,111 @@
+"""``python -m fuzzfarm``: run the farm, write the report and reproducers; or replay reproducers.
+
+Exit status: 0 when no session violated a promise, 1 when one did (reproducers written), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from fuzzfarm.checks import SessionResult
+from fuzzfarm.farm import run_seeds, run_spec
+from fuzzfarm.generator import generate
+from fuzzfarm.report import commit, render
+from fuzzfarm.shrink import shrink
+from fuzzfarm.spec import read_reproducer, write_reproducer
+
+DEFAULT_REPRODUCERS = Path("tests/fuzz/reproducers")
+MAX_SHRUNK = 5
+"""At most this many failing sessions are shrunk and saved per run (the rest are listed)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m fuzzfarm", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run simulated sessions and check every promise")
+    run.add_argument("--sessions", type=int, default=300, help="how many sessions (seeds start..start+N-1)")
+    run.add_argument("--start", type=int, default=0, help="first seed")
+    run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    run.add_argument("--report", type=Path, help="write the figures as Markdown here (e.g. docs/fidelity.md)")
+    run.add_argument("--reproducers", type=Path, default=DEFAULT_REPRODUCERS,
+                     help=f"where shrunk failing sessions are saved (default {DEFAULT_REPRODUCERS})")
+    replay = commands.add_parser("replay", help="run saved reproducers again")
+    replay.add_argument("files", nargs="+", type=Path)
+    return parser
+
+
+
+def _save_failures(failing: list[SessionResult], directory: Path) -> None:
+    for result in failing[:MAX_SHRUNK]:
+        spec = generate(result.seed)
+        shrunk, violations = shrink(spec, result.violations, lambda s: run_spec(s).violations)
+        path = write_reproducer(shrunk, violations, directory)
+        print(f"  seed {result.seed}: {len(spec.actions)} → {len(shrunk.actions)} actions, saved {path}")
+    for result in failing[MAX_SHRUNK:]:
+        print(f"  seed {result.seed}: {result.violations[0]}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.sessions < 1 or args.workers < 1:
+        print("--sessions and --workers must be at least 1", file=sys.stderr)
+        return 2
+    load = os.getloadavg()
+    at_commit = commit()
+    started = time.perf_counter()
+    step = max(1, args.sessions // 20)
+    results: list[SessionResult] = []
+
+    def write_report(planned: int | None = None) -> None:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(render(sorted(results, key=lambda r: r.seed), seconds=time.perf_counter() - started,
+                                      workers=args.workers, load=load, at_commit=at_commit, planned=planned))
+
+    for result in run_seeds(range(args.start, args.start + args.sessions), args.workers):
+        results.append(result)
+        done = len(results)
+        if result.violations:
+            print(f"seed {result.seed} (window {result.window:,}, {result.fault}): {result.violations[0]}",
+                  file=sys.stderr, flush=True)
+        if done % step == 0 or done == args.sessions:
+            print(f"{done:,}/{args.sessions:,} sessions, {time.perf_counter() - started:,.0f} s, "
+                  f"{sum(bool(r.violations) for r in results)} with violations", file=sys.stderr, flush=True)
+            if args.report and done < args.sessions:
+                write_report(planned=args.sessions)  # a run stopped early still leaves its figures
+    seconds = time.perf_counter() - started
+    results.sort(key=lambda r: r.seed)
+    failing = [r for r in results if r.violations]
+    print(f"{len(results):,} sessions in {seconds:,.1f} s on {args.workers} processes; "
+          f"{sum(r.requests for r in results):,} requests; {len(failing)} sessions with violations")
+    if args.report:
+        write_report()
+        print(f"report written to {args.report}")
+    if failing:
+        for result in failing[:MAX_SHRUNK]:
+            print(f"seed {result.seed} (window {result.window:,}, {result.fault}): {result.violations[0]}")
+        _save_failures(failing, args.reproducers)
+        return 1
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            spec, _expected = read_reproducer(path)
+        except (OSError, ValueError, KeyError) as error:
+            print(f"{path}: not a reproducer ({error})", file=sys.stderr)
+            return 2
+        violations = run_spec(spec).violations
+        print(f"{path}: {'still fails: ' + violations[0] if violations else 'passes'}")
+        status = status or (1 if violations else 0)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return _run(args) if args.command == "run" else _replay(args)

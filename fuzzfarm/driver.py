@@ -1,0 +1,170 @@
+"""Runs one :class:`SessionSpec` through the real runtime (``SessionRuntime`` with its chain, a real
+``SessionStore`` on disk) and collects what the checks need: every request's size, events per turn,
+failures, raw tool outputs, and where everything was stored."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.models import override_allow_model_requests
+from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+
+from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
+from fuzzfarm.spec import Action, SessionSpec
+from fuzzfarm.summarizers import TIMEOUT_SECONDS, summarizer_model
+from fuzzfarm.workspace import make_workdir
+from tui.agent.models import ModelChoice
+from tui.agent.session_runtime import SessionRuntime
+from tui.agent.toolsets import build_agent_parts
+from tui.agent.turn_events import TurnFailed
+from tui.chain.budget import WindowBudget
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
+from tui.config import ContextSettings, Settings
+from tui.paths import DataDir
+from tui.store import SessionHandle, SessionStore
+
+MODEL_NAME = "fuzz:scripted-chat"
+
+
+@dataclass
+class ActionLog:
+    """What happened during one action."""
+
+    index: int
+    kind: str
+    turn: int
+    events: list[ChainEvent] = field(default_factory=list)
+    failure: str | None = None
+    compact_result: CompactionFinished | CompactionFailed | None = None
+
+
+@dataclass
+class Trace:
+    """Everything observed while a session ran (the files stay under ``data_dir`` until checked)."""
+
+    spec: SessionSpec
+    data_dir: DataDir
+    limit: int
+    """window − answer reserve: no request may be larger."""
+    compaction_limit: int
+    """The chain's own limit (window − reserve − margin), for the overage figures."""
+    script: ChatScript
+    sessions: list[str] = field(default_factory=list)
+    """Session ids in the order they were worked in (a fork adds one)."""
+    produced_at_switch: dict[str, int] = field(default_factory=dict)
+    """How many model responses existed when work left each session."""
+    prompts: list[str] = field(default_factory=list)
+    raw_outputs: dict[str, Any] = field(default_factory=dict)
+    """Each tool call's result as the tool returned it (before eviction)."""
+    actions: list[ActionLog] = field(default_factory=list)
+
+
+@dataclass
+class _RecordingToolset(WrapperToolset[None]):
+    """Keeps each tool's own result (what eviction must save byte-exact)."""
+
+    sink: dict[str, Any] = field(default_factory=dict)
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[None],
+                        tool: ToolsetTool[None]) -> Any:
+        result = await super().call_tool(name, tool_args, ctx, tool)
+        if ctx.tool_call_id is not None:
+            self.sink[ctx.tool_call_id] = result
+        return result
+
+
+class _Session:
+    def __init__(self, spec: SessionSpec, root: Path, template: Path) -> None:
+        self.data_dir = DataDir(root / "data")
+        self.workdir = make_workdir(template, root / "work")
+        self.settings = Settings(context=ContextSettings(window=spec.window, summarizer_timeout=TIMEOUT_SECONDS))
+        self.store = SessionStore(self.data_dir)
+        self.script = ChatScript(spec.disagreement, spec.model_counts)
+        self.chat_model = ScriptedChatModel(self.script)
+        self.spec = spec
+        budget = WindowBudget.for_window(spec.window, self.settings.context)
+        self.trace = Trace(spec=spec, data_dir=self.data_dir, limit=spec.window - budget.reserve,
+                           compaction_limit=budget.limit, script=self.script)
+        self.runtime: SessionRuntime | None = None
+        self.log: ActionLog | None = None
+        self._recording: tuple[SessionRuntime, list[AbstractToolset[None]]] | None = None
+
+    def open(self, handle: SessionHandle) -> SessionRuntime:
+        runtime = SessionRuntime(settings=self.settings, data_dir=self.data_dir, workdir=self.workdir, handle=handle,
+                                 chat_model=self.chat_model, choice=ModelChoice(MODEL_NAME, "flag"),
+                                 summarizer_model=summarizer_model(self.spec.fault, self.spec.seed))
+        runtime.subscribe(self._on_event)
+        self.trace.sessions.append(handle.id)
+        return runtime
+
+    def _on_event(self, event: ChainEvent) -> None:
+        if self.log is not None:
+            self.log.events.append(event)
+
+    def _toolsets(self, runtime: SessionRuntime) -> list[AbstractToolset[None]]:
+        """The runtime's own tools (built the same way), wrapped to keep each raw result; once per runtime."""
+        if self._recording is not None and self._recording[0] is runtime:
+            return self._recording[1]
+        parts = build_agent_parts(workdir=self.workdir, data_dir=self.data_dir, memory=runtime.memory,
+                                  session_id=runtime.handle.id, search=runtime.search,
+                                  turn_start=lambda: runtime.handle.meta.message_count)
+        toolsets: list[AbstractToolset[None]] = [_RecordingToolset(toolset, sink=self.trace.raw_outputs)
+                                                 for toolset in parts.toolsets]
+        self._recording = (runtime, toolsets)
+        return toolsets
+
+    async def leave(self) -> None:
+        assert self.runtime is not None
+        self.trace.produced_at_switch[self.runtime.handle.id] = len(self.script.produced)
+        await self.runtime.aclose()
+
+    async def run(self) -> Trace:
+        self.runtime = self.open(self.store.create(model=MODEL_NAME))
+        turn = 0
+        for index, action in enumerate(self.spec.actions):
+            self.log = ActionLog(index, action.kind, turn if action.kind == "turn" else -1)
+            self.trace.actions.append(self.log)
+            await self._act(action, turn)
+            turn += action.kind == "turn"
+        await self.leave()
+        self.log = None
+        return self.trace
+
+    async def _act(self, action: Action, turn: int) -> None:
+        assert self.runtime is not None and self.log is not None
+        if action.kind == "turn":
+            self.script.begin_turn(turn, action)
+            self.trace.prompts.append(action.prompt)
+            with self.runtime.agent.override(toolsets=self._toolsets(self.runtime)):
+                async for event in self.runtime.run_turn(action.prompt):
+                    if isinstance(event, TurnFailed):
+                        self.log.failure = event.message
+            self.script.turn = -1
+        elif action.kind == "resume":
+            session_id = self.runtime.handle.id
+            await self.leave()
+            self.runtime = self.open(self.store.open(session_id))
+        elif action.kind == "fork":
+            session_id = self.runtime.handle.id
+            await self.leave()
+            self.runtime = self.open(self.store.fork(session_id, model=MODEL_NAME))
+        elif action.kind == "compact":
+            self.log.compact_result = await self.runtime.compact(action.focus or None)
+
+
+def drive(spec: SessionSpec, root: Path, template: Path) -> Trace:
+    """Run ``spec`` in ``root`` (an empty directory) and return what was observed."""
+    chain_log = logging.getLogger("tui")
+    level = chain_log.level
+    chain_log.setLevel(logging.ERROR)  # the farm reports; the chain's warnings about faults are expected
+    try:
+        with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
+            return asyncio.run(_Session(spec, root, template).run())
+    finally:
+        chain_log.setLevel(level)

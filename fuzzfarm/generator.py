@@ -1,0 +1,123 @@
+"""Random sessions from a seed: windows 4k–200k, a summarizer fault, a token-count disagreement, and a
+mix of tool traffic, chat, resumes, forks and manual compactions."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from fuzzfarm.spec import FAULT_KINDS, Action, SessionSpec, ToolCallSpec
+from fuzzfarm.workspace import BINARY_FILE, BINARYISH_FILE, LARGE_FILES, SMALL_FILES
+
+WINDOWS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 200_000)
+WINDOW_WEIGHTS = (3, 3, 3, 2, 2, 1, 1)
+GREP_PATTERNS = ("value=VAL-0", "KeyError", "path=src/pkg_1", "took 1\\d ms", "note mid", "EACCES|ValueError")
+FOCUSES = ("the KeyError in src/pkg_3/mod_3.py", "what the user asked to keep", "VAL-00042 and the timings", "")
+CONSTRAINTS = ("never touch huge.log", "keep VAL-00007 as the baseline", "answer in English",
+               "use 4 spaces, not tabs", "the deadline is 12:00 UTC")
+
+
+@dataclass
+class _State:
+    """What the generator knows about the workdir: written files and the marker each holds."""
+
+    written: dict[str, str] = field(default_factory=dict)
+    writes: int = 0
+
+
+def _big_text(rng: random.Random, chars: int, marker: str) -> str:
+    words = []
+    total = 0
+    while total < chars:
+        word = rng.choice(("alpha", "beta", "gamma", "`config.max_retries`", "src/app/main.py", "42 ms", "ValueError",
+                           "ünïcödé", "tab\there", "quote\"d", "line\n"))
+        words.append(word)
+        total += len(word) + 1
+    return f"{marker}\n" + " ".join(words) + "\n"
+
+
+def _call(rng: random.Random, state: _State, tool_heavy: bool, busy: set[str]) -> ToolCallSpec | None:
+    roll = rng.random()
+    if roll < 0.30:
+        return ToolCallSpec("read_file", {"path": rng.choice(SMALL_FILES)})
+    if roll < (0.50 if tool_heavy else 0.38):
+        args: dict[str, object] = {"path": rng.choice(LARGE_FILES), "limit": rng.choice((400, 1200, 3000))}
+        if rng.random() < 0.5:
+            args["offset"] = rng.randrange(0, 600)
+        return ToolCallSpec("read_file", args)
+    if roll < 0.62:
+        args = {"pattern": rng.choice(GREP_PATTERNS)}
+        if rng.random() < 0.5:
+            args["path"] = rng.choice((*SMALL_FILES, *LARGE_FILES))
+        return ToolCallSpec("grep", args)
+    if roll < 0.72:
+        state.writes += 1
+        path = f"out/gen_{state.writes}.txt"
+        if path in busy:
+            return None
+        marker = f"MARKER-{state.writes}-0"
+        state.written[path] = marker
+        busy.add(path)
+        return ToolCallSpec("write_file", {"path": path, "content": _big_text(rng, rng.choice((500, 4_000, 20_000)),
+                                                                              marker)})
+    if roll < 0.80:
+        candidates = sorted(p for p in state.written if p not in busy)
+        if not candidates:
+            return None
+        path = rng.choice(candidates)
+        old = state.written[path]
+        new = f"{old}-e"
+        state.written[path] = new
+        busy.add(path)
+        return ToolCallSpec("edit_file", {"path": path, "old_text": old,
+                                          "new_text": _big_text(rng, rng.choice((300, 3_000, 12_000)), new)})
+    if roll < 0.88:
+        return ToolCallSpec("read_file", {"path": BINARYISH_FILE})
+    if roll < 0.91:
+        return ToolCallSpec("read_file", {"path": BINARY_FILE})
+    if roll < 0.96:
+        return ToolCallSpec("ls", {"path": "."})
+    return ToolCallSpec("glob", {"pattern": "**/*.txt"})
+
+
+def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool) -> Action:
+    constraint = rng.choice(CONSTRAINTS)
+    module = f"src/pkg_{rng.randrange(37)}/mod_{rng.randrange(97)}.py"
+    prompt = f"turn {number}: look into {module} and the logs; remember \"{constraint}\""
+    batches: list[tuple[ToolCallSpec, ...]] = []
+    if rng.random() < (0.85 if tool_heavy else 0.35):
+        for _ in range(rng.randint(1, 4 if tool_heavy else 2)):
+            busy: set[str] = set()
+            calls = [c for c in (_call(rng, state, tool_heavy, busy) for _ in range(rng.choice((1, 1, 2, 3, 4))))
+                     if c is not None]
+            if calls:
+                batches.append(tuple(calls))
+    length = rng.choice((80, 400, 2_000, 6_000)) if not batches else rng.choice((80, 300))
+    answer = (f"Turn {number}: checked `{module}`; VAL-{rng.randrange(99999):05d} took {rng.randrange(900)} ms. "
+              + "Details follow. " * (length // 16))
+    return Action("turn", prompt=prompt, batches=tuple(batches), answer=answer)
+
+
+def generate(seed: int) -> SessionSpec:
+    """The session for ``seed`` (the same seed always gives the same session)."""
+    rng = random.Random(seed)
+    window = rng.choices(WINDOWS, WINDOW_WEIGHTS)[0]
+    tool_heavy = rng.random() < 0.7
+    state = _State()
+    actions: list[Action] = []
+    turns = rng.randint(4, 9) + (6 if window >= 128_000 else 0)
+    number = 0
+    while number < turns:
+        roll = rng.random()
+        if actions and roll < 0.08:
+            actions.append(Action("resume"))
+        elif actions and roll < 0.12:
+            actions.append(Action("fork"))
+        elif actions and roll < 0.19:
+            actions.append(Action("compact", focus=rng.choice(FOCUSES)))
+        else:
+            actions.append(_turn(rng, number, state, tool_heavy))
+            number += 1
+    return SessionSpec(seed=seed, window=window, fault=rng.choice(FAULT_KINDS),
+                       disagreement=round(rng.uniform(0.75, 1.25), 3), model_counts=rng.random() < 0.5,
+                       tool_heavy=tool_heavy, actions=tuple(actions))

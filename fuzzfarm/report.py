@@ -1,0 +1,182 @@
+"""Aggregates session results into the figures of ``docs/fidelity.md``, each next to its target."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from statistics import mean
+
+from fuzzfarm.checks import SessionResult
+
+RETENTION_TARGET = 0.95
+RECLAIM_TARGET = 0.60
+SECONDS_TARGET_PER_10K = 600
+
+
+@dataclass
+class Figures:
+    """The figures of a group of sessions."""
+
+    sessions: int = 0
+    requests: int = 0
+    over_limit: int = 0
+    max_fill: float = 0.0
+    turns: int = 0
+    multi_summary_turns: int = 0
+    failed_turns: int = 0
+    recoverable_checked: int = 0
+    recoverable_failed: int = 0
+    retention: list[float] = field(default_factory=list)
+    reclaim: list[float] = field(default_factory=list)
+    summaries: int = 0
+    fallbacks: int = 0
+    evictions: int = 0
+    tier2: int = 0
+    violating_sessions: int = 0
+
+    def add(self, result: SessionResult) -> None:
+        self.sessions += 1
+        self.requests += result.requests
+        self.over_limit += result.over_limit
+        self.max_fill = max(self.max_fill, result.max_fill)
+        self.turns += result.turns
+        self.multi_summary_turns += result.multi_summary_turns
+        self.failed_turns += result.failed_turns
+        self.recoverable_checked += result.recoverable_checked
+        self.recoverable_failed += result.recoverable_failed
+        self.retention.extend(result.retention)
+        if result.tool_heavy:
+            self.reclaim.extend(result.reclaim)
+        self.summaries += result.summaries
+        self.fallbacks += result.fallbacks
+        self.evictions += result.evictions
+        self.tier2 += result.tier2
+        self.violating_sessions += bool(result.violations)
+
+    @property
+    def recoverable(self) -> float:
+        if not self.recoverable_checked:
+            return 1.0
+        return 1 - self.recoverable_failed / self.recoverable_checked
+
+
+def group(results: Sequence[SessionResult], key: Callable[[SessionResult], object]) -> dict[object, Figures]:
+    groups: dict[object, Figures] = {}
+    for result in results:
+        groups.setdefault(key(result), Figures()).add(result)
+    return dict(sorted(groups.items(), key=lambda item: str(item[0]) if not isinstance(item[0], int) else
+                       f"{item[0]:09d}"))
+
+
+def _mean(values: list[float]) -> str:
+    return f"{mean(values):.3f} ({len(values)})" if values else "–"
+
+
+def _row(label: str, figures: Figures) -> str:
+    return (f"| {label} | {figures.sessions:,} | {figures.requests:,} | {figures.over_limit} | {figures.max_fill:.3f} "
+            f"| {figures.multi_summary_turns} | {figures.failed_turns} | {figures.recoverable:.2%} "
+            f"({figures.recoverable_checked:,}) | {_mean(figures.retention)} | {_mean(figures.reclaim)} "
+            f"| {figures.evictions:,} / {figures.tier2:,} / {figures.summaries:,} / {figures.fallbacks:,} |")
+
+
+HEADER = ("| {label} | sessions | requests | over window − reserve | largest ÷ (window − reserve) "
+          "| turns with > 1 auto summary | failed turns | recoverable (items checked) "
+          "| retention, faithful (summaries) | reversible share of overage, tool-heavy (overages) "
+          "| evictions / tier-2 / summaries / fallbacks |\n|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def commit() -> str:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "tui", "fuzzfarm"], cwd=root,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" (with uncommitted changes)" if dirty else "")
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "**MISSED**"
+
+
+def render(results: Sequence[SessionResult], *, seconds: float, workers: int, load: tuple[float, float, float],
+           at_commit: str, planned: int | None = None) -> str:
+    """The whole of ``docs/fidelity.md``; ``planned`` (more than ``len(results)``) marks a run still going."""
+    total = Figures()
+    for result in results:
+        total.add(result)
+    retention = mean(total.retention) if total.retention else None
+    reclaim = mean(total.reclaim) if total.reclaim else None
+    per_10k = seconds * 10_000 / max(1, len(results))
+    cpu_per_10k = sum(r.cpu_seconds for r in results) * 10_000 / max(1, len(results)) / 2
+    lines = [
+        "# Fidelity: the chain under the fuzz farm",
+        "",
+        *([f"**Partial: {len(results):,} of {planned:,} sessions so far.**", ""]
+          if planned is not None and planned > len(results) else []),
+        f"Generated by `make fuzz` on {datetime.now(UTC):%Y-%m-%d %H:%M UTC} at commit {at_commit}: "
+        f"{len(results):,} simulated sessions in {seconds:,.0f} s on {workers} "
+        f"processes (load average before the run {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on "
+        f"{os.cpu_count()} cores — the machine is shared).",
+        "",
+        "Each session drives the real `SessionRuntime` (the app's and `deep-tui run`'s chain, a real "
+        "`SessionStore` on disk) with a scripted provider-like model that counts every request it receives "
+        "(characters / 4 of the request as an OpenAI chat payload with tool definitions, × a per-session "
+        "disagreement of 0.75–1.25) and reports that as usage. See `fuzzfarm/` and the README.",
+        "",
+        "## Targets",
+        "",
+        "| figure | target | measured | |",
+        "|---|---|---|---|",
+        f"| requests over window − reserve | 0 | {total.over_limit} of {total.requests:,} | "
+        f"{_verdict(total.over_limit == 0)} |",
+        f"| turns with more than one automatic summary | 0 | {total.multi_summary_turns} of {total.turns:,} | "
+        f"{_verdict(total.multi_summary_turns == 0)} |",
+        f"| recoverable byte-exact from disk | 100 % | {total.recoverable:.3%} of {total.recoverable_checked:,} "
+        f"| {_verdict(total.recoverable_failed == 0)} |",
+        f"| retention, faithful summarizer (mean) | ≥ {RETENTION_TARGET} | "
+        f"{'–' if retention is None else f'{retention:.3f}'} over {len(total.retention):,} summaries | "
+        f"{_verdict(retention is not None and retention >= RETENTION_TARGET)} |",
+        f"| reversible share of each overage before a lossy compaction, tool-heavy (mean) | ≥ {RECLAIM_TARGET:.0%} "
+        f"| {'–' if reclaim is None else f'{reclaim:.1%}'} over {len(total.reclaim):,} overages | "
+        f"{_verdict(reclaim is not None and reclaim >= RECLAIM_TARGET)} |",
+        f"| 10,000 sessions on 2 cores | ≤ {SECONDS_TARGET_PER_10K} s | {per_10k:,.0f} s wall (scaled to 10,000 "
+        f"from this run); {cpu_per_10k:,.0f} s from CPU time alone (2 idle cores) | "
+        f"{_verdict(per_10k <= SECONDS_TARGET_PER_10K)} |",
+        f"| failed turns | 0 | {total.failed_turns} | {_verdict(total.failed_turns == 0)} |",
+        f"| sessions with any violation | 0 | {total.violating_sessions} | {_verdict(total.violating_sessions == 0)} |",
+        "",
+        "## By window",
+        "",
+        HEADER.format(label="window"),
+        *(_row(f"{window:,}", figures) for window, figures in group(results, lambda r: r.window).items()),
+        "",
+        "## By summarizer fault",
+        "",
+        HEADER.format(label="summarizer"),
+        *(_row(str(fault), figures) for fault, figures in group(results, lambda r: r.fault).items()),
+        "",
+        "## How the figures are defined",
+        "",
+        "- *over window − reserve*: requests whose size by the scripted model's own count exceeds the window "
+        "less the answer reserve. *largest ÷ (window − reserve)*: the fullest request seen.",
+        "- *recoverable*: every model response and user prompt is in messages.json in order; every tool output "
+        "the model was sent equals its record there; every evicted output's file equals the tool's own result "
+        "byte for byte; every tier-2 pointer's saved copy equals the recorded original, and "
+        "`read_file(offset, limit)` as the pointer says gives its lines; every messages.json loads with "
+        "pydantic-ai's `ModelMessagesTypeAdapter`.",
+        "- *retention*: for the faithful summarizer (it keeps every identifier it is sent), the share of the "
+        "identifiers of the span a summary replaced — taken from messages.json as the context held it (outputs "
+        "tier 2 had made pointers of count as their pointers), not from what the summarizer was sent — found in "
+        "the summary.",
+        "- *reversible share*: for each automatic lossy compaction (summary or fallback), the tokens eviction "
+        "and tier 2 reclaimed since the previous one ÷ (those tokens + how far the context still was above the "
+        "compaction threshold): how much of the overage the reversible tiers absorbed first.",
+    ]
+    return "\n".join(lines) + "\n"

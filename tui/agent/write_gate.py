@@ -1,0 +1,114 @@
+"""File writes through pydantic-ai's tool approval: a deferred call the user (or the policy) answers in the run.
+
+:class:`WriteGate` is one capability doing both halves of pydantic-ai's human-in-the-loop approval:
+
+- it wraps the run's toolset with ``approval_required`` so a call to a tool marked with
+  :data:`~tui.agent.write_approval.WRITES_FILES_METADATA` raises ``ApprovalRequired`` instead of running
+  (unless the policy is ``always`` or the user allowed writes for this session);
+- its ``handle_deferred_tool_calls`` hook answers those calls inside the same run with
+  ``DeferredToolResults``: approved calls then run, denied ones return a ``ToolDenied`` message the model
+  reads (recorded as a tool return with outcome ``denied``).
+
+The run is never split in two, so messages.json records the call and its answer once. A turn cancelled
+while the user is being asked leaves the call unanswered; the session seals it like any stopped turn
+(:mod:`tui.agent.history_seal`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+
+from tui.agent.path_policy import PathPolicy
+from tui.agent.write_approval import (
+    DENIED_BY_POLICY,
+    DENIED_HEADLESS,
+    WRITES_FILES_METADATA,
+    WriteApprover,
+    WritePolicy,
+    WriteRequest,
+    build_write_request,
+    denial_message,
+)
+
+logger = logging.getLogger(__name__)
+
+_MARK = next(iter(WRITES_FILES_METADATA))
+
+
+def writes_files(tool_def: ToolDefinition) -> bool:
+    """Whether a tool changes files in the working directory (and so needs approval)."""
+    return bool((tool_def.metadata or {}).get(_MARK))
+
+
+@dataclass
+class WriteGate(AbstractCapability[None]):
+    """Asks before a file-changing tool runs, as ``policy`` says; ``approver`` is the app's dialog (``None``
+    in ``deep-tui run``, where an ``ask`` is refused with a message telling how to allow writes)."""
+
+    policy: PathPolicy
+    writes: WritePolicy = "ask"
+    approver: WriteApprover | None = None
+    allowed_for_session: bool = False
+    """Set when the user chose "allow for this session"; in memory only."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[None]) -> AbstractToolset[None] | None:
+        return toolset.approval_required(self._needs_approval)
+
+    def _needs_approval(self, ctx: RunContext[None], tool_def: ToolDefinition, args: dict[str, Any]) -> bool:
+        if not writes_files(tool_def) or self.writes == "always" or self.allowed_for_session:
+            return False
+        try:
+            self.policy.resolve_for_write(str(args.get("path", "")))
+        except ToolFailed:
+            return False  # the tool itself refuses this path: nothing to ask about
+        return True
+
+    async def handle_deferred_tool_calls(self, ctx: RunContext[None], *,
+                                         requests: DeferredToolRequests) -> DeferredToolResults | None:
+        calls = requests.approvals
+        answers: dict[str, bool | ToolDenied] = {}
+        for position, call in enumerate(calls, start=1):
+            args = call.args_as_dict()
+            shown_as = str(args.get("path", ""))
+            try:
+                target = self.policy.resolve_for_write(shown_as)
+            except ToolFailed:  # the path changed since the call was deferred: the tool refuses it itself
+                answers[call.tool_call_id] = True
+                continue
+            request = await asyncio.to_thread(  # reads the file for the diff: off the app's event loop
+                build_write_request, call.tool_call_id, call.tool_name, args, target, self.policy.display(target),
+                position=position, total=len(calls))
+            answers[call.tool_call_id] = await self._answer(request)
+        return requests.build_results(approvals=answers)
+
+    async def _answer(self, request: WriteRequest) -> bool | ToolDenied:
+        if self.allowed_for_session or self.writes == "always":
+            return True  # "allow for this session" given for an earlier call of the same response
+        if self.writes == "never":
+            return self._refuse(request, DENIED_BY_POLICY.format(tool=request.tool_name, path=request.path))
+        if self.approver is None:
+            return self._refuse(request, DENIED_HEADLESS.format(tool=request.tool_name, path=request.path))
+        decision = await self.approver(request)
+        if decision.allow:
+            if decision.for_session:
+                self.allowed_for_session = True
+                logger.info("file writes allowed for the rest of this session")
+            return True
+        return self._refuse(request, denial_message(decision, request))
+
+    def _refuse(self, request: WriteRequest, message: str) -> ToolDenied:
+        logger.info("refused %s", request.summary)
+        return ToolDenied(message)

@@ -1,0 +1,174 @@
+"""A session's last messages as chat blocks, straight from their raw JSON (no pydantic-ai).
+
+While ``deep-tui --resume`` opens the session in the background, the chat shows these blocks in its
+first frame; once the session is open, :meth:`ChatView.show_session` replaces them with the same
+blocks built from the validated messages (:mod:`tui.app.widgets.history_blocks`). Both use the same
+widgets, and this module follows ``blocks_for`` part by part, so the swap changes nothing visible.
+
+Every string here came from a file: it goes through :func:`tui.terminal_text.visible`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from textual.widget import Widget
+
+from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
+from tui.store.session_tail import Record, SessionTail
+from tui.terminal_text import visible
+
+ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
+
+
+def tail_blocks(tail: SessionTail) -> list[Widget]:
+    """One block per prompt, answer, tool call (with its result) and summary of ``tail.records``."""
+    blocks: list[Widget] = []
+    tools: dict[str, ToolBlock] = {}
+    for offset, record in enumerate(tail.records):
+        index = None if tail.first_index is None else tail.first_index + offset
+        parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
+        if record.get("kind") == "request":
+            summary = _summary_info(parts)
+            if summary is not None:
+                divider = CompactionDivider(_divider_info(parts, summary))
+                divider.message_index = index
+                blocks.append(divider)
+                continue
+            for part in parts:
+                kind = part.get("part_kind")
+                if kind == "user-prompt":
+                    blocks.append(UserBlock(visible(prompt_text(part.get("content"))), message_index=index))
+                elif kind in ("tool-return", "retry-prompt"):
+                    block = tools.get(str(part.get("tool_call_id")))
+                    if block is not None:
+                        _set_result(block, part)
+        else:
+            for part in parts:
+                kind = part.get("part_kind")
+                content = part.get("content")
+                if kind == "text" and isinstance(content, str) and content.strip():
+                    blocks.append(AssistantBlock(visible(content), message_index=index))
+                elif kind == "tool-call":
+                    call_id = str(part.get("tool_call_id"))
+                    block = ToolBlock(call_id, visible(str(part.get("tool_name"))), visible(_args_json(part.get("args"))))
+                    block.message_index = index
+                    tools[call_id] = block
+                    blocks.append(block)
+    return blocks
+
+
+def prompt_text(content: object) -> str:
+    """A recorded ``user-prompt`` content as :func:`tui.message_text.prompt_text` shows it."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = (_content_item_text(item) for item in content)
+    return " ".join(text for text in texts if text)
+
+
+def _content_item_text(item: object) -> str:
+    if isinstance(item, str):
+        return item
+    if not isinstance(item, dict):
+        return ""
+    kind = str(item.get("kind", ""))
+    if kind == "text-content":
+        return str(item.get("content", ""))
+    if kind == "cache-point":
+        return ""
+    if kind.endswith("-url"):
+        return f"[{kind.removesuffix('-url')}: {item.get('url')}]"
+    if kind == "binary":
+        return f"[{item.get('media_type')}, {_size(_decoded_length(item.get('data')))}]"
+    if kind == "uploaded-file":
+        return f"[uploaded file: {item.get('file_id')}]"
+    return f"[{kind or 'content'}]"
+
+
+def _decoded_length(data: object) -> int:
+    if not isinstance(data, str):
+        return 0
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return len(data)
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.0f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _compact_json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _args_json(args: object) -> str:
+    """A call's arguments as ``ToolCallPart.args_as_json_str()`` gives them (compact JSON of an object)."""
+    if args is None:
+        return "{}"
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args) if args.strip() else {}
+        except ValueError:
+            return _compact_json({"INVALID_JSON": args})
+        return _compact_json(parsed if isinstance(parsed, dict) else {"INVALID_JSON": args})
+    return _compact_json(args)
+
+
+def _set_result(block: ToolBlock, part: Record) -> None:
+    """As ``ToolReturnPart.model_response_str()``: text as is, other values as compact JSON, and an error
+    (a failed call, or a retry — pydantic-ai reads a recorded ``retry-prompt`` as a retried return) wrapped
+    as ``{"error": …}``."""
+    content = part.get("content")
+    metadata = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
+    is_error = part.get("part_kind") == "retry-prompt" or part.get("outcome") in ERROR_OUTCOMES
+    if is_error:
+        text = _compact_json({"error": content if content is not None else ""})
+    else:
+        text = "" if content is None else content if isinstance(content, str) else _compact_json(content)
+    path = metadata.get(EVICTED_PATH_KEY) if metadata else None
+    block.set_result(visible(text), len(text), evicted_path=visible(path) if isinstance(path, str) else None,
+                     is_error=is_error)
+
+
+def _summary_info(parts: list[Record]) -> dict[str, Any] | None:
+    for part in parts:
+        metadata = part.get("metadata")
+        if part.get("part_kind") == "compaction" and isinstance(metadata, dict):
+            info = metadata.get(SUMMARY_METADATA_KEY)
+            if isinstance(info, dict):
+                return info
+    return None
+
+
+def _divider_info(parts: list[Record], info: dict[str, Any]) -> DividerInfo:
+    """As ``history_blocks.divider_info`` without a compaction event (a past one carries none on resume)."""
+    summary = next((str(part.get("content") or "") for part in parts if part.get("part_kind") == "compaction"), "")
+    replaced = info.get("replaced")
+    replaced = replaced if isinstance(replaced, int) else 0
+    kept_from = info.get("kept_from")
+    start = max(0, kept_from - replaced) if isinstance(kept_from, int) else None
+    retention = info.get("retention")
+    focus = info.get("focus")
+    return DividerInfo(
+        strategy=visible(str(info.get("strategy", "summary"))),
+        replaced=replaced,
+        tokens_before=None,
+        tokens_after=None,
+        retention=float(retention) if isinstance(retention, (int, float)) else None,
+        focus=visible(focus) if isinstance(focus, str) else None,
+        summary=visible(summary),
+        replaced_range=(start, kept_from) if start is not None and isinstance(kept_from, int) and kept_from > start
+        else None,
+    )

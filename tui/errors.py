@@ -1,0 +1,23 @@
+"""Ground-level error type and exit statuses shared by the command line, the app and the headless commands.
+
+Nothing here imports another deep-tui module, so any layer can raise :class:`UserFacingError`
+without depending on the command line.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+"""The turn failed (provider error, cancelled, history not saved) or a delete was declined."""
+EXIT_USAGE = 2
+"""A usage or data problem: bad flag or id, locked or unreadable session, config, model, data directory."""
+EXIT_INTERRUPTED = 130
+"""Ctrl+C."""
+
+
+class UserFacingError(Exception):
+    """An error caused by input; printed as one line, exit status :data:`EXIT_USAGE` unless told otherwise."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -1,0 +1,31 @@
+"""The keys deep-tui writes into pydantic-ai parts' ``metadata`` (so into messages.json).
+
+One definition each: the chain writes them, the store, the search index and the app read
+them back, so a key typed twice could silently drift and lose a summary or a saved output.
+"""
+
+from __future__ import annotations
+
+EVICTED_PATH_KEY = "deep_tui_evicted_path"
+"""On a tool return: where its full output was saved (eviction or tool-call compaction)."""
+
+EVICTION_ERROR_KEY = "deep_tui_eviction_error"
+"""On a tool return: why its output could not be saved."""
+
+SAVED_LINES_KEY = "deep_tui_saved_lines"
+"""On a compacted tool return: ``[offset, lines]`` of the saved copy."""
+
+MASKED_KEY = "deep_tui_masked"
+"""On a tool return already replaced by a preview (tier 2)."""
+
+ELIDED_ARG = "deep_tui_elided"
+"""In a write/edit tool call's arguments: the content was replaced by a pointer to the file."""
+
+SUMMARY_METADATA_KEY = "deep_tui_summary"
+"""On a summary's ``CompactionPart``: strategy, replaced count, the first kept message, focus."""
+
+SEAL_METADATA_KEY = "deep_tui_sealed"
+"""On a part closing what a stopped or failed run left open."""
+
+DAMAGED_METADATA_KEY = "deep_tui_damaged"
+"""On the placeholder for messages a damaged messages.json lost."""
