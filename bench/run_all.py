@@ -11,7 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import BenchResult, report
 
-MODULES = ("bench_store", "bench_startup", "bench_resume", "bench_chain", "bench_app", "bench_search", "bench_ux")
+MODULES = ("bench_store", "bench_startup", "bench_resume", "bench_chain", "bench_app", "bench_search", "bench_ux",
+           "bench_stream")
 
 
 def main() -> int:

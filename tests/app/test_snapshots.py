@@ -171,3 +171,43 @@ def test_fork_confirmation(snap_compare, tmp_path: Path) -> None:  # type: ignor
         await pilot.pause()
 
     assert snap_compare(seeded_app(tmp_path), terminal_size=SIZE, run_before=fork_here)
+
+
+STREAMED_WITH_CODE = """The tokenizer, **fixed**:
+
+```python
+def tokenize(text: str) -> list[str]:
+    \"\"\"Split on whitespace after normalizing line endings.\"\"\"
+    return text.replace("\\r\\n", "\\n").split()
+```
+
+- handles `\\r\\n`
+- keeps tabs
+"""
+
+
+def test_streamed_answer_with_code(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A streamed answer once complete: settled Markdown segments, the fence highlighted, lists joined."""
+    from tests.app.test_streaming import line_model
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(*"fix the tokenizer", "enter")
+        await wait_idle(pilot.app, pilot)
+        await pilot.pause(0.2)
+
+    app = make_app(make_factory(tmp_path, chat_model=line_model(STREAMED_WITH_CODE, delay=0.02)))
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
+def test_streaming_an_open_code_fence(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Mid-stream: the settled paragraph is Markdown, the open fence is plain code in the growing tail."""
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        await pilot.press(*"fix the tokenizer", "enter")
+        await wait_until(pilot, lambda: app.query("GrowingText.-code")
+                         and "split()" in app.query_one("GrowingText.-code").text, "the open fence")
+        await pilot.pause(0.2)
+
+    model, _gate = gated_model(STREAMED_WITH_CODE.split("```\n\n")[0])
+    assert snap_compare(make_app(make_factory(tmp_path, chat_model=model)), terminal_size=SIZE, run_before=ask)

@@ -58,3 +58,31 @@ def test_prompt_reply_picker_fork_compact(tmp_path: Path) -> None:
     assert len(forks) == 1 and forks[0]["message_count"] >= 8
     events = (data / "sessions" / forks[0]["id"] / "events.jsonl").read_text()
     assert '"focus": "the notes"' in events
+
+
+def test_a_long_code_block_streamed_from_an_openai_server_shows_its_last_line(tmp_path: Path) -> None:
+    """300 lines of code, one token per chunk at 4,000 tokens/s from the loopback chat server, through
+    ``--model openai-chat:… --base-url``: the last line reaches the real terminal, then the prompt is free."""
+    from tests.support.openai_server import ChatServerState, openai_chat_server
+
+    chunks = ["Here it is:\n\n", "```python\n"]
+    for line in range(300):
+        chunks += [f"value_{line}", " =", " compute", "(", f"{line}", ",", " x", ")\n"]
+    chunks += ["final_line_reached", " =", " True", "\n", "```\n"]
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "LANG": "C.UTF-8", "OPENAI_API_KEY": "loopback"}
+    state = ChatServerState(content_chunks=chunks, chunks_per_second=4_000)
+    with openai_chat_server(state) as (base_url, _):
+        terminal = TmuxTerminal([*_command(), "--data-dir", str(tmp_path / "data"), "--workdir", str(work),
+                                 "--model", "openai-chat:loopback", "--base-url", base_url], cwd=work, env=env)
+        try:
+            terminal.wait_for("loopback", timeout=30)
+            terminal.type("write the module")
+            terminal.send("Enter")
+            screen = terminal.wait_for("final_line_reached = True", timeout=60)
+            assert "value_299 = compute(299, x)" in screen
+            terminal.send("C-q")
+        finally:
+            terminal.close()

@@ -40,6 +40,8 @@ class ChatServerState:
     reply: str = "Hello from the loopback server."
     prompt_tokens: int = 1234
     requests: list[dict[str, Any]] = field(default_factory=list)
+    chunks_per_second: float | None = None
+    """Pace the streamed chunks at this rate (``None``: as fast as the socket takes them)."""
     content_chunks: list[str] | None = None
     """Streamed verbatim, one content delta each, instead of ``reply`` split on spaces (control
     characters, lone surrogates: ``json.dumps`` escapes them, the client decodes them back)."""
@@ -75,7 +77,12 @@ def _stream_scripted_reply(out: Any, state: ChatServerState, model: str) -> str:
         out.write(_chunk(model, {"tool_calls": [call]}))
         return "tool_calls"
     pieces = state.content_chunks if state.content_chunks is not None else [w + " " for w in state.reply.split(" ")]
-    for piece in pieces:
+    start = time.perf_counter()
+    for number, piece in enumerate(pieces):
+        if state.chunks_per_second:
+            ahead = start + number / state.chunks_per_second - time.perf_counter()
+            if ahead > 0.002:
+                time.sleep(ahead)
         out.write(_chunk(model, {"content": piece}))
         out.flush()
     return "stop"

@@ -20,7 +20,7 @@ from textual.worker import Worker, WorkerState
 from tui.agent.cost_events import CostUpdated
 from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.agent.turn_events import TurnFinished
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
@@ -47,6 +47,8 @@ PICKER_SCREEN = "sessions"
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.app.widgets.answer_block import AssistantBlock
@@ -106,7 +108,6 @@ class DeepTuiApp(App[int]):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
-        self._answer: AssistantBlock | None = None
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
@@ -307,30 +308,21 @@ class DeepTuiApp(App[int]):
         chat = self.query_one(ChatView)
         turn_start = self.runtime.history_count()
         await chat.add_user(prompt, message_index=turn_start)
-        self._answer = None
-        answers: list[AssistantBlock] = []
+        live = chat.start_turn()
+        finished = False
         try:
             async for event in self.runtime.run_turn(prompt):
-                if isinstance(event, TextDelta):
-                    if self._answer is None:
-                        self._answer = await chat.start_answer()
-                        answers.append(self._answer)
-                    await self._answer.add_delta(event.text)
-                elif isinstance(event, ToolCallStarted):
-                    await self._close_answer()
-                    await chat.add_tool_call(event)
-                elif isinstance(event, ToolCallFinished):
-                    chat.finish_tool_call(event)
-                elif isinstance(event, TurnFailed):
-                    await chat.add_notice(f"turn failed: {event.message}", "error")
-                elif isinstance(event, TurnFinished):
+                live.push(event)  # drawn at the next frame: the agent never waits for the screen
+                if isinstance(event, TurnFinished):
+                    finished = True
                     self._list_sessions_ahead()
-                    self._index_answers(answers, turn_start)
                     self.refresh_title()
         finally:
-            await self._close_answer()
+            await live.close()
+        if finished:
+            self._index_answers(live.answers, turn_start)
 
-    def _index_answers(self, answers: list[AssistantBlock], turn_start: int) -> None:
+    def _index_answers(self, answers: Sequence[AssistantBlock], turn_start: int) -> None:
         """Give every answer block of the turn just recorded its message index (text closed by a tool call
         included), so Ctrl+F forks at any of them. Matched from the newest back: one block per response
         with text."""
@@ -342,11 +334,6 @@ class DeepTuiApp(App[int]):
                      and any(isinstance(part, TextPart) and part.content for part in message.parts)]
         for block, index in zip(reversed(answers), reversed(with_text), strict=False):
             block.message_index = index
-
-    async def _close_answer(self) -> None:
-        if self._answer is not None:
-            await self._answer.finish()
-            self._answer = None
 
     async def action_cancel_turn(self) -> None:
         if self.runtime.busy and self.workers.cancel_group(self, "turn"):

@@ -40,8 +40,11 @@ class UserBlock(Static, can_focus=True):
         self.message_index = message_index
 
     def action_fork_here(self) -> None:
-        if self.message_index is not None:
-            self.post_message(ForkAt(self.message_index + 1))
+        if self.message_index is None:
+            self.notify("This message is not saved yet (its turn is still running): fork at it once the turn ends.",
+                        severity="warning", markup=False)
+            return
+        self.post_message(ForkAt(self.message_index + 1))
 
 
 class NoticeBlock(Static):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -12,10 +12,12 @@ from textual.widgets import Button, Collapsible
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.chain.events import CompactionFinished
 
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
+    from tui.app.widgets.live_turn import LiveTurn
 
 PAGE_SIZE = 20
 
@@ -35,19 +37,24 @@ class ChatView(VerticalScroll):
         self._tools: dict[str, ToolBlock] = {}
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
+        self._space = FoldedSpace()
+        self.shown_session = 0
+        """Counts the sessions shown (a turn's view stops drawing when it changes)."""
 
     async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
         """Replace the transcript with the tail of ``runtime``'s history."""
         from tui.app.widgets.history_blocks import blocks_for  # loads pydantic-ai: not needed for the first frame
 
         self.runtime = runtime
+        self.shown_session += 1
         self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
         self._tools.clear()
         await self.remove_children()
         count = runtime.history_count()
         self.loaded_from = max(0, count - PAGE_SIZE)
         messages = runtime.load_history(self.loaded_from, count)
-        blocks: list[Widget] = [self._earlier, *blocks_for(messages, self.loaded_from, self._finished)]
+        self._space = FoldedSpace()
+        blocks: list[Widget] = [self._earlier, self._space, *blocks_for(messages, self.loaded_from, self._finished)]
         self._earlier.display = self.loaded_from > 0
         self._earlier.label = f"load earlier messages ({self.loaded_from} more)"
         await self.mount_all(blocks)
@@ -64,7 +71,8 @@ class ChatView(VerticalScroll):
         messages = self.runtime.load_history(start, self.loaded_from)
         blocks = blocks_for(messages, start, self._finished)
         if blocks:
-            await self.mount_all(blocks, after=self._earlier)
+            self._space.unfold()  # the page goes right after the space, above everything it folded
+            await self.mount_all(blocks, after=self._space if self._space.is_attached else self._earlier)
         added = self.loaded_from - start
         self.loaded_from = start
         self._earlier.display = start > 0
@@ -80,6 +88,7 @@ class ChatView(VerticalScroll):
         """
         if self.runtime is None or not 0 <= index < self.runtime.history_count():
             return None
+        self._space.unfold()
         # A tool result is shown in its call's block, one message earlier: load that far.
         while self.loaded_from > max(0, index - 1) and await self.load_earlier():
             pass
@@ -141,6 +150,48 @@ class ChatView(VerticalScroll):
         self.anchor()
         self.scroll_end(animate=False)
 
+    def scroll_to_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> bool:
+        """Scroll to ``widget``; a folded block (or one inside a folded answer) is unfolded first."""
+        folded = False
+        for node in widget.ancestors_with_self:
+            if node is self:
+                break
+            folded = folded or not node.display
+        if folded:
+            for space in self.query(FoldedSpace):
+                space.unfold()
+            self.call_after_refresh(lambda: VerticalScroll.scroll_to_widget(self, widget, *args, **kwargs))
+            return True
+        return super().scroll_to_widget(widget, *args, **kwargs)
+
+    def unfold(self) -> None:
+        """Put the blocks folded during a stream back into the layout (a long answer keeps its own fold)."""
+        self._space.unfold()
+
+    def fold_far_blocks(self) -> None:
+        """Blocks above the view leave the layout (a blank of their height stays), so a frame of
+        a streaming answer costs the same with hundreds of answers above it as with none."""
+        if not self._space.is_attached:
+            return
+        children = list(self.children)
+        start = children.index(self._space) + 1
+        far: list[Widget] = []
+        for child in children[start:]:
+            if not child.display:
+                continue
+            if not far_above(child, self):
+                break
+            far.append(child)
+        if far and far[-1] is not children[-1]:
+            following = children[children.index(far[-1]) + 1]
+            self._space.fold(far, following)
+
+    def start_turn(self) -> LiveTurn:
+        """The view of a turn that starts now: it takes the turn's events and draws them at frame rate."""
+        from tui.app.widgets.live_turn import LiveTurn
+
+        return LiveTurn(self)
+
     async def start_answer(self) -> AssistantBlock:
         from tui.app.widgets.answer_block import AssistantBlock  # Markdown: loaded with the first answer
 
@@ -155,9 +206,9 @@ class ChatView(VerticalScroll):
 
     def finish_tool_call(self, event: ToolCallFinished) -> None:
         block = self._tools.get(event.call_id)
-        if block is not None:
-            block.set_result(event.preview, event.size_chars, evicted_path=event.evicted_path,
-                             is_error=event.is_error)
+        if block is not None:  # after the block's first refresh: its title may not be laid out yet
+            block.call_after_refresh(block.set_result, event.preview, event.size_chars,
+                                     evicted_path=event.evicted_path, is_error=event.is_error)
 
     async def add_divider(self, event: CompactionFinished, summary: str) -> None:
         info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,

@@ -1,0 +1,220 @@
+"""Streamed answers through the real app: the agent never waits for the screen; the result is Markdown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+
+from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
+from tui.app.screens.confirm import ConfirmModal
+from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
+from tui.app.widgets.chat_view import ChatView
+from tui.app.widgets.growing_text import GrowingText
+from tui.app.widgets.live_turn import LiveTurn
+
+ANSWER = """Here is the plan.
+
+## Steps
+
+1. read the file
+2. change `tokenize`
+3. run the tests
+
+- a bullet
+- another bullet
+  with a second line
+
+```python
+def tokenize(text):
+
+    return text.replace("\\r\\n", "\\n").split()
+```
+
+A closing paragraph with **bold** and a [link](https://example.com).
+"""
+
+
+def line_model(text: str, delay: float = 0.03) -> FunctionModel:
+    """Streams ``text`` line by line, a little slower than frames are drawn."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        for line in text.splitlines(keepends=True):
+            await asyncio.sleep(delay)
+            yield line
+
+    return FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(text)]), stream_function=stream,
+                         model_name="lines")
+
+
+def _leaves(root: Markdown) -> list[tuple[str, str]]:
+    """What a Markdown render shows, block by block: (kind, text), lists flattened to their items."""
+    shown: list[tuple[str, str]] = []
+    for block in root.query(MarkdownBlock):
+        if isinstance(block, MarkdownFence):
+            shown.append(("fence", block.code))
+        elif not block.query(MarkdownBlock):
+            shown.append((type(block).__name__, str(block._content)))
+    return shown
+
+
+async def test_a_streamed_answer_ends_as_the_same_markdown_as_a_full_render(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path, chat_model=line_model(ANSWER)))
+    async with app.run_test(size=(100, 60)) as pilot:
+        await pilot.press(*"plan", "enter")
+        await wait_idle(app, pilot)
+        streamed = app.query(AssistantBlock).last()
+        segments = list(streamed.query(AnswerSegment))
+        assert len(segments) > 3, "closed blocks settle one segment at a time"
+        assert not streamed.query(GrowingText), "the plain-text tail is gone once the answer is complete"
+        reference = Markdown(ANSWER)
+        await app.query_one(ChatView).mount(reference)
+        await pilot.pause(0.2)
+        streamed_blocks = [leaf for segment in segments for leaf in _leaves(segment)]
+        assert streamed_blocks == _leaves(reference)
+        assert streamed.source == ANSWER
+
+
+def _gate_frames(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Frames wait for the returned event before drawing (a screen that cannot keep up at all)."""
+    gate = asyncio.Event()
+    original = LiveTurn._draw
+
+    async def gated(self: LiveTurn) -> None:
+        await gate.wait()
+        await original(self)
+
+    monkeypatch.setattr(LiveTurn, "_draw", gated)
+    return gate
+
+
+async def test_the_agent_finishes_and_records_while_the_screen_is_still_behind(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    long_answer = "".join(f"line {n} of a long answer\n\n" for n in range(400))
+    app = make_app(make_factory(tmp_path, chat_model=reply_model(long_answer)))
+    gate = _gate_frames(monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        # The runtime consumes the whole stream and records the answer although nothing was drawn.
+        await wait_until(pilot, lambda: not app.runtime.busy and app.runtime.history_count() == 2, "the run to end")
+        [recorded] = [p.content for p in app.runtime.load_history(1, 2)[0].parts]
+        assert recorded == long_answer
+        assert not app.query(AssistantBlock), "the screen is still behind"
+        gate.set()
+        await wait_idle(app, pilot)
+        answer = app.query(AssistantBlock).last()
+        assert answer.received == long_answer
+        assert "line 399 of a long answer" in str(list(answer.query(AnswerSegment))[-1]._markdown)
+
+
+async def test_escape_cancels_mid_stream_and_what_was_received_is_recorded(tmp_path: Path) -> None:
+    words = " ".join(f"w{n}" for n in range(400))
+    app = make_app(make_factory(tmp_path, chat_model=slow_model(words, delay=0.01)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.query(AssistantBlock) and "w30 " in app.query(AssistantBlock).last().received,
+                         "part of the answer")
+        await pilot.press("escape")
+        await wait_idle(app, pilot)
+        answer = app.query(AssistantBlock).last()
+        received = answer.received
+        assert "w399" not in received
+        recorded = [p.content for m in app.runtime.load_history(0, app.runtime.history_count()) for p in m.parts
+                    if type(p).__name__ == "TextPart"]
+        # everything shown is recorded (the run may have taken a delta or two more than it handed out)
+        assert recorded and recorded[-1].startswith(received.strip())
+        assert received.strip().split()[-1] in str(list(answer.query(AnswerSegment))[-1]._markdown), \
+            "what was received is on screen"
+        assert "cancelled" in " ".join(str(n.render()) for n in app.query(".notice-block"))
+
+
+async def test_select_copy_and_fork_on_a_streamed_answer(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path, chat_model=reply_model(ANSWER)))
+    async with app.run_test(size=(100, 60)) as pilot:
+        await pilot.press(*"plan", "enter")
+        await wait_idle(app, pilot)
+        answer = app.query(AssistantBlock).last()
+        app.screen._select_all_in_widget(answer)
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert "Here is the plan." in selected and 'return text.replace' in selected and "closing paragraph" in selected
+        await pilot.press("ctrl+c")
+        assert app.clipboard == selected
+        await pilot.click(answer, offset=(2, 0))  # select the message, as a reader does before forking there
+        assert app.focused is answer
+        assert answer.message_index == 1
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the fork confirmation")
+
+
+async def test_the_open_block_can_be_selected_while_it_streams(tmp_path: Path) -> None:
+    from tests.app.app_support import gated_model
+
+    model, gate = gated_model("```python\nfirst_line = 1\nsecond_line = 2")
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.query(GrowingText) and "second_line" in app.query(GrowingText).last().text,
+                         "the open fence on screen")
+        tail = app.query(GrowingText).last()
+        assert tail.has_class("-code") and tail.text.startswith("first_line = 1\nsecond_line = 2")
+        app.screen._select_all_in_widget(tail)
+        await pilot.pause()
+        assert "first_line = 1\nsecond_line = 2" in (app.screen.get_selected_text() or "")
+        gate.set()
+        await wait_idle(app, pilot)
+
+
+async def test_switching_sessions_while_the_view_catches_up_leaves_the_new_session_clean(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long_answer = "".join(f"paragraph {n}\n\n" for n in range(200))
+    app = make_app(make_factory(tmp_path, chat_model=reply_model(long_answer)))
+    gate = _gate_frames(monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = app.runtime.info.session_id
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: not app.runtime.busy and app.runtime.history_count() == 2, "the run to end")
+        app.action_new_session()  # the runtime is idle: switching is allowed while the view is behind
+        await wait_until(pilot, lambda: app.runtime.info.session_id != first
+                         and app.query_one(ChatView).runtime is app.runtime, "the new session on screen")
+        await pilot.pause(0.1)
+        gate.set()
+        await wait_idle(app, pilot)
+        assert not app.query(AssistantBlock), "the old turn's answer is not drawn into the new session"
+        assert not any(worker.group == "turn" and worker.is_running for worker in app.workers)
+
+
+async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolled_to(tmp_path: Path) -> None:
+    from tui.app.widgets.folding import FoldedSpace
+
+    factory = make_factory(tmp_path, chat_model=line_model("".join(f"- item {n}\n" for n in range(150)), delay=0.01))
+    handle = factory.store.create(model="offline")
+    handle.append_messages([message for n in range(10) for message in (
+        ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])
+    handle.close()
+    from tui.agent.runtime import SessionRequest
+
+    app = make_app(factory, SessionRequest(resume=handle.id))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"list", "enter")
+        chat = app.query_one(ChatView)
+        chat_space = chat.query_children(FoldedSpace).first()
+        await wait_until(pilot, lambda: chat_space.folded, "the earlier answers, above the view, to fold")
+        assert all(not block.display for block in chat_space.folded)
+        await wait_idle(app, pilot)
+        assert not chat_space.folded, "between turns the whole chat is laid out again"
+        answer = app.query(AssistantBlock).last()
+        answer_space = answer.query_children(FoldedSpace).first()
+        assert answer_space.folded, "the first segments of the long answer stay folded"
+        height = chat.virtual_size.height
+        chat.scroll_to_widget(answer_space, top=True, animate=False)
+        await wait_until(pilot, lambda: not answer_space.folded, "the answer's first items to come back")
+        await pilot.pause(0.1)
+        assert all(segment.display for segment in answer.query_children(AnswerSegment))
+        assert abs(chat.virtual_size.height - height) <= 3, "nothing moved: the blanks had their height"

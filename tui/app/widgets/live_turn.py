@@ -1,0 +1,94 @@
+"""A running turn's view: events are taken at network speed, the screen catches up at frame rate.
+
+The turn's worker hands every :data:`~tui.agent.turn_events.TurnEvent` to :meth:`LiveTurn.push`,
+which only queues it, so the agent (recording, token accounting) never waits for the screen. A
+timer draws what is queued at most ``FRAME_SECONDS`` apart: all text that arrived since the last
+frame is appended in one go, tool blocks are mounted in order. A frame that takes longer than the
+interval delays the next one (ticks are skipped, not queued), so a slow screen coalesces more per
+frame instead of holding the stream back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import TYPE_CHECKING
+
+from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
+
+if TYPE_CHECKING:
+    from tui.app.widgets.answer_block import AssistantBlock
+    from tui.app.widgets.chat_view import ChatView
+
+__all__ = ["FRAME_SECONDS", "LiveTurn"]
+
+FRAME_SECONDS = 1 / 15
+
+
+class LiveTurn:
+    """Queues a turn's events and draws them on the chat at frame rate."""
+
+    def __init__(self, chat: ChatView) -> None:
+        self.chat = chat
+        self._queue: deque[TurnEvent] = deque()
+        self._answer: AssistantBlock | None = None
+        self.answers: list[AssistantBlock] = []
+        """Every answer block this turn drew, in order (each gets its message index once recorded)."""
+        self._lock = asyncio.Lock()
+        self._shown = chat.shown_session
+        """The chat's session when the turn started: after a switch, this turn draws nothing more."""
+        self._timer = chat.set_interval(FRAME_SECONDS, self._frame, name="live-turn")
+
+    @property
+    def behind(self) -> bool:
+        """Something received is not on screen yet."""
+        return bool(self._queue) or (self._answer is not None and self._answer.behind)
+
+    def push(self, event: TurnEvent) -> None:
+        """Take an event now (O(1)); it is drawn by the next frame."""
+        self._queue.append(event)
+
+    async def close(self) -> None:
+        """The turn ended: draw everything still queued and finish the answer."""
+        async with self._lock:  # not while a frame draws: stopping the timer would cancel that frame
+            self._timer.stop()
+            await self._draw()
+            await self._close_answer()
+            if self.chat.shown_session == self._shown:
+                self.chat.unfold()  # between turns the whole chat is laid out (clicks, scrolling to any block)
+
+    async def _frame(self) -> None:
+        if self._lock.locked():
+            return
+        async with self._lock:
+            await self._draw()
+
+    async def _draw(self) -> None:
+        chat = self.chat
+        if chat.shown_session != self._shown or not chat.is_attached:
+            self._queue.clear()
+            self._answer = None
+            return
+        while self._queue:
+            event = self._queue.popleft()
+            if isinstance(event, TextDelta):
+                if self._answer is None:
+                    self._answer = await chat.start_answer()
+                    self.answers.append(self._answer)
+                self._answer.feed(event.text)
+            elif isinstance(event, ToolCallStarted):
+                await self._close_answer()
+                await chat.add_tool_call(event)
+            elif isinstance(event, ToolCallFinished):
+                chat.finish_tool_call(event)
+            elif isinstance(event, TurnFailed):
+                await self._close_answer()
+                await chat.add_notice(f"turn failed: {event.message}", "error")
+        chat.fold_far_blocks()
+        if self._answer is not None:
+            await self._answer.render_pending()
+
+    async def _close_answer(self) -> None:
+        if self._answer is not None:
+            await self._answer.finish()
+            self._answer = None
