@@ -18,6 +18,7 @@ from tui.chain.events import CompactionFinished
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.app.widgets.live_turn import LiveTurn
+    from tui.app.widgets.thinking_block import ThinkingBlock
 
 PAGE_SIZE = 20
 
@@ -196,6 +197,13 @@ class ChatView(VerticalScroll):
         from tui.app.widgets.answer_block import AssistantBlock  # Markdown: loaded with the first answer
 
         block = AssistantBlock()
+        await self._append(block)
+        return block
+
+    async def start_thinking(self) -> ThinkingBlock:
+        from tui.app.widgets.thinking_block import ThinkingBlock
+
+        block = ThinkingBlock()
         await self._append(block)
         return block
 

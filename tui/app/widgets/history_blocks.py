@@ -16,6 +16,7 @@ from pydantic_ai.messages import (
     ModelResponse,
     RetryPromptPart,
     TextPart,
+    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -24,6 +25,7 @@ from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.message_text import prompt_text
@@ -85,6 +87,8 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
             for part in message.parts:
                 if isinstance(part, TextPart) and part.content.strip():
                     blocks.append(AssistantBlock(visible(part.content), message_index=index))
+                elif isinstance(part, ThinkingPart) and part.content.strip():
+                    blocks.append(ThinkingBlock(visible(part.content)))
                 elif isinstance(part, ToolCallPart):
                     block = ToolBlock(visible(part.tool_call_id), visible(part.tool_name), visible_json(part.args_as_json_str()))
                     block.message_index = index

@@ -14,11 +14,12 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING
 
-from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
+from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
 
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.app.widgets.chat_view import ChatView
+    from tui.app.widgets.thinking_block import ThinkingBlock
 
 __all__ = ["FRAME_SECONDS", "LiveTurn"]
 
@@ -32,6 +33,7 @@ class LiveTurn:
         self.chat = chat
         self._queue: deque[TurnEvent] = deque()
         self._answer: AssistantBlock | None = None
+        self._thinking: ThinkingBlock | None = None
         self.answers: list[AssistantBlock] = []
         """Every answer block this turn drew, in order (each gets its message index once recorded)."""
         self._lock = asyncio.Lock()
@@ -71,6 +73,13 @@ class LiveTurn:
             return
         while self._queue:
             event = self._queue.popleft()
+            if isinstance(event, ThinkingDelta):
+                if self._thinking is None:
+                    await self._close_answer()
+                    self._thinking = await chat.start_thinking()
+                self._thinking.add(event.text)
+                continue
+            self._thinking = None  # thinking ends where the answer or a tool call begins
             if isinstance(event, TextDelta):
                 if self._answer is None:
                     self._answer = await chat.start_answer()

@@ -19,6 +19,7 @@ from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
 from tui.terminal_text import visible
@@ -54,6 +55,8 @@ def tail_blocks(tail: SessionTail) -> list[Widget]:
                 content = part.get("content")
                 if kind == "text" and isinstance(content, str) and content.strip():
                     blocks.append(AssistantBlock(visible(content), message_index=index))
+                elif kind == "thinking" and isinstance(content, str) and content.strip():
+                    blocks.append(ThinkingBlock(visible(content)))
                 elif kind == "tool-call":
                     call_id = str(part.get("tool_call_id"))
                     block = ToolBlock(call_id, visible(str(part.get("tool_name"))), visible(_args_json(part.get("args"))))
