@@ -27,7 +27,7 @@ class Command:
         return f"/{self.name}" + (f" [{self.argument}]" if self.argument else "")
 
 
-# The order is the footer's: at 80 columns the last ones are cut, so F1 (which lists them all) comes first.
+# The order is the footer's: on a narrow terminal the last ones are cut, so F1 (which lists them all) comes first.
 COMMANDS: tuple[Command, ...] = (
     Command("help", "Keys and commands", "help", "f1", "F1"),
     Command("compact", "Compact the context now (optional focus)", "compact", "ctrl+g", "^g", argument="focus"),

@@ -156,6 +156,13 @@ class DeepTuiApp(App[int]):
         yield PromptInput(id="prompt")
         yield Footer(compact=True)
 
+    FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
+    """Below this width the footer leaves out "^p palette" (Ctrl+P still opens it; F1 lists it), so the
+    bindings before it are not cut off."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(Footer).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
+
     async def on_mount(self) -> None:
         # Records go to the log file (configured at launch) and to `textual console`; with a handler on
         # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
