@@ -11,19 +11,7 @@ from pathlib import Path
 from pydantic_ai import Agent, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
 from pydantic_ai.messages import (
-    ERROR_OUTCOMES,
-    AgentStreamEvent,
-    FunctionToolCallEvent,
-    FunctionToolResultEvent,
     ModelMessage,
-    PartDeltaEvent,
-    PartStartEvent,
-    RetryPromptPart,
-    TextPart,
-    TextPartDelta,
-    ThinkingPart,
-    ThinkingPartDelta,
-    ToolReturnPart,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResultEvent
@@ -38,15 +26,13 @@ from tui.agent.provider_http import ProviderConnection, ProviderFailure, provide
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
-    TextDelta,
-    ThinkingDelta,
     ToolCallFinished,
-    ToolCallStarted,
     TurnEvent,
     TurnFailed,
     TurnFinished,
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
+from tui.agent.turn_translation import translate
 from tui.agent.write_approval import WriteApprover
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
@@ -62,12 +48,11 @@ from tui.chain.events import (
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
-from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
-from tui.terminal_text import encodable, visible, visible_json
+from tui.terminal_text import encodable, visible
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +63,6 @@ tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
-PREVIEW_CHARS = 2_000
 MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
 
 
@@ -293,9 +277,12 @@ class SessionRuntime:
                         if isinstance(event, AgentRunResultEvent):
                             result_event = event
                             continue
-                        translated = self._translate(event)
-                        if translated is not None:
-                            yield translated
+                        translated = translate(event)
+                        if translated is None:
+                            continue
+                        if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
+                            self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
+                        yield translated
             if result_event is None:
                 yield TurnFailed("the run ended without a result")
                 return
@@ -381,37 +368,6 @@ class SessionRuntime:
     def _refresh_title(self) -> None:
         self.info.title = self.handle.meta.title
 
-    def _translate(self, event: AgentStreamEvent) -> TurnEvent | None:
-        if isinstance(event, PartStartEvent):
-            if isinstance(event.part, TextPart) and event.part.content:
-                return TextDelta(_shown(event.part.content))
-            if isinstance(event.part, ThinkingPart) and event.part.content:
-                return ThinkingDelta(_shown(event.part.content))
-        elif isinstance(event, PartDeltaEvent):
-            if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
-                return TextDelta(_shown(event.delta.content_delta))
-            if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
-                return ThinkingDelta(_shown(event.delta.content_delta))
-        elif isinstance(event, FunctionToolCallEvent):
-            return ToolCallStarted(visible(event.part.tool_call_id), visible(event.part.tool_name),
-                                   visible_json(event.part.args_as_json_str()))
-        elif isinstance(event, FunctionToolResultEvent):
-            part = event.part
-            if isinstance(part, ToolReturnPart):
-                text = part.model_response_str()
-                if part.tool_name in MEMORY_WRITING_TOOLS:
-                    self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                evicted = (part.metadata or {}).get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
-                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
-                                        visible(text[:PREVIEW_CHARS]), len(text),
-                                        evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
-                                        denied=part.outcome == "denied")
-            if isinstance(part, RetryPromptPart):
-                text = part.model_response()
-                return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),
-                                        visible(text[:PREVIEW_CHARS]), len(text), is_error=True)
-        return None
-
     # -- compaction ------------------------------------------------------------
 
     async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
@@ -484,12 +440,3 @@ def _first_line(text: str) -> str:
     """An error's first line, terminal-safe (a provider's error body is hostile text too)."""
     stripped = text.strip()
     return visible(stripped.splitlines()[0]) if stripped else "unknown error"
-
-
-def _shown(delta: str) -> str:
-    """A streamed piece of text made terminal-safe (display only: the recorded message keeps its bytes).
-
-    A carriage return ending the piece is dropped rather than shown as a line break: it is almost always
-    the first half of a CRLF whose newline starts the next piece.
-    """
-    return visible(delta[:-1] if delta.endswith("\r") else delta)
