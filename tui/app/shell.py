@@ -47,11 +47,9 @@ PICKER_SCREEN = "sessions"
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
 
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
-    from tui.app.widgets.answer_block import AssistantBlock
     from tui.store.session_tail import SessionTail
 
 # The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
@@ -327,20 +325,7 @@ class DeepTuiApp(App[int]):
         finally:
             await live.close()
         if finished:
-            self._index_answers(live.answers, turn_start)
-
-    def _index_answers(self, answers: Sequence[AssistantBlock], turn_start: int) -> None:
-        """Give every answer block of the turn just recorded its message index (text closed by a tool call
-        included), so Ctrl+F forks at any of them. Matched from the newest back: one block per response
-        with text."""
-        from pydantic_ai.messages import ModelResponse, TextPart  # loaded by now: a turn just ran
-
-        recorded = self.runtime.load_history(turn_start, self.runtime.history_count())
-        with_text = [turn_start + offset for offset, message in enumerate(recorded)
-                     if isinstance(message, ModelResponse)
-                     and any(isinstance(part, TextPart) and part.content for part in message.parts)]
-        for block, index in zip(reversed(answers), reversed(with_text), strict=False):
-            block.message_index = index
+            live.index_answers(self.runtime.load_history(turn_start, self.runtime.history_count()), turn_start)
 
     async def action_cancel_turn(self) -> None:
         if self.runtime.busy and self.workers.cancel_group(self, "turn"):

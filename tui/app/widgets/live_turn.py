@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING
 from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic_ai.messages import ModelMessage
+
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.app.widgets.chat_view import ChatView
     from tui.app.widgets.thinking_block import ThinkingBlock
@@ -49,6 +53,18 @@ class LiveTurn:
     def push(self, event: TurnEvent) -> None:
         """Take an event now (O(1)); it is drawn by the next frame."""
         self._queue.append(event)
+
+    def index_answers(self, recorded: Sequence[ModelMessage], turn_start: int) -> None:
+        """Give every answer block of the turn its message index once the turn is recorded (``recorded`` is
+        the history from ``turn_start`` on), text closed by a tool call included, so Ctrl+F forks at any of
+        them. Matched from the newest back: one block per response with text."""
+        from pydantic_ai.messages import ModelResponse, TextPart  # loaded by now: a turn just ran
+
+        with_text = [turn_start + offset for offset, message in enumerate(recorded)
+                     if isinstance(message, ModelResponse)
+                     and any(isinstance(part, TextPart) and part.content for part in message.parts)]
+        for block, index in zip(reversed(self.answers), reversed(with_text), strict=False):
+            block.message_index = index
 
     async def close(self) -> None:
         """The turn ended: draw everything still queued and finish the answer."""
