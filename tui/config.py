@@ -193,19 +193,9 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     tools = ToolSettings()
     for key, value in data.items():
         if key == "context":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{source}: [context] must be a table")
-            for ckey, cvalue in value.items():
-                if ckey not in _CONTEXT_KEYS:
-                    raise ConfigError(f"{source}: unknown key context.{ckey}")
-                if ckey in _CONTEXT_INT_KEYS:
-                    _check_type(source, f"context.{ckey}", cvalue, int)
-                else:
-                    _check_type(source, f"context.{ckey}", cvalue, (int, float))
-                    cvalue = float(cvalue)
-                context[ckey] = cvalue
+            context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS))
         elif key == "provider":
-            provider.update(_provider_table(value, source))
+            provider.update(_number_table(value, source, "provider", _PROVIDER_KEYS, _PROVIDER_INT_KEYS))
         elif key == "tools":
             tools = _tool_settings(value, source)
         elif key in _STRING_KEYS:
@@ -228,17 +218,18 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     return Settings(context=context_settings, provider=provider_settings, tools=tools, **top)
 
 
-def _provider_table(value: Any, source: str) -> dict[str, Any]:
+def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str]) -> dict[str, Any]:
+    """A ``[name]`` table of numbers: every key known, ``int_keys`` whole numbers, the others floats."""
     if not isinstance(value, dict):
-        raise ConfigError(f"{source}: [provider] must be a table")
+        raise ConfigError(f"{source}: [{name}] must be a table")
     table: dict[str, Any] = {}
     for key, item in value.items():
-        if key not in _PROVIDER_KEYS:
-            raise ConfigError(f"{source}: unknown key provider.{key}")
-        if key in _PROVIDER_INT_KEYS:
-            _check_type(source, f"provider.{key}", item, int)
+        if key not in keys:
+            raise ConfigError(f"{source}: unknown key {name}.{key}")
+        if key in int_keys:
+            _check_type(source, f"{name}.{key}", item, int)
         else:
-            _check_type(source, f"provider.{key}", item, (int, float))
+            _check_type(source, f"{name}.{key}", item, (int, float))
             item = float(item)
         table[key] = item
     return table
