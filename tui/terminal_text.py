@@ -15,6 +15,10 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """C0 controls except tab, newline and carriage return; DEL; the C1 range (CSI, OSC, …): what never
 reaches a terminal raw."""
 
+BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+"""Bidirectional embeddings, overrides and isolates: they reorder how the text around them is drawn, so a
+name or a line can look unlike what it is ("Trojan Source"). Shown as their code point, never applied."""
+
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 _PICTURES = {0x1B: "␛", 0x7F: "␡"}
@@ -29,15 +33,21 @@ def _picture(match: re.Match[str]) -> str:
     return "\N{REPLACEMENT CHARACTER}"
 
 
+def _code_point(match: re.Match[str]) -> str:
+    return f"[U+{ord(match.group()):04X}]"
+
+
 def visible(text: str) -> str:
     """``text`` with control characters made visible (``ESC`` → ``␛``) and lone surrogates replaced.
 
     Tabs, newlines and carriage returns are kept; nothing else below U+0020, DEL or the C1
-    range reaches the terminal. The result is always encodable as UTF-8.
+    range reaches the terminal, and bidi overrides show as ``[U+202E]``. The result is always
+    encodable as UTF-8.
     """
     if text.isprintable():
         return text
     text = CONTROL_CHARACTERS.sub(_picture, text)
+    text = BIDI_CONTROLS.sub(_code_point, text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)

@@ -172,6 +172,15 @@ def test_write_file_refuses_names_with_control_characters(beside: Env, name: str
     assert list(work.iterdir()) == []
 
 
+@pytest.mark.parametrize("name", ["invoice\u202egpj.exe", "a\u2066b.txt", "x\u202ay.py"])
+def test_write_file_refuses_names_with_bidi_overrides(beside: Env, name: str) -> None:
+    work = beside[0]
+    reply = call(beside, "write_file", path=name, content="x")
+    assert refused(reply) and "bidirectional override" in reply
+    assert not any(char in reply for char in "\u202a\u202e\u2066")
+    assert list(work.iterdir()) == []
+
+
 class EvictThenReadBack:
     """Reads a big file (evicted by the real chain), then follows the notice's read_file pointer."""
 

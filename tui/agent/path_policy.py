@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.agent.tool_errors import refuse
-from tui.terminal_text import visible
+from tui.terminal_text import BIDI_CONTROLS, visible
 
 SAVED_OUTPUTS_DIR = "large_tool_results"
 """The data directory's sub-directory of evicted tool outputs (``DataDir.large_results_dir``)."""
@@ -47,10 +47,14 @@ class PathPolicy:
         return self.resolve(path)
 
     def resolve_for_write(self, path: str) -> Path:
-        """Like :meth:`resolve`, and the file name must hold no control characters (newline, ESC, …)."""
+        """Like :meth:`resolve`, and the file name must hold no control characters (newline, ESC, …) and no
+        bidi overrides (which make a name look unlike what it is)."""
         if any(unicodedata.category(char) == "Cc" for char in path):
             raise refuse(f"path {visible(path)!r} contains control characters (newline, ESC, …); "
                          "choose a plain file name")
+        if BIDI_CONTROLS.search(path):
+            raise refuse(f"path {visible(path)!r} contains bidirectional override characters, which make a "
+                         "name display unlike what it is; choose a plain file name")
         return self.resolve(path)
 
     def allows(self, resolved: Path) -> bool:
