@@ -296,6 +296,33 @@ async def test_panel_keys_put_the_keyboard_in_the_panel(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: isinstance(app.focused, PromptInput), "the prompt to have the keyboard")
 
 
+async def test_an_evicted_output_deleted_from_disk_stays_listed_and_says_so_when_opened(tmp_path: Path) -> None:
+    """The evicted list is built from the chain's events alone (no stat per entry on the UI thread): a file
+    deleted behind deep-tui's back is still listed, with the size it was saved with, and opening it explains."""
+    from textual.widgets import OptionList
+
+    factory = make_factory(tmp_path, window=4_000)  # outputs over 1,000 tokens are evicted
+    (factory.workdir / "big.txt").write_text("".join(f"row {n} of a long file\n" for n in range(400)))
+    app = make_app(factory)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read big.txt", "enter")
+        await wait_idle(app, pilot)
+        [saved] = app.runtime.evicted_outputs()
+        size = saved.path.stat().st_size
+        saved.path.unlink()
+        await pilot.press(*"hello", "enter")
+        await wait_idle(app, pilot)
+        [listed] = app.runtime.evicted_outputs()
+        assert listed.path == saved.path and listed.size_bytes == size
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.focused, OptionList), "the evicted list")
+        assert app.query_one("#evicted-list", OptionList).option_count == 1
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("no longer on disk" in str(n.message) for n in app._notifications),
+                         "the missing-file notice")
+        assert app.screen is app.screen_stack[0]
+
+
 async def test_gauge_levels_and_assumed_marker(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:

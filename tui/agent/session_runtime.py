@@ -239,15 +239,11 @@ class SessionRuntime:
         return list(self._events)
 
     def evicted_outputs(self) -> list[EvictedOutput]:
-        outputs: list[EvictedOutput] = []
-        for event in self.past_events():
-            if not isinstance(event, EvictedEvent) or event.error:
-                continue
-            path = Path(event.path)
-            if path.is_file():
-                outputs.append(EvictedOutput(path, event.tool_name, path.stat().st_size, event.tokens, event.timestamp,
-                                             tool_call_id=event.tool_call_id, args=event.args))
-        return outputs
+        """Every output saved to disk, from the events alone (no file system call: the panel refreshes on the UI
+        thread); a file deleted since is still listed and says so when opened."""
+        return [EvictedOutput(Path(event.path), event.tool_name, event.size_bytes, event.tokens, event.timestamp,
+                              tool_call_id=event.tool_call_id, args=event.args)
+                for event in self.past_events() if isinstance(event, EvictedEvent) and not event.error]
 
     # -- turns -----------------------------------------------------------------
 
