@@ -80,7 +80,7 @@ def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:
         role = clean(hit.role if hit.tool is None else f"{hit.role} {hit.tool}")
-        print(f"{hit.session}  message {hit.message:<5}  {role:<16}  {clean(hit.title)}", file=out)
+        print(f"{hit.session}  message {hit.message + 1:<5}  {role:<16}  {clean(hit.title)}", file=out)
         if hit.forks:
             print(f"    also in fork{'s' if len(hit.forks) > 1 else ''}: {', '.join(hit.forks)}", file=out)
         if hit.path:

@@ -88,7 +88,7 @@ async def test_typing_shows_the_snippet_and_enter_opens_the_session_at_the_hit(t
         texts = option_texts(app)
         assert len(texts) == 2  # the content hit and the title match; the open (empty) session is filtered out
         [hit_text] = [text for text in texts if "Billing work" in text]
-        assert "message 7 · tool read_file" in hit_text and "the migration plan for the billing schema" in hit_text
+        assert "message 8 · tool read_file" in hit_text and "the migration plan for the billing schema" in hit_text
         assert any("migration notes (title only)" in text and "message" not in text for text in texts)
         assert "1 by content" in str(picker(app).query_one(".dialog").border_subtitle)
         picker(app).query_one(SessionList).highlighted = texts.index(hit_text)

@@ -38,8 +38,8 @@ def test_search_prints_ranked_hits_with_session_message_role_and_snippet(
     code, out, err = run(capsys, "search", "--data-dir", str(data.root), "retry_budget")
     assert code == 0 and err == ""
     heads = [line for line in out.splitlines() if line.startswith(first)]
-    assert f"{first}  message 3      tool grep         Retry budget" in heads
-    assert f"{first}  message 2      tool call grep    Retry budget" in heads
+    assert f"{first}  message 4      tool grep         Retry budget" in heads
+    assert f"{first}  message 3      tool call grep    Retry budget" in heads
     assert len(heads) == 3 and "«RETRY_BUDGET»" in out and out.count("also in fork: " + fork) == 1
     assert (data.root / "index.sqlite").is_file()
 

@@ -65,7 +65,7 @@ def snippet_line(hit: SearchHit, depth: int) -> Content:
     role = hit.role if hit.tool is None else f"{hit.role} {hit.tool}"
     forks = len(hit.forks)
     return Content.assemble(
-        (f"{indent}message {hit.message} · {role}  ", "$text-muted"),
+        (f"{indent}message {hit.message + 1} · {role}  ", "$text-muted"),
         highlighted(hit.snippet).stylize_before("$text-muted"),
         (f"  (also in {forks} fork{'s' if forks != 1 else ''})" if forks else "", "$text-muted italic"),
     )
