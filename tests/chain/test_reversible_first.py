@@ -103,3 +103,28 @@ def test_the_preflight_pointers_the_running_turn_before_dropping_any_message(tmp
     assert [(e.strategy, e.trigger) for e in finished] == [("pointer", "preflight")]
     assert harness.manager.accountant.estimate(sent, harness.manager.fixed_tokens) <= harness.manager.limit
     _assert_read_outputs_are_pointers_and_the_newest_is_whole(sent, batches)
+
+
+def test_when_pointers_cannot_avoid_the_summary_the_summarizer_reads_the_running_turn_whole(tmp_path: Path) -> None:
+    """A long chat answer keeps the context over the summary threshold whatever tier 2 does: the running turn's
+    outputs are then left whole for the summarizer (a 600-character preview would lose what it must keep)."""
+    summarizer = SummarizerScript()
+    harness = make_harness(tmp_path, window=16_000, summarizer=summarizer, compaction_threshold=0.3,
+                           summarize_threshold=0.3, keep_recent_fraction=0.1)
+    read = "".join(f"{n:04d} value=VAL-{n:05d}\n" for n in range(120)) + "last line: VAL-77777\n"
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("explain the design")]),
+        ModelResponse(parts=[TextPart("The design, in detail. " * 1_000)]),
+        ModelRequest(parts=[UserPromptPart("now read the two parts")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": "part_0.log"}, "call-0")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", read, "call-0")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": "part_1.log"}, "call-1")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", _output(1), "call-1")]),
+    ]
+
+    _send(harness, messages)
+
+    finished = [e for e in harness.events if isinstance(e, CompactionFinished)]
+    assert [e.strategy for e in finished] == ["summary"], [(e.strategy, e.trigger) for e in finished]
+    assert len(summarizer.prompts) == 1 and "VAL-77777" in summarizer.prompts[0], \
+        "the summarizer was given the read output whole, not a pointer's preview"

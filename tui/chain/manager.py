@@ -354,11 +354,13 @@ class ContextManager:
                          focus: str | None, force: bool) -> StepResult:
         step = self.compactor.tool_calls(messages, tokens, trigger=trigger, focus=focus, force=force)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
+        may_summarize = not (self._summarized_this_turn or self._blocked_this_turn)
         if not force and step.tokens >= summarize_at:  # reversible before lossy: reach into the running turn
-            step = self.compactor.tool_calls_before_lossy(step, trigger=trigger, focus=focus)
+            step = self.compactor.tool_calls_before_lossy(step, trigger=trigger, focus=focus,
+                                                          fits_below=summarize_at if may_summarize else None)
         if step.event is not None:
             self._report_usage(step.tokens)
-        if not force and (step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn):
+        if not force and (step.tokens < summarize_at or not may_summarize):
             return step
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)
