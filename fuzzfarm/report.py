@@ -187,7 +187,7 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "margin). Its share is *reversible* ÷ (*reversible* + how far the context still was above the threshold "
         "when the automatic lossy compaction fired) — or 1 when none fired (the span ended with the session or "
         "at a manual `/compact`): the reversible tiers absorbed it all. The mean is over every overage; the "
-        "next column takes only the overages that reached a lossy step (the figure this report gave before "
-        "overages absorbed whole were counted).",
+        "tables by window and by fault also give it over only the overages that reached a lossy step (the "
+        "figure this report gave before overages absorbed whole were counted).",
     ]
     return "\n".join(lines) + "\n"
