@@ -25,7 +25,7 @@ from fuzzfarm.disk import (
 )
 from fuzzfarm.driver import Trace
 from tui.chain.estimate import text_tokens
-from tui.chain.events import CompactionFailed, CompactionFinished, EvictedEvent
+from tui.chain.events import CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 from tui.chain.retention import extract_identifiers, retention_score
 
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
@@ -53,6 +53,9 @@ class SessionResult:
     recoverable_failed: int = 0
     retention: list[float] = field(default_factory=list)
     reclaim: list[float] = field(default_factory=list)
+    """Reversible share of each overage (1 for one the reversible tiers absorbed without a lossy step)."""
+    reclaim_lossy: list[float] = field(default_factory=list)
+    """The same for the overages that ended in an automatic lossy compaction only."""
     summaries: int = 0
     fallbacks: int = 0
     evictions: int = 0
@@ -226,24 +229,43 @@ def _retention(trace: Trace, result: SessionResult, final: list[Any]) -> None:
 
 
 def _reclaim(trace: Trace, result: SessionResult) -> None:
-    """Per lossy compaction (automatic summary or fallback): reversible savings since the last lossy one ÷
-    (those savings + how far the context still was over the compaction threshold)."""
+    """The reversible share of each overage (see the report's definition).
+
+    The session is cut into spans at each lossy compaction (summary or fallback). In a span, ``reversible`` is
+    what eviction and tier 2 reclaimed so far, and the context without them would have been its measured size
+    + ``reversible``: the span holds an overage when that went above the compaction threshold. A span ended by
+    an automatic lossy compaction scores reversible ÷ (reversible + how far the context still was above the
+    threshold when it fired); any other span with an overage (it ended at a manual compaction or with the
+    session) was absorbed by the reversible tiers alone and scores 1.
+    """
     threshold = COMPACTION_THRESHOLD * trace.compaction_limit
     reversible = 0
+    peak = 0
+
+    def absorbed() -> None:
+        if reversible > 0 and peak > threshold:
+            result.reclaim.append(1.0)
+
     for log in trace.actions:
         for event in log.events:
-            if isinstance(event, EvictedEvent) and not event.error:
+            if isinstance(event, UsageEvent):
+                peak = max(peak, event.tokens + reversible)
+            elif isinstance(event, EvictedEvent) and not event.error:
                 seen = trace.script.first_seen.get(event.tool_call_id)
                 preview = text_tokens(seen.model_response_str()) if seen is not None else 0
                 reversible += max(0, event.tokens - preview)
             elif isinstance(event, CompactionFinished) and event.strategy in ("mask", "pointer"):
                 reversible += event.tokens_saved
             elif isinstance(event, CompactionFinished):
-                if event.trigger != "manual":
-                    overage = reversible + event.tokens_before - threshold
-                    if overage > 0:
-                        result.reclaim.append(min(1.0, reversible / overage))
-                reversible = 0
+                overage = reversible + event.tokens_before - threshold
+                if event.trigger == "manual":
+                    absorbed()
+                elif overage > 0:
+                    share = min(1.0, reversible / overage)
+                    result.reclaim.append(share)
+                    result.reclaim_lossy.append(share)
+                reversible = peak = 0
+    absorbed()
 
 
 def check(trace: Trace) -> SessionResult:

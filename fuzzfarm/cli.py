@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fuzzfarm.checks import SessionResult
 from fuzzfarm.farm import run_seeds, run_spec
-from fuzzfarm.generator import generate
+from fuzzfarm.generator import WINDOWS, generate
 from fuzzfarm.report import commit, render
 from fuzzfarm.shrink import shrink
 from fuzzfarm.spec import read_reproducer, write_reproducer
@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run simulated sessions and check every promise")
     run.add_argument("--sessions", type=int, default=300, help="how many sessions (seeds start..start+N-1)")
     run.add_argument("--start", type=int, default=0, help="first seed")
+    run.add_argument("--window", type=int, choices=WINDOWS, metavar="TOKENS",
+                     help="only sessions with this window: the first N seeds from --start whose generated session "
+                          f"has it (one of {', '.join(map(str, WINDOWS))})")
     run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
     run.add_argument("--report", type=Path, help="write the figures as Markdown here (e.g. docs/fidelity.md)")
     run.add_argument("--reproducers", type=Path, default=DEFAULT_REPRODUCERS,
@@ -38,6 +41,18 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", type=Path)
     return parser
 
+
+def _seeds(start: int, sessions: int, window: int | None) -> list[int]:
+    """``sessions`` seeds from ``start``: consecutive, or (``window`` given) the next ones whose session has it."""
+    if window is None:
+        return list(range(start, start + sessions))
+    seeds: list[int] = []
+    seed = start
+    while len(seeds) < sessions:
+        if generate(seed).window == window:
+            seeds.append(seed)
+        seed += 1
+    return seeds
 
 
 def _save_failures(failing: list[SessionResult], directory: Path) -> None:
@@ -65,7 +80,7 @@ def _run(args: argparse.Namespace) -> int:
         args.report.write_text(render(sorted(results, key=lambda r: r.seed), seconds=time.perf_counter() - started,
                                       workers=args.workers, load=load, at_commit=at_commit, planned=planned))
 
-    for result in run_seeds(range(args.start, args.start + args.sessions), args.workers):
+    for result in run_seeds(_seeds(args.start, args.sessions, args.window), args.workers):
         results.append(result)
         done = len(results)
         if result.violations:

@@ -32,6 +32,7 @@ class Figures:
     recoverable_failed: int = 0
     retention: list[float] = field(default_factory=list)
     reclaim: list[float] = field(default_factory=list)
+    reclaim_lossy: list[float] = field(default_factory=list)
     summaries: int = 0
     fallbacks: int = 0
     evictions: int = 0
@@ -51,6 +52,7 @@ class Figures:
         self.retention.extend(result.retention)
         if result.tool_heavy:
             self.reclaim.extend(result.reclaim)
+            self.reclaim_lossy.extend(result.reclaim_lossy)
         self.summaries += result.summaries
         self.fallbacks += result.fallbacks
         self.evictions += result.evictions
@@ -80,13 +82,15 @@ def _row(label: str, figures: Figures) -> str:
     return (f"| {label} | {figures.sessions:,} | {figures.requests:,} | {figures.over_limit} | {figures.max_fill:.3f} "
             f"| {figures.multi_summary_turns} | {figures.failed_turns} | {figures.recoverable:.2%} "
             f"({figures.recoverable_checked:,}) | {_mean(figures.retention)} | {_mean(figures.reclaim)} "
+            f"| {_mean(figures.reclaim_lossy)} "
             f"| {figures.evictions:,} / {figures.tier2:,} / {figures.summaries:,} / {figures.fallbacks:,} |")
 
 
 HEADER = ("| {label} | sessions | requests | over window − reserve | largest ÷ (window − reserve) "
           "| turns with > 1 auto summary | failed turns | recoverable (items checked) "
           "| retention, faithful (summaries) | reversible share of overage, tool-heavy (overages) "
-          "| evictions / tier-2 / summaries / fallbacks |\n|---|---|---|---|---|---|---|---|---|---|---|")
+          "| the same, overages that reached a lossy step "
+          "| evictions / tier-2 / summaries / fallbacks |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def commit() -> str:
@@ -144,7 +148,8 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         f"{'–' if retention is None else f'{retention:.3f}'} over {len(total.retention):,} summaries | "
         f"{_verdict(retention is not None and retention >= RETENTION_TARGET)} |",
         f"| reversible share of each overage before a lossy compaction, tool-heavy (mean) | ≥ {RECLAIM_TARGET:.0%} "
-        f"| {'–' if reclaim is None else f'{reclaim:.1%}'} over {len(total.reclaim):,} overages | "
+        f"| {'–' if reclaim is None else f'{reclaim:.1%}'} over {len(total.reclaim):,} overages "
+        f"({len(total.reclaim_lossy):,} reached a lossy step) | "
         f"{_verdict(reclaim is not None and reclaim >= RECLAIM_TARGET)} |",
         f"| 10,000 sessions on 2 cores | ≤ {SECONDS_TARGET_PER_10K} s | {per_10k:,.0f} s wall (scaled to 10,000 "
         f"from this run); {cpu_per_10k:,.0f} s from CPU time alone (2 idle cores) | "
@@ -175,8 +180,14 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "identifiers of the span a summary replaced — taken from messages.json as the context held it (outputs "
         "tier 2 had made pointers of count as their pointers), not from what the summarizer was sent — found in "
         "the summary.",
-        "- *reversible share*: for each automatic lossy compaction (summary or fallback), the tokens eviction "
-        "and tier 2 reclaimed since the previous one ÷ (those tokens + how far the context still was above the "
-        "compaction threshold): how much of the overage the reversible tiers absorbed first.",
+        "- *reversible share*, tool-heavy sessions only: the session is cut into spans at each lossy compaction "
+        "(summary or fallback). In a span, *reversible* is what eviction (an output's size less its preview) "
+        "and tier 2 reclaimed; without them the context would have measured its size + *reversible*, and the "
+        "span holds an *overage* when that went above the compaction threshold (85 % of window − reserve − "
+        "margin). Its share is *reversible* ÷ (*reversible* + how far the context still was above the threshold "
+        "when the automatic lossy compaction fired) — or 1 when none fired (the span ended with the session or "
+        "at a manual `/compact`): the reversible tiers absorbed it all. The mean is over every overage; the "
+        "tables by window and by fault also give it over only the overages that reached a lossy step (the "
+        "figure this report gave before overages absorbed whole were counted).",
     ]
     return "\n".join(lines) + "\n"

@@ -125,17 +125,21 @@ class Compactor:
         return min(MIN_SAVINGS_MAX_TOKENS, int(MIN_SAVINGS_SHARE_OF_LIMIT * self.budget.limit))
 
     def tool_calls(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
-                   focus: str | None, force: bool, everything: bool = False,
-                   preview_chars: int = DEFAULT_PREVIEW_CHARS) -> StepResult:
-        """Pointers for old tool activity, applied only when it frees a meaningful amount; ``everything``
-        (the pre-flight's last resort) includes the running turn's own outputs and shortens earlier pointers'
-        previews to ``preview_chars``."""
+                   focus: str | None, force: bool, everything: bool = False, reach_current_turn: bool = False,
+                   preview_chars: int = DEFAULT_PREVIEW_CHARS, fits_below: float | None = None) -> StepResult:
+        """Pointers for old tool activity, applied only when it frees a meaningful amount (and, with
+        ``fits_below``, only when it brings the context below that); ``reach_current_turn`` (before a lossy
+        step) also takes the running turn's outputs the model has already read, outside the protection window
+        counted from the end; ``everything`` (the pre-flight's last resort) includes the running turn's own
+        outputs and shortens earlier pointers' previews to ``preview_chars``."""
         result = compact_tool_calls(messages, estimator=self.accountant.estimator,
                                     large_results_dir=self.large_results_dir,
                                     protect_recent_tokens=0 if everything else self.protect_recent_tokens,
-                                    include_current_turn=everything, preview_chars=preview_chars)
+                                    include_current_turn=everything, reach_current_turn=reach_current_turn,
+                                    preview_chars=preview_chars)
         saved = self.accountant.scaled(result.tokens_saved)
-        if saved <= 0 or (not force and saved < self.min_savings_tokens):
+        if saved <= 0 or (not force and saved < self.min_savings_tokens) or (
+                fits_below is not None and tokens - saved >= fits_below):
             return StepResult(messages, tokens)
         try:
             files_created = result.save()
@@ -155,6 +159,15 @@ class Compactor:
             tokens_after=after, messages_replaced=result.pointered_returns + result.masked_args,
             files_created=tuple(files_created), focus=focus))
         return StepResult(result.messages, after, event)
+
+    def tool_calls_before_lossy(self, step: StepResult, *, trigger: CompactionTrigger, focus: str | None,
+                                fits_below: float | None) -> StepResult:
+        """``step`` (tier 2 as usual) followed by tier 2 reaching into the running turn, for when a summary is
+        next: outputs the model has already read become pointers, if that brings the context below
+        ``fits_below`` (the summary is then not needed; otherwise the summarizer is given those outputs whole)."""
+        deeper = self.tool_calls(step.messages, step.tokens, trigger=trigger, focus=focus, force=False,
+                                 reach_current_turn=True, fits_below=fits_below)
+        return deeper if isinstance(deeper.event, CompactionFinished) else step
 
     # -- tier 3 ------------------------------------------------------------------------
 

@@ -1,10 +1,12 @@
 """The context-management chain as one object: recording, accounting, tiers 1–3, guards, events.
 
 Order per model request (DESIGN §3): record new messages → count tokens
-(usage event) → tier 2 at the compaction threshold → tier 3 at the summarize
-threshold (at most once per user turn, never retried after a failure in the
-same turn) → pre-flight fallback until the request fits the limit (window −
-answer reserve − margin), re-measured after each cut. Tier 1 (eviction) runs
+(usage event) → tier 2 at the compaction threshold → at the summarize threshold,
+tier 2 reaching into the running turn, then tier 3 (at most once per user turn,
+never retried after a failure in the same turn) → pre-flight until the request
+fits the limit (window − answer reserve − margin): the running turn's read
+outputs become pointers, then the fallback cuts, re-measured after each step.
+Reversible before lossy at every stage. Tier 1 (eviction) runs
 after each tool, before its output enters the history. After each response the
 provider's count calibrates the estimates and the usage including the answer is
 reported.
@@ -272,17 +274,21 @@ class ContextManager:
         near the limit, where it has one); a request that cannot be made to fit is never sent."""
         shrink = 1.0
         last_resorts = list(LAST_RESORT_PREVIEW_CHARS)
-        for _ in range(MAX_FIT_ROUNDS + len(LAST_RESORT_PREVIEW_CHARS)):
+        for round_number in range(1 + MAX_FIT_ROUNDS + len(LAST_RESORT_PREVIEW_CHARS)):
             if tokens <= self.budget.limit:
                 return working, tokens
-            cut = True
-            try:
-                step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
-            except ContextOverflowError:
-                # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
-                # limit): its outputs become pointers to saved copies (reversible) with ever shorter previews.
-                step = self._last_resort(working, tokens, last_resorts)
-                cut = False
+            cut = False  # first round: reversible first, the running turn's read outputs become pointers
+            step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
+                                             reach_current_turn=True) if round_number == 0 else None
+            if step is None or not isinstance(step.event, CompactionFinished):
+                cut = True
+                try:
+                    step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
+                except ContextOverflowError:
+                    # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
+                    # limit): its outputs become pointers to saved copies (reversible) with ever shorter previews.
+                    step = self._last_resort(working, tokens, last_resorts)
+                    cut = False
             working = step.messages
             measured = await self.accountant.count(working, self.fixed_tokens)
             measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)
@@ -347,10 +353,14 @@ class ContextManager:
     async def _run_tiers(self, messages: list[ModelMessage], tokens: int, *, trigger: CompactionTrigger,
                          focus: str | None, force: bool) -> StepResult:
         step = self.compactor.tool_calls(messages, tokens, trigger=trigger, focus=focus, force=force)
+        summarize_at = self.budget.at(self.settings.summarize_threshold)
+        may_summarize = not (self._summarized_this_turn or self._blocked_this_turn)
+        if not force and step.tokens >= summarize_at:  # reversible before lossy: reach into the running turn
+            step = self.compactor.tool_calls_before_lossy(step, trigger=trigger, focus=focus,
+                                                          fits_below=summarize_at if may_summarize else None)
         if step.event is not None:
             self._report_usage(step.tokens)
-        summarize_at = self.budget.at(self.settings.summarize_threshold)
-        if not force and (step.tokens < summarize_at or self._summarized_this_turn or self._blocked_this_turn):
+        if not force and (step.tokens < summarize_at or not may_summarize):
             return step
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)

@@ -51,17 +51,28 @@ def _current_turn_start(messages: Sequence[ModelMessage]) -> int:
     return 0
 
 
+def _output_tokens(message: ModelMessage) -> int:
+    if not isinstance(message, ModelRequest):
+        return 0
+    return sum(text_tokens(p.model_response_str()) for p in message.parts if isinstance(p, ToolReturnPart))
+
+
 def _protected_from(messages: Sequence[ModelMessage], protect_recent_tokens: int, *,
-                    include_current_turn: bool = False) -> int:
-    """Index from which tool output is protected: the current turn (unless ``include_current_turn``) and the
-    newest output up to the budget."""
-    boundary = len(messages) if include_current_turn else _current_turn_start(messages)
+                    include_current_turn: bool = False, reach_current_turn: bool = False) -> int:
+    """Index from which tool output is protected: the current turn and the newest output before it up to the
+    budget; ``reach_current_turn``: only the request about to be sent (outputs the model has not seen yet) and
+    the newest output up to the budget, counted from the end; ``include_current_turn``: the newest output up to
+    the budget, nothing else."""
     budget = protect_recent_tokens
+    if include_current_turn:
+        boundary = len(messages)
+    elif reach_current_turn and messages:
+        boundary = len(messages) - 1
+        budget = max(0, budget - _output_tokens(messages[-1]))
+    else:
+        boundary = _current_turn_start(messages)
     for index in range(boundary - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, ModelRequest):
-            continue
-        output = sum(text_tokens(p.model_response_str()) for p in message.parts if isinstance(p, ToolReturnPart))
+        output = _output_tokens(messages[index])
         if not output:
             continue
         if output > budget:
@@ -167,9 +178,12 @@ def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
 
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
                        protect_recent_tokens: int, preview_chars: int = DEFAULT_PREVIEW_CHARS,
-                       include_current_turn: bool = False) -> ToolCompactionResult:
+                       include_current_turn: bool = False, reach_current_turn: bool = False) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
 
+    By default the running turn is protected whole. ``reach_current_turn`` (before a lossy step: a summary or
+    the pre-flight's fallback) protects only the request about to be sent and the newest output up to
+    ``protect_recent_tokens``, so outputs of the running turn the model has already read become pointers too.
     ``include_current_turn`` (the pre-flight's last resort) rewrites the running turn's outputs too, and cuts
     the previews of outputs compacted before down to ``preview_chars``.
 
@@ -177,7 +191,8 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
     calls :meth:`ToolCompactionResult.save` (an ``OSError`` there means: keep the history as it was).
     """
     before = estimator.total(messages)
-    protected_from = _protected_from(messages, protect_recent_tokens, include_current_turn=include_current_turn)
+    protected_from = _protected_from(messages, protect_recent_tokens, include_current_turn=include_current_turn,
+                                     reach_current_turn=reach_current_turn)
     result = ToolCompactionResult(list(messages), before, before)
     bundle = _Bundle(large_results_dir)
     written = _applied_write_ids(messages)
