@@ -14,6 +14,7 @@ from textual.containers import Horizontal
 from textual.logging import TextualHandler
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
@@ -62,6 +63,14 @@ def stylesheets() -> list[str | PurePath]:
     return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
 
 
+class MainScreen(Screen[None]):
+    """The chat screen. Its keyboard starts in the prompt: with Textual's default (the first focusable
+    widget, the chat) the focus would move from the chat to the prompt right after the first frame,
+    restyling every block of a resumed session's tail on the way."""
+
+    AUTO_FOCUS = "#prompt"
+
+
 class DeepTuiApp(App[int]):
     """The full-screen app for one session at a time (switchable)."""
 
@@ -76,6 +85,9 @@ class DeepTuiApp(App[int]):
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(id="_default")
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
