@@ -154,7 +154,7 @@ class DeepTuiApp(App[int]):
                 if self._tail is not None and self._tail.records:
                     from tui.app.widgets.tail_blocks import tail_blocks
 
-                    yield from tail_blocks(self._tail)
+                    yield from tail_blocks(self._tail, screen=(self.size.width, self.size.height))
             yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
 
 from textual.widget import Widget
@@ -27,11 +28,16 @@ from tui.terminal_text import visible
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
 
-def tail_blocks(tail: SessionTail) -> list[Widget]:
-    """One block per prompt, answer, tool call (with its result) and summary of ``tail.records``."""
+def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> list[Widget]:
+    """One block per prompt, answer, tool call (with its result) and summary of ``tail.records``.
+
+    With ``screen`` (columns, rows), only the newest records that certainly fill that many rows are
+    drawn: the first frame needs no more, and every block less makes it come sooner (the whole page
+    replaces them once the session is open)."""
+    skipped = 0 if screen is None else screenful_start(tail.records, *screen)
     blocks: list[Widget] = []
     tools: dict[str, ToolBlock] = {}
-    for offset, record in enumerate(tail.records):
+    for offset, record in enumerate(tail.records[skipped:], start=skipped):
         index = None if tail.first_index is None else tail.first_index + offset
         parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
         if record.get("kind") == "request":
@@ -64,6 +70,63 @@ def tail_blocks(tail: SessionTail) -> list[Widget]:
                     tools[call_id] = block
                     blocks.append(block)
     return blocks
+
+
+def screenful_start(records: list[Record], columns: int, rows: int) -> int:
+    """The first of the newest ``records`` whose blocks take at least ``rows`` rows at ``columns`` (or fewer)
+    columns; 0 when all of them take fewer."""
+    filled = 0
+    for start in range(len(records) - 1, -1, -1):
+        filled += least_rows(records[start], columns)
+        if filled >= rows:
+            return start
+    return 0
+
+
+def least_rows(record: Record, columns: int) -> int:
+    """A lower bound of the rows the blocks of ``record`` take in a chat at most ``columns`` wide."""
+    parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
+    if record.get("kind") == "request":
+        if _summary_info(parts) is not None:
+            return 1
+        return sum(_plain_rows(prompt_text(part.get("content")), columns)
+                   for part in parts if part.get("part_kind") == "user-prompt")
+    rows = 0
+    for part in parts:
+        kind, content = part.get("part_kind"), part.get("content")
+        if kind == "text" and isinstance(content, str) and content.strip():
+            rows += _markdown_rows(content)
+        elif kind == "tool-call" or (kind == "thinking" and isinstance(content, str) and content.strip()):
+            rows += 1  # a collapsed block's title
+    return rows
+
+
+def _plain_rows(text: str, columns: int) -> int:
+    """Rows of ``text`` drawn as is, wrapped at ``columns``."""
+    return sum(max(1, -(-len(line) // max(columns, 1))) for line in text.split("\n"))
+
+
+_BREAKS_PARAGRAPH = re.compile(r"([-*+]|#{1,6})\s")
+"""Lines that start a block of their own even right below a paragraph line (a list item, a heading)."""
+
+
+def _markdown_rows(text: str) -> int:
+    """At least one row per paragraph, list item or heading, one per line of a code fence (never wrapped);
+    Markdown can join lines (a paragraph's) and hide text (link targets), so nothing else is counted."""
+    rows, fence, after_blank = 0, "", True
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            else:
+                rows += 1
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif stripped and (after_blank or _BREAKS_PARAGRAPH.match(stripped)):
+            rows += 1
+        after_blank = not stripped and not fence
+    return max(rows, 1)
 
 
 def prompt_text(content: object) -> str:

@@ -1,0 +1,150 @@
+"""The first frame of ``deep-tui --resume`` draws no more of the tail than fills the terminal, and its
+keyboard starts in the prompt: both keep work out of the time until the last message shows."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+
+from tests.app.app_support import make_app, make_factory
+from tests.app.test_resume_tail import _gated_app, _long_session
+from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.tail_blocks import least_rows, screenful_start, tail_blocks
+from tui.metadata_keys import SUMMARY_METADATA_KEY
+from tui.store.session_tail import Record, SessionTail
+
+COLUMNS = 40
+
+
+def _prompt(content: Any) -> Record:
+    return {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": content}]}
+
+
+def _answer(*parts: dict[str, Any]) -> Record:
+    return {"kind": "response", "parts": list(parts)}
+
+
+def _text(content: str) -> dict[str, Any]:
+    return {"part_kind": "text", "content": content}
+
+
+SAMPLES: list[Record] = [
+    _prompt("one line"),
+    _prompt("a prompt\n\nover several\nlines " + "and long " * 30),
+    _prompt(""),
+    _prompt(["look at", {"kind": "text-content", "content": "this"}, {"kind": "image-url", "url": "https://x/y.png"}]),
+    _answer(_text("one line")),
+    _answer(_text("a paragraph\nwith soft\nbreaks that Markdown joins")),
+    _answer(_text("word " * 200)),
+    _answer(_text("[a link](https://example.com/" + "a" * 300 + ") and `code`")),
+    _answer(_text("# Heading\ntext right below\n- item\n- item two\n  continued\n\n1. first\n2. second\n\n## Next")),
+    _answer(_text("```python\nline1\nline2\n\nline4\n```\nafter the fence")),
+    _answer(_text("~~~\nan unclosed\nfence")),
+    _answer(_text("> a quote\n> on two lines\n\n> another quote")),
+    _answer(_text("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |")),
+    _answer(_text("<!-- a comment -->\n\nthen text")),
+    _answer(_text("Setext heading\n===\n\n***\n\n- - -")),
+    _answer(_text("- loose\n\n- list\n\n  with a paragraph\n\n- items")),
+    _answer(_text("1) one\n2) two\n\n    indented code\n    more")),
+    _answer(_text("   "), _text("after blank text")),
+    _answer({"part_kind": "thinking", "content": "long thought " * 50}, _text("the answer")),
+    _answer({"part_kind": "tool-call", "tool_name": "read_file", "args": {"path": "a.txt"}, "tool_call_id": "c1"},
+            {"part_kind": "tool-call", "tool_name": "ls", "args": "{}", "tool_call_id": "c2"}),
+    {"kind": "request", "parts": [{"part_kind": "compaction", "content": "what happened before",
+                                   "metadata": {SUMMARY_METADATA_KEY: {"strategy": "summary", "replaced": 4,
+                                                                       "kept_from": 6}}}]},
+]
+
+
+class _Column(App[None]):
+    """Each record's blocks in a column of their own, ``COLUMNS`` wide, stacked in a scroll as in the chat."""
+
+    def __init__(self, records: list[Record]) -> None:
+        super().__init__()
+        self.records = records
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            for number, record in enumerate(self.records):
+                column = Vertical(*tail_blocks(SessionTail("s", None, [record])), id=f"record-{number}")
+                column.styles.width = COLUMNS
+                column.styles.height = "auto"
+                yield column
+
+
+async def test_no_record_takes_fewer_rows_than_estimated() -> None:
+    """The estimate is a lower bound, so a tail cut by it always fills the screen."""
+    async with _Column(SAMPLES).run_test(size=(COLUMNS + 4, 60)) as pilot:
+        await pilot.pause(0.3)  # Markdown parses after mounting
+        heights = {number: pilot.app.query_one(f"#record-{number}").outer_size.height
+                   for number in range(len(SAMPLES))}
+    too_high = {number: (least_rows(record, COLUMNS), heights[number])
+                for number, record in enumerate(SAMPLES) if least_rows(record, COLUMNS) > heights[number]}
+    assert not too_high, f"estimated rows > drawn rows (record: (estimate, drawn)): {too_high}"
+    assert least_rows(SAMPLES[1], COLUMNS) > 5  # wrapped and multi-line prompts count every row
+    assert least_rows(SAMPLES[9], COLUMNS) >= 4  # code lines count one each
+
+
+def _turns(count: int) -> list[Record]:
+    records: list[Record] = []
+    for number in range(count):
+        records += [_prompt(f"question {number}"), _answer(_text(f"answer **{number}**\n\n- one\n- two"))]
+    return records
+
+
+def test_only_the_newest_records_that_fill_the_screen_are_drawn() -> None:
+    records = _turns(10)
+    tail = SessionTail("s", None, records, first_index=100, total=120)
+    start = screenful_start(records, 80, 12)
+    assert 0 < start < len(records) - 2
+    assert sum(least_rows(record, 80) for record in records[start:]) >= 12
+    assert sum(least_rows(record, 80) for record in records[start + 1:]) < 12  # not one record more
+
+    blocks = tail_blocks(tail, screen=(80, 12))
+    assert len(blocks) == len(records) - start
+    assert [getattr(block, "message_index", None) for block in blocks] == list(range(100 + start, 120))
+    assert isinstance(blocks[-1], AssistantBlock) and blocks[-1].received.startswith("answer **9**")
+
+    assert len(tail_blocks(tail, screen=(80, 1000))) == len(records)  # fewer rows than the screen: all of them
+    assert len(tail_blocks(tail)) == len(records)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (50, 24)])
+async def test_the_first_frame_of_a_resumed_session_is_full_with_a_screenful(tmp_path: Path,
+                                                                            size: tuple[int, int]) -> None:
+    gate = threading.Event()
+    app = _gated_app(tmp_path, _long_session(tmp_path), gate)
+    try:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause(0.3)
+            chat = app.query_one("#chat", VerticalScroll)
+            assert app.factory is None  # still the tail
+            assert chat.max_scroll_y > 0  # taller than the view: no gap at the top
+            assert 0 < len(chat.query(UserBlock)) < 10  # not the whole page of 20 messages
+    finally:
+        gate.set()
+
+
+class _Dialog(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield from ()
+
+
+async def test_the_main_screen_gives_the_keyboard_to_the_prompt(tmp_path: Path) -> None:
+    """Not to the first focusable widget (the chat): moving it from there restyles every block of the chat."""
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        app.screen.set_focus(None)
+        await app.push_screen(_Dialog())
+        app.pop_screen()
+        await pilot.pause()
+        assert isinstance(app.focused, PromptInput)
