@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from tests.app.app_support import make_app, make_factory
 from tests.app.test_resume_tail import _gated_app, _long_session
+from tui.app.shell import stylesheets
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import UserBlock
 from tui.app.widgets.prompt_input import PromptInput
@@ -54,6 +55,10 @@ SAMPLES: list[Record] = [
     _answer(_text("Setext heading\n===\n\n***\n\n- - -")),
     _answer(_text("- loose\n\n- list\n\n  with a paragraph\n\n- items")),
     _answer(_text("1) one\n2) two\n\n    indented code\n    more")),
+    _answer(_text("1. loose\n\n2. ordered\n\n3. list\n\nthen a paragraph\n\n# and a heading")),
+    _answer(_text("[ref]: https://example.com/a\n\n[ref2]: https://example.com/b\n\ntext [ref]")),
+    _answer(_text("para\n- list right below\n\npara two\n```\ncode right below\n```\n> quote")),
+    _answer(_text("<div>\nhtml\n</div>\n\n<br>\n\nend")),
     _answer(_text("   "), _text("after blank text")),
     _answer({"part_kind": "thinking", "content": "long thought " * 50}, _text("the answer")),
     _answer({"part_kind": "tool-call", "tool_name": "read_file", "args": {"path": "a.txt"}, "tool_call_id": "c1"},
@@ -65,7 +70,10 @@ SAMPLES: list[Record] = [
 
 
 class _Column(App[None]):
-    """Each record's blocks in a column of their own, ``COLUMNS`` wide, stacked in a scroll as in the chat."""
+    """Each record's blocks in a column of their own, ``COLUMNS`` wide, stacked in a scroll as in the chat,
+    with the app's style sheets (the estimate counts the margins they give prompts)."""
+
+    CSS_PATH: ClassVar = stylesheets()
 
     def __init__(self, records: list[Record]) -> None:
         super().__init__()

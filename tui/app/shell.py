@@ -44,6 +44,8 @@ from tui.config import Settings
 from tui.terminal_text import visible
 
 PICKER_SCREEN = "sessions"
+CHROME_ROWS = 3
+"""Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +156,8 @@ class DeepTuiApp(App[int]):
                 if self._tail is not None and self._tail.records:
                     from tui.app.widgets.tail_blocks import tail_blocks
 
-                    yield from tail_blocks(self._tail, screen=(self.size.width, self.size.height))
+                    chat_rows = self.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
+                    yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
             yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):

@@ -89,7 +89,7 @@ def least_rows(record: Record, columns: int) -> int:
     if record.get("kind") == "request":
         if _summary_info(parts) is not None:
             return 1
-        return sum(_plain_rows(prompt_text(part.get("content")), columns)
+        return sum(USER_BLOCK_GAP + _plain_rows(USER_LABEL + prompt_text(part.get("content")), columns - USER_PADDING)
                    for part in parts if part.get("part_kind") == "user-prompt")
     rows = 0
     for part in parts:
@@ -101,19 +101,31 @@ def least_rows(record: Record, columns: int) -> int:
     return rows
 
 
+USER_LABEL = "you  "
+"""What a prompt's block shows before its text (:class:`~tui.app.widgets.blocks.UserBlock`)."""
+USER_BLOCK_GAP = 1
+USER_PADDING = 2
+"""``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
+
+
 def _plain_rows(text: str, columns: int) -> int:
     """Rows of ``text`` drawn as is, wrapped at ``columns``."""
     return sum(max(1, -(-len(line) // max(columns, 1))) for line in text.split("\n"))
 
 
-_BREAKS_PARAGRAPH = re.compile(r"([-*+]|#{1,6})\s")
-"""Lines that start a block of their own even right below a paragraph line (a list item, a heading)."""
+_HEADING = re.compile(r"#{1,6}\s")
+_BULLET = re.compile(r"[-*+]\s")
+"""A heading or a bullet starts a block of its own even right below a paragraph line."""
+_LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])\s")
+_NOT_SHOWN = re.compile(r"<|\[[^\]]*\]:")
+"""HTML and link reference definitions: blocks that draw nothing."""
 
 
 def _markdown_rows(text: str) -> int:
-    """At least one row per paragraph, list item or heading, one per line of a code fence (never wrapped);
-    Markdown can join lines (a paragraph's) and hide text (link targets), so nothing else is counted."""
-    rows, fence, after_blank = 0, "", True
+    """At least one row per paragraph, list item or heading, one per line of a code fence (never wrapped),
+    and the row of margin below a heading or a paragraph outside lists when another block follows.
+    Markdown can join lines (a paragraph's) and hide text (link targets, HTML), so nothing else is counted."""
+    rows, fence, after_blank, gap_below, hidden = 0, "", True, False, False
     for line in text.splitlines():
         stripped = line.strip()
         if fence:
@@ -121,11 +133,17 @@ def _markdown_rows(text: str) -> int:
                 fence = ""
             else:
                 rows += 1
+        elif (after_blank and _NOT_SHOWN.match(stripped)) or (hidden and stripped):
+            hidden = True  # up to the next blank line
         elif stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
-        elif stripped and (after_blank or _BREAKS_PARAGRAPH.match(stripped)):
-            rows += 1
+            rows += gap_below
+            gap_below = False
+        elif stripped and (after_blank or _HEADING.match(stripped) or _BULLET.match(stripped)):
+            rows += 1 + gap_below
+            gap_below = bool(_HEADING.match(stripped)) or (line == stripped and not _LIST_ITEM.match(stripped))
         after_blank = not stripped and not fence
+        hidden = hidden and bool(stripped)
     return max(rows, 1)
 
 
