@@ -3,6 +3,8 @@ keyboard starts in the prompt: both keep work out of the time until the last mes
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,6 +25,7 @@ from tui.metadata_keys import SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
 
 COLUMNS = 40
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _prompt(content: Any) -> Record:
@@ -59,6 +62,8 @@ SAMPLES: list[Record] = [
     _answer(_text("[ref]: https://example.com/a\n\n[ref2]: https://example.com/b\n\ntext [ref]")),
     _answer(_text("para\n- list right below\n\npara two\n```\ncode right below\n```\n> quote")),
     _answer(_text("<div>\nhtml\n</div>\n\n<br>\n\nend")),
+    _answer(_text("````\n```\nstill code\n````\ntext\n\n- item")),
+    _prompt("e\u0301" * 100 + "\u200b" * 80),
     _answer(_text("   "), _text("after blank text")),
     _answer({"part_kind": "thinking", "content": "long thought " * 50}, _text("the answer")),
     _answer({"part_kind": "tool-call", "tool_name": "read_file", "args": {"path": "a.txt"}, "tool_call_id": "c1"},
@@ -156,3 +161,18 @@ async def test_the_main_screen_gives_the_keyboard_to_the_prompt(tmp_path: Path) 
         app.pop_screen()
         await pilot.pause()
         assert isinstance(app.focused, PromptInput)
+
+
+def test_the_side_panels_are_loaded_after_the_first_frame() -> None:
+    """Hidden until asked for, the panels (editor, file watcher, tabs) are no part of the first frame."""
+    code = (
+        "import sys\n"
+        "import tui.app.shell, tui.app.run, tui.app.widgets.tail_blocks\n"
+        "deferred = ('tui.app.widgets.memory_editor', 'tui.app.widgets.event_log', 'tui.app.widgets.evicted_browser',\n"
+        "            'watchfiles', 'textual.widgets._tabbed_content')\n"
+        "loaded = [name for name in deferred if name in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -32,7 +32,6 @@ from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
-from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
@@ -121,7 +120,7 @@ class DeepTuiApp(App[int]):
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
-        self.panels = SidePanels(self)
+        self.panels = SidePanels(self, lambda: self.runtime)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
@@ -158,7 +157,7 @@ class DeepTuiApp(App[int]):
 
                     chat_rows = self.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
-            yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
+            yield self.panels.slot()  # the panels are built just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
@@ -269,8 +268,7 @@ class DeepTuiApp(App[int]):
             for status in self.query(ProviderStatus):
                 status.show(event)
             return
-        for log in self.query(EventLogPanel):
-            log.add_event(event)
+        self.panels.add_event(event)
         if isinstance(event, EvictedEvent):
             self.panels.refresh_evicted(self.runtime)
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):

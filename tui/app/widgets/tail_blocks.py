@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from rich.cells import cell_len
 from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
@@ -110,13 +111,14 @@ USER_PADDING = 2
 
 def _plain_rows(text: str, columns: int) -> int:
     """Rows of ``text`` drawn as is, wrapped at ``columns``."""
-    return sum(max(1, -(-len(line) // max(columns, 1))) for line in text.split("\n"))
+    return sum(max(1, -(-cell_len(line) // max(columns, 1))) for line in visible(text).split("\n"))
 
 
 _HEADING = re.compile(r"#{1,6}\s")
 _BULLET = re.compile(r"[-*+]\s")
 """A heading or a bullet starts a block of its own even right below a paragraph line."""
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])\s")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
 _NOT_SHOWN = re.compile(r"<|\[[^\]]*\]:")
 """HTML and link reference definitions: blocks that draw nothing."""
 
@@ -129,14 +131,14 @@ def _markdown_rows(text: str) -> int:
     for line in text.splitlines():
         stripped = line.strip()
         if fence:
-            if stripped.startswith(fence):
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = ""
             else:
                 rows += 1
         elif (after_blank and _NOT_SHOWN.match(stripped)) or (hidden and stripped):
             hidden = True  # up to the next blank line
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
+        elif opening := _FENCE.match(stripped):
+            fence = opening.group(1)
             rows += gap_below
             gap_below = False
         elif stripped and (after_blank or _HEADING.match(stripped) or _BULLET.match(stripped)):
