@@ -3,6 +3,7 @@ keyboard starts in the prompt: both keep work out of the time until the last mes
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import threading
@@ -14,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 
-from tests.app.app_support import make_app, make_factory
+from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_resume_tail import _gated_app, _long_session
 from tui.app.shell import stylesheets
 from tui.app.widgets.answer_block import AssistantBlock
@@ -176,3 +177,43 @@ def test_the_side_panels_are_loaded_after_the_first_frame() -> None:
     done = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_collector_is_off_while_the_app_starts_and_on_for_the_other_commands(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import tui.app.run
+    from tui.cli import main
+
+    seen: dict[str, bool] = {}
+
+    def fake_run_app(*args: object, **kwargs: object) -> int:
+        seen["app"] = gc.isenabled()
+        return 0
+
+    monkeypatch.setattr(tui.app.run, "run_app", fake_run_app)
+    data = ["--data-dir", str(tmp_path / "data"), "--model", "offline"]
+    assert main(data) == 0
+    assert seen == {"app": False}
+    assert gc.isenabled()  # and on again when main returns
+    assert main([*data, "--resume", "nosuchid"]) == 2  # an error before the app: on again too
+    assert gc.isenabled()
+    assert main(["sessions", *data[:2]]) == 0
+    assert gc.isenabled()
+    capsys.readouterr()
+
+
+async def test_the_collector_is_on_again_once_the_session_is_open(tmp_path: Path) -> None:
+    gate = threading.Event()
+    app = _gated_app(tmp_path, _long_session(tmp_path), gate)
+    gc.disable()  # as tui.cli leaves it for the app
+    try:
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            assert not gc.isenabled()
+            gate.set()
+            await wait_until(pilot, lambda: app.factory is not None, "the session to open")
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gate.set()
+        gc.enable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from importlib.resources import files
 from pathlib import Path, PurePath
@@ -224,6 +225,7 @@ class DeepTuiApp(App[int]):
             await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
+        gc.enable()  # off while the app starts (tui.cli)
         self.prompts.send_next()  # typed while the session was opening: send it now
 
     def _initial_usage(self) -> UsageEvent | None:
