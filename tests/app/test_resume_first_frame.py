@@ -14,6 +14,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widgets import Markdown
 
 from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_resume_tail import _gated_app, _long_session
@@ -217,3 +218,23 @@ async def test_the_collector_is_on_again_once_the_session_is_open(tmp_path: Path
     finally:
         gate.set()
         gc.enable()
+
+
+async def test_a_tail_answer_is_parsed_once_while_it_is_composed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not after mounting, in a thread, as Textual's Markdown does (its blocks would come a frame later)."""
+
+    def no_update(self: Markdown, markdown: str) -> None:
+        raise AssertionError("Markdown.update called: the answer was parsed after mounting")
+
+    records = [_answer(_text("Module 7 defines **f_7**.\n\n- it is small\n- it is pure\n\n```py\nx = 1\n```"))]
+    blocks = tail_blocks(SessionTail("s", None, records))
+    app = _Column([])
+    async with app.run_test() as pilot:
+        monkeypatch.setattr(Markdown, "update", no_update)
+        await app.query_one(VerticalScroll).mount_all(blocks)
+        await pilot.pause()
+        segment = blocks[0].query_one(Markdown)
+        assert [type(child).__name__ for child in segment.children] == \
+            ["MarkdownParagraph", "MarkdownBulletList", "MarkdownFence"]
+        assert segment.source == records[0]["parts"][0]["content"]
+        assert segment.ready.is_set()  # type: ignore[attr-defined]  # margins settled as for any answer

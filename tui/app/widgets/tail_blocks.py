@@ -3,7 +3,9 @@
 While ``deep-tui --resume`` opens the session in the background, the chat shows these blocks in its
 first frame; once the session is open, :meth:`ChatView.show_session` replaces them with the same
 blocks built from the validated messages (:mod:`tui.app.widgets.history_blocks`). Both use the same
-widgets, and this module follows ``blocks_for`` part by part, so the swap changes nothing visible.
+widgets (an answer's Markdown is only parsed sooner here: :class:`TailAnswer`), and this module follows
+``blocks_for`` part by part, so the swap changes nothing visible. Only a screenful is drawn
+(:func:`screenful_start`).
 
 Every string here came from a file: it goes through :func:`tui.terminal_text.visible`.
 """
@@ -14,12 +16,17 @@ import base64
 import binascii
 import json
 import re
+from functools import cache
 from typing import Any
 
+from markdown_it import MarkdownIt
 from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
 from textual.widget import Widget
+from textual.widgets import Markdown
 
-from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
@@ -27,6 +34,36 @@ from tui.store.session_tail import Record, SessionTail
 from tui.terminal_text import visible
 
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
+
+
+class TailAnswerSegment(AnswerSegment):
+    """A recorded answer's Markdown with its blocks built in :meth:`compose`: mounted with the rest of the
+    first frame, where Textual's :class:`Markdown` parses in a thread once mounted and mounts its blocks
+    after that. The same parser and the same blocks."""
+
+    def compose(self) -> ComposeResult:
+        text = self._initial_markdown or ""
+        self._initial_markdown = None
+        self._markdown = text
+        yield from self._parse_markdown(_parser().parse(text))
+
+    def on_mount(self, event: events.Mount) -> None:
+        # Handlers run from this class up; the default prevented, Markdown's (parse again, replace the
+        # blocks) does not run.
+        event.prevent_default()
+        self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
+
+
+class TailAnswer(AssistantBlock):
+    """A recorded answer drawn in the first frame (see :class:`TailAnswerSegment`)."""
+
+    def compose(self) -> ComposeResult:
+        yield TailAnswerSegment(self.received)
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("gfm-like")  # what Markdown.update uses without a parser factory
 
 
 def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> list[Widget]:
@@ -61,7 +98,7 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
                 kind = part.get("part_kind")
                 content = part.get("content")
                 if kind == "text" and isinstance(content, str) and content.strip():
-                    blocks.append(AssistantBlock(visible(content), message_index=index))
+                    blocks.append(TailAnswer(visible(content), message_index=index))
                 elif kind == "thinking" and isinstance(content, str) and content.strip():
                     blocks.append(ThinkingBlock(visible(content)))
                 elif kind == "tool-call":
