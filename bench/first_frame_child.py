@@ -8,6 +8,7 @@ The parent times both from spawning this interpreter.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 
 async def _show(data_dir: str, size: tuple[int, int]) -> None:
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+    gc.disable()  # as tui.cli does for the app (which enables it again once the session is open)
     from tui.agent.session_request import SessionRequest
     from tui.app.shell import DeepTuiApp
     from tui.config import Settings

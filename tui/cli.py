@@ -13,6 +13,7 @@ flag or id, locked or unreadable session, config, model, data directory);
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -168,6 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
         parser.error("--retries must be between 0 and 20")
 
+    if args.command is None:
+        # The app's start-up allocates a lot and frees little: the collector's passes over the growing
+        # heap would only delay the first frame. The app enables it again once its session is open.
+        gc.disable()
     from tui.launch import launch
 
     try:
@@ -181,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()
         return 0
+    finally:
+        gc.enable()
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ async def test_the_last_messages_show_before_the_session_opens_and_typing_surviv
         await wait_until(pilot, lambda: _on_screen(app, LAST), "the last answer on screen")
         assert app.factory is None  # still opening: the opener is held at the gate
         assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y
-        assert len(chat.query(UserBlock)) == PAGE_SIZE // 2
+        assert 0 < len(chat.query(UserBlock)) < PAGE_SIZE // 2  # a screenful, not the whole page
         assert "opening the session" in str(app.query_one("#title-bar").render())
         await pilot.press(*"draft words")
 

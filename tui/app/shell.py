@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from importlib.resources import files
 from pathlib import Path, PurePath
@@ -14,6 +15,7 @@ from textual.containers import Horizontal
 from textual.logging import TextualHandler
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
@@ -31,7 +33,6 @@ from tui.app.side_panels import SidePanels
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
-from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
@@ -43,6 +44,8 @@ from tui.config import Settings
 from tui.terminal_text import visible
 
 PICKER_SCREEN = "sessions"
+CHROME_ROWS = 3
+"""Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +65,14 @@ def stylesheets() -> list[str | PurePath]:
     return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
 
 
+class MainScreen(Screen[None]):
+    """The chat screen. Its keyboard starts in the prompt: with Textual's default (the first focusable
+    widget, the chat) the focus would move from the chat to the prompt right after the first frame,
+    restyling every block of a resumed session's tail on the way."""
+
+    AUTO_FOCUS = "#prompt"
+
+
 class DeepTuiApp(App[int]):
     """The full-screen app for one session at a time (switchable)."""
 
@@ -76,6 +87,9 @@ class DeepTuiApp(App[int]):
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
     CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
                                               "home": "scroll_home", "end": "scroll_end"}
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(id="_default")
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -107,7 +121,7 @@ class DeepTuiApp(App[int]):
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
-        self.panels = SidePanels(self)
+        self.panels = SidePanels(self, lambda: self.runtime)
         self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
@@ -142,8 +156,9 @@ class DeepTuiApp(App[int]):
                 if self._tail is not None and self._tail.records:
                     from tui.app.widgets.tail_blocks import tail_blocks
 
-                    yield from tail_blocks(self._tail)
-            yield from SidePanels.compose(self.runtime)  # mounted just after the first frame
+                    chat_rows = self.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
+                    yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
+            yield self.panels.slot()  # the panels are built just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with Horizontal(id="status"):
             yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
@@ -210,6 +225,7 @@ class DeepTuiApp(App[int]):
             await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
+        gc.enable()  # off while the app starts (tui.cli)
         self.prompts.send_next()  # typed while the session was opening: send it now
 
     def _initial_usage(self) -> UsageEvent | None:
@@ -254,8 +270,7 @@ class DeepTuiApp(App[int]):
             for status in self.query(ProviderStatus):
                 status.show(event)
             return
-        for log in self.query(EventLogPanel):
-            log.add_event(event)
+        self.panels.add_event(event)
         if isinstance(event, EvictedEvent):
             self.panels.refresh_evicted(self.runtime)
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):

@@ -1,46 +1,61 @@
-"""The side panels (Memory, Log, Evicted): mounted after the first frame, toggled by their keys, and
-refilled when the app switches sessions."""
+"""The side panels (Memory, Log, Evicted): built and mounted after the first frame, toggled by their keys,
+and refilled when the app switches sessions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual.app import ComposeResult
-from textual.lazy import Lazy
-from textual.widgets import TabbedContent, TabPane, Tabs
+from textual.widget import Widget
 
 from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.widgets.event_log import EventLogPanel
-from tui.app.widgets.evicted_browser import EvictedBrowser
-from tui.app.widgets.memory_editor import MemoryEditor
 from tui.app.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from tui.chain.events import ChainEvent
+
 __all__ = ["SidePanels"]
 
 
 class SidePanels:
-    """The app's ``#side`` tabbed panel."""
+    """The app's ``#side`` tabbed panel.
 
-    def __init__(self, app: App[int]) -> None:
+    Built and mounted once the first frame is painted (see :class:`PanelsSlot`): with their editor, lists
+    and file watcher the panels (and their modules: watchfiles, the tabs) cost about as much as the rest
+    of the screen, and they are hidden until asked for."""
+
+    def __init__(self, app: App[int], runtime: Callable[[], SessionRuntimeAPI]) -> None:
+        """``runtime``: the app's current session (the panels show the one open when they are built)."""
         self.app = app
+        self._runtime = runtime
 
-    @staticmethod
-    def compose(runtime: SessionRuntimeAPI) -> ComposeResult:
-        """Memory, log and evicted panels, hidden until asked for. :class:`~textual.lazy.Lazy` mounts them
-        after the first frame: with their editor, lists and file watcher they cost about as much as the
-        rest of the screen."""
+    def slot(self) -> Widget:
+        """What the app's compose yields where the panels go."""
+        return PanelsSlot(self)
+
+    def build(self) -> Widget:
+        """The panels for the current session, hidden."""
+        from textual.widgets import TabbedContent, TabPane
+
+        from tui.app.widgets.event_log import EventLogPanel
+        from tui.app.widgets.evicted_browser import EvictedBrowser
+        from tui.app.widgets.memory_editor import MemoryEditor
+
+        runtime = self._runtime()
         side = TabbedContent(id="side", initial="memory-tab")
         side.display = False
-        with Lazy(side):
-            yield TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab")
-            yield TabPane("Log", EventLogPanel(runtime.past_events()), id="log-tab")
-            yield TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab")
+        for pane in (TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab"),
+                     TabPane("Log", EventLogPanel(runtime.past_events()), id="log-tab"),
+                     TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab")):
+            side.compose_add_child(pane)  # as `with side:` does in a compose method
+        return side
 
     def toggle(self, tab: str) -> None:
         """Show ``tab`` with the keyboard in it; the same key again hides the panel and returns to the prompt."""
+        from textual.widgets import TabbedContent
+
         side = next(self.app.query("#side").results(TabbedContent), None)
         if side is None:  # a key in the first instant, before the panels are mounted
             return
@@ -54,19 +69,57 @@ class SidePanels:
 
     def _focus(self, tab: str) -> None:
         """Put the keyboard in the panel just opened (its editor or list), so its keys work at once."""
+        from textual.widgets import TabbedContent, Tabs
+
         side = self.app.query_one("#side", TabbedContent)
         pane = side.get_pane(tab)
         target = next((widget for widget in pane.query("*") if widget.focusable and widget.display), None)
         (target or side.query_one(Tabs)).focus()  # an empty panel: the tab row, so arrows still move
 
+    def add_event(self, event: ChainEvent) -> None:
+        """A chain event of the current session, for the log panel."""
+        from tui.app.widgets.event_log import EventLogPanel
+
+        for log in self.app.query(EventLogPanel):
+            log.add_event(event)
+
     def refresh_evicted(self, runtime: SessionRuntimeAPI) -> None:
+        from tui.app.widgets.evicted_browser import EvictedBrowser
+
         for browser in self.app.query(EvictedBrowser):
             browser.set_outputs(runtime.evicted_outputs())
 
     async def adopt(self, runtime: SessionRuntimeAPI) -> None:
-        """Another session: its event log and its evicted outputs (MEMORY.md is shared)."""
+        """Another session: its event log and its evicted outputs (MEMORY.md is shared). Before the panels
+        are mounted there is nothing to do: :meth:`build` makes them for the session of then."""
+        from textual.widgets import TabPane
+
+        from tui.app.widgets.event_log import EventLogPanel
+
         for old_log in self.app.query(EventLogPanel):
             await old_log.remove()
         for pane in self.app.query("#log-tab").results(TabPane):
             await pane.mount(EventLogPanel(runtime.past_events()))
         self.refresh_evicted(runtime)
+
+
+class PanelsSlot(Widget):
+    """Holds the panels' place until the first frame is painted, then gives it to them (as
+    :class:`textual.lazy.Lazy` does, but importing and building them only then)."""
+
+    DEFAULT_CSS = """
+    PanelsSlot { display: none; }
+    """
+
+    def __init__(self, panels: SidePanels) -> None:
+        super().__init__()
+        self._panels = panels
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._replace)  # on this widget: nothing happens if it is gone by then
+
+    async def _replace(self) -> None:
+        parent = self.parent
+        if isinstance(parent, Widget):
+            await parent.mount(self._panels.build(), after=self)
+        await self.remove()

@@ -3,7 +3,9 @@
 While ``deep-tui --resume`` opens the session in the background, the chat shows these blocks in its
 first frame; once the session is open, :meth:`ChatView.show_session` replaces them with the same
 blocks built from the validated messages (:mod:`tui.app.widgets.history_blocks`). Both use the same
-widgets, and this module follows ``blocks_for`` part by part, so the swap changes nothing visible.
+widgets (an answer's Markdown is only parsed sooner here: :class:`TailAnswer`), and this module follows
+``blocks_for`` part by part, so the swap changes nothing visible. Only a screenful is drawn
+(:func:`screenful_start`).
 
 Every string here came from a file: it goes through :func:`tui.terminal_text.visible`.
 """
@@ -13,11 +15,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
+from functools import cache
 from typing import Any
 
+from markdown_it import MarkdownIt
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
 from textual.widget import Widget
+from textual.widgets import Markdown
 
-from tui.app.widgets.answer_block import AssistantBlock
+from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
@@ -27,11 +36,46 @@ from tui.terminal_text import visible
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
 
-def tail_blocks(tail: SessionTail) -> list[Widget]:
-    """One block per prompt, answer, tool call (with its result) and summary of ``tail.records``."""
+class TailAnswerSegment(AnswerSegment):
+    """A recorded answer's Markdown with its blocks built in :meth:`compose`: mounted with the rest of the
+    first frame, where Textual's :class:`Markdown` parses in a thread once mounted and mounts its blocks
+    after that. The same parser and the same blocks."""
+
+    def compose(self) -> ComposeResult:
+        text = self._initial_markdown or ""
+        self._initial_markdown = None
+        self._markdown = text
+        yield from self._parse_markdown(_parser().parse(text))
+
+    def on_mount(self, event: events.Mount) -> None:
+        # Handlers run from this class up; the default prevented, Markdown's (parse again, replace the
+        # blocks) does not run.
+        event.prevent_default()
+        self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
+
+
+class TailAnswer(AssistantBlock):
+    """A recorded answer drawn in the first frame (see :class:`TailAnswerSegment`)."""
+
+    def compose(self) -> ComposeResult:
+        yield TailAnswerSegment(self.received)
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("gfm-like")  # what Markdown.update uses without a parser factory
+
+
+def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> list[Widget]:
+    """One block per prompt, answer, tool call (with its result) and summary of ``tail.records``.
+
+    With ``screen`` (columns, rows), only the newest records that certainly fill that many rows are
+    drawn: the first frame needs no more, and every block less makes it come sooner (the whole page
+    replaces them once the session is open)."""
+    skipped = 0 if screen is None else screenful_start(tail.records, *screen)
     blocks: list[Widget] = []
     tools: dict[str, ToolBlock] = {}
-    for offset, record in enumerate(tail.records):
+    for offset, record in enumerate(tail.records[skipped:], start=skipped):
         index = None if tail.first_index is None else tail.first_index + offset
         parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
         if record.get("kind") == "request":
@@ -54,7 +98,7 @@ def tail_blocks(tail: SessionTail) -> list[Widget]:
                 kind = part.get("part_kind")
                 content = part.get("content")
                 if kind == "text" and isinstance(content, str) and content.strip():
-                    blocks.append(AssistantBlock(visible(content), message_index=index))
+                    blocks.append(TailAnswer(visible(content), message_index=index))
                 elif kind == "thinking" and isinstance(content, str) and content.strip():
                     blocks.append(ThinkingBlock(visible(content)))
                 elif kind == "tool-call":
@@ -64,6 +108,82 @@ def tail_blocks(tail: SessionTail) -> list[Widget]:
                     tools[call_id] = block
                     blocks.append(block)
     return blocks
+
+
+def screenful_start(records: list[Record], columns: int, rows: int) -> int:
+    """The first of the newest ``records`` whose blocks take at least ``rows`` rows at ``columns`` (or fewer)
+    columns; 0 when all of them take fewer."""
+    filled = 0
+    for start in range(len(records) - 1, -1, -1):
+        filled += least_rows(records[start], columns)
+        if filled >= rows:
+            return start
+    return 0
+
+
+def least_rows(record: Record, columns: int) -> int:
+    """A lower bound of the rows the blocks of ``record`` take in a chat at most ``columns`` wide."""
+    parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
+    if record.get("kind") == "request":
+        if _summary_info(parts) is not None:
+            return 1
+        return sum(USER_BLOCK_GAP + _plain_rows(USER_LABEL + prompt_text(part.get("content")), columns - USER_PADDING)
+                   for part in parts if part.get("part_kind") == "user-prompt")
+    rows = 0
+    for part in parts:
+        kind, content = part.get("part_kind"), part.get("content")
+        if kind == "text" and isinstance(content, str) and content.strip():
+            rows += _markdown_rows(content)
+        elif kind == "tool-call" or (kind == "thinking" and isinstance(content, str) and content.strip()):
+            rows += 1  # a collapsed block's title
+    return rows
+
+
+USER_LABEL = "you  "
+"""What a prompt's block shows before its text (:class:`~tui.app.widgets.blocks.UserBlock`)."""
+USER_BLOCK_GAP = 1
+USER_PADDING = 2
+"""``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
+
+
+def _plain_rows(text: str, columns: int) -> int:
+    """Rows of ``text`` drawn as is, wrapped at ``columns``."""
+    return sum(max(1, -(-cell_len(line) // max(columns, 1))) for line in visible(text).split("\n"))
+
+
+_HEADING = re.compile(r"#{1,6}\s")
+_BULLET = re.compile(r"[-*+]\s")
+"""A heading or a bullet starts a block of its own even right below a paragraph line."""
+_LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])\s")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
+_NOT_SHOWN = re.compile(r"<|\[[^\]]*\]:")
+"""HTML and link reference definitions: blocks that draw nothing."""
+
+
+def _markdown_rows(text: str) -> int:
+    """At least one row per paragraph, list item or heading, one per line of a code fence (never wrapped),
+    and the row of margin below a heading or a paragraph outside lists when another block follows.
+    Markdown can join lines (a paragraph's) and hide text (link targets, HTML), so nothing else is counted."""
+    rows, fence, after_blank, gap_below, hidden = 0, "", True, False, False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            else:
+                rows += 1
+        elif (after_blank and _NOT_SHOWN.match(stripped)) or (hidden and stripped):
+            hidden = True  # up to the next blank line
+        elif opening := _FENCE.match(stripped):
+            fence = opening.group(1)
+            rows += gap_below
+            gap_below = False
+        elif stripped and (after_blank or _HEADING.match(stripped) or _BULLET.match(stripped)):
+            rows += 1 + gap_below
+            gap_below = bool(_HEADING.match(stripped)) or (line == stripped and not _LIST_ITEM.match(stripped))
+        after_blank = not stripped and not fence
+        hidden = hidden and bool(stripped)
+    return max(rows, 1)
 
 
 def prompt_text(content: object) -> str:
