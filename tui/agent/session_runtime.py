@@ -14,7 +14,7 @@ from pydantic_ai.messages import (
     ModelMessage,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.run import AgentRunResultEvent
+from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.context_report import build_breakdown
@@ -23,6 +23,7 @@ from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
+from tui.agent.run_events import run_events
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
@@ -260,29 +261,26 @@ class SessionRuntime:
         self.manager.begin_user_turn()
         self.cost.begin_turn()
         self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
-        result_event: AgentRunResultEvent[str] | None = None
+        result: AgentRunResult[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
-                async with self.agent.run_stream_events(prompt, message_history=self.messages,
-                                                        workspace="new") as stream:
-                    async for event in stream:
-                        if isinstance(event, AgentRunResultEvent):
-                            result_event = event
-                            continue
-                        translated = translate(event)
-                        if translated is None:
-                            continue
-                        if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
-                            self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                        yield translated
-            if result_event is None:
+                async for event in run_events(self.agent, prompt, message_history=self.messages, workspace="new"):
+                    if isinstance(event, AgentRunResult):
+                        result = event
+                        continue
+                    translated = translate(event)
+                    if translated is None:
+                        continue
+                    if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
+                        self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
+                    yield translated
+            if result is None:
                 yield TurnFailed("the run ended without a result")
                 return
-            result = result_event.result
             self.messages = list(result.all_messages())
             self.manager.record_pending(self.messages)
             self._refresh_title()
