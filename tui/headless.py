@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import aclosing
 from typing import TextIO
 
 from tui.agent.provider_events import ProviderRetrying
@@ -73,25 +74,27 @@ async def _run(
         wrote_text = False
         refused = 0
         try:
-            async for event in runtime.run_turn(prompt):
-                if isinstance(event, TextDelta):
-                    out.write(event.text)
-                    out.flush()
-                    wrote_text = True
-                elif isinstance(event, ToolCallStarted):
-                    print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
-                elif isinstance(event, ToolCallFinished) and event.denied:
-                    refused += 1
-                    print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
-                          flush=True)
-                elif isinstance(event, ToolCallFinished) and event.is_error:
-                    print(f"deep-tui: tool {event.tool_name} failed: {_short(event.preview)}", file=err)
-                elif isinstance(event, TurnFinished):
-                    if not wrote_text and event.output:
-                        out.write(event.output)
-                elif isinstance(event, TurnFailed):
-                    print(f"deep-tui: error: {visible(event.message)}", file=err)
-                    status = 1
+            # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
+            async with aclosing(runtime.run_turn(prompt)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        out.write(event.text)
+                        out.flush()
+                        wrote_text = True
+                    elif isinstance(event, ToolCallStarted):
+                        print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
+                    elif isinstance(event, ToolCallFinished) and event.denied:
+                        refused += 1
+                        print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
+                              flush=True)
+                    elif isinstance(event, ToolCallFinished) and event.is_error:
+                        print(f"deep-tui: tool {event.tool_name} failed: {_short(event.preview)}", file=err)
+                    elif isinstance(event, TurnFinished):
+                        if not wrote_text and event.output:
+                            out.write(event.output)
+                    elif isinstance(event, TurnFailed):
+                        print(f"deep-tui: error: {visible(event.message)}", file=err)
+                        status = 1
         finally:
             unsubscribe()
         if wrote_text or status == 0:

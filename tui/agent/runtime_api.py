@@ -6,7 +6,7 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -109,7 +109,7 @@ class SessionRuntimeAPI(Protocol):
         """What the session's requests cost so far (``None``: not recorded, or not open yet)."""
         ...
 
-    def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+    def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
         """Run one user turn; cancelling the consuming task cancels the run (recorded up to there)."""
         ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai import Agent, capture_run_messages
@@ -248,7 +248,7 @@ class SessionRuntime:
 
     # -- turns -----------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
         """Run one user turn, streaming text deltas and tool activity."""
         if self._busy:
             yield TurnFailed("a turn is already running")

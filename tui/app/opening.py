@@ -6,7 +6,7 @@ every panel can be composed (empty) and typing works from the first frame.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +45,7 @@ class OpeningSession:
     def session_cost(self) -> None:
         return None
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
         yield TurnFailed("the session is still opening; send again in a moment")
 
     async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from contextlib import aclosing
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -331,12 +332,13 @@ class DeepTuiApp(App[int]):
         live = chat.start_turn()
         finished = False
         try:
-            async for event in self.runtime.run_turn(prompt):
-                live.push(event)  # drawn at the next frame: the agent never waits for the screen
-                if isinstance(event, TurnFinished):
-                    finished = True
-                    self._list_sessions_ahead()
-                    self.refresh_title()
+            async with aclosing(self.runtime.run_turn(prompt)) as events:  # closed here if drawing fails
+                async for event in events:
+                    live.push(event)  # drawn at the next frame: the agent never waits for the screen
+                    if isinstance(event, TurnFinished):
+                        finished = True
+                        self._list_sessions_ahead()
+                        self.refresh_title()
         finally:
             await live.close()
         if finished:
