@@ -17,11 +17,10 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
 from fuzzfarm.spec import Action, SessionSpec
-from fuzzfarm.summarizers import TIMEOUT_SECONDS, summarizer_model
+from fuzzfarm.summarizers import summarizer_model, summarizer_timeout
 from fuzzfarm.workspace import make_workdir
 from tui.agent.models import ModelChoice
 from tui.agent.session_runtime import SessionRuntime
-from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import TurnFailed
 from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
@@ -83,7 +82,8 @@ class _Session:
     def __init__(self, spec: SessionSpec, root: Path, template: Path) -> None:
         self.data_dir = DataDir(root / "data")
         self.workdir = make_workdir(template, root / "work")
-        self.settings = Settings(context=ContextSettings(window=spec.window, summarizer_timeout=TIMEOUT_SECONDS))
+        self.settings = Settings(context=ContextSettings(window=spec.window,
+                                                         summarizer_timeout=summarizer_timeout(spec.fault)))
         self.store = SessionStore(self.data_dir)
         self.script = ChatScript(spec.disagreement, spec.model_counts)
         self.chat_model = ScriptedChatModel(self.script)
@@ -108,14 +108,12 @@ class _Session:
             self.log.events.append(event)
 
     def _toolsets(self, runtime: SessionRuntime) -> list[AbstractToolset[None]]:
-        """The runtime's own tools (built the same way), wrapped to keep each raw result; once per runtime."""
+        """The runtime's own toolsets (the very objects its agent runs), each wrapped to keep every raw
+        result; once per runtime."""
         if self._recording is not None and self._recording[0] is runtime:
             return self._recording[1]
-        parts = build_agent_parts(workdir=self.workdir, data_dir=self.data_dir, memory=runtime.memory,
-                                  session_id=runtime.handle.id, search=runtime.search,
-                                  turn_start=lambda: runtime.handle.meta.message_count)
         toolsets: list[AbstractToolset[None]] = [_RecordingToolset(toolset, sink=self.trace.raw_outputs)
-                                                 for toolset in parts.toolsets]
+                                                 for toolset in runtime.agent.toolsets]
         self._recording = (runtime, toolsets)
         return toolsets
 
