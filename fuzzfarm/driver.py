@@ -122,7 +122,9 @@ class _Session:
         self.trace.produced_at_switch[self.runtime.handle.id] = len(self.script.produced)
         await self.runtime.aclose()
 
-    async def run(self) -> Trace:
+    async def run(self) -> None:
+        """Every action of the spec; what was seen is in :attr:`trace` (not returned: asyncio's runner formats
+        the main task's result, which for a whole trace costs more than some sessions)."""
         self.runtime = self.open(self.store.create(model=MODEL_NAME))
         turn = 0
         for index, action in enumerate(self.spec.actions):
@@ -132,7 +134,6 @@ class _Session:
             turn += action.kind == "turn"
         await self.leave()
         self.log = None
-        return self.trace
 
     async def _act(self, action: Action, turn: int) -> None:
         assert self.runtime is not None and self.log is not None
@@ -163,6 +164,8 @@ def drive(spec: SessionSpec, root: Path, template: Path) -> Trace:
     chain_log.setLevel(logging.ERROR)  # the farm reports; the chain's warnings about faults are expected
     try:
         with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
-            return asyncio.run(_Session(spec, root, template).run())
+            session = _Session(spec, root, template)
+            asyncio.run(session.run())
+            return session.trace
     finally:
         chain_log.setLevel(level)
