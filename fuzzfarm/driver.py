@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai import RunContext
+from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
@@ -27,6 +29,8 @@ from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
 from tui.config import ContextSettings, Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle, SessionStore
+from tui.store.meta import ParentRef
+from tui.store.search import HistorySearch
 
 MODEL_NAME = "fuzz:scripted-chat"
 
@@ -64,6 +68,17 @@ class Trace:
     actions: list[ActionLog] = field(default_factory=list)
 
 
+class UnindexedSearch(HistorySearch):
+    """The app's history search with live indexing left out: :meth:`record` answers "left for a later
+    sync", what the app's index does whenever another deep-tui holds it. The index is derived from
+    messages.json (the app rebuilds it from there), no check of the farm reads it, and keeping it current
+    after every append cost about a tenth of the farm's time (SQLite FTS5 trigram inserts and commits)."""
+
+    def record(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+               parent: ParentRef | None) -> bool:
+        return False
+
+
 @dataclass
 class _RecordingToolset(WrapperToolset[None]):
     """Keeps each tool's own result (what eviction must save byte-exact)."""
@@ -85,6 +100,7 @@ class _Session:
         self.settings = Settings(context=ContextSettings(window=spec.window,
                                                          summarizer_timeout=summarizer_timeout(spec.fault)))
         self.store = SessionStore(self.data_dir)
+        self.search = UnindexedSearch(self.data_dir)
         self.script = ChatScript(spec.disagreement, spec.model_counts)
         self.chat_model = ScriptedChatModel(self.script)
         self.spec = spec
@@ -98,7 +114,8 @@ class _Session:
     def open(self, handle: SessionHandle) -> SessionRuntime:
         runtime = SessionRuntime(settings=self.settings, data_dir=self.data_dir, workdir=self.workdir, handle=handle,
                                  chat_model=self.chat_model, choice=ModelChoice(MODEL_NAME, "flag"),
-                                 summarizer_model=summarizer_model(self.spec.fault, self.spec.seed))
+                                 summarizer_model=summarizer_model(self.spec.fault, self.spec.seed),
+                                 search=self.search)
         runtime.subscribe(self._on_event)
         self.trace.sessions.append(handle.id)
         return runtime
@@ -134,6 +151,7 @@ class _Session:
             turn += action.kind == "turn"
         await self.leave()
         self.log = None
+        self.search.index.close()
 
     async def _act(self, action: Action, turn: int) -> None:
         assert self.runtime is not None and self.log is not None

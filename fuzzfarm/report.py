@@ -128,7 +128,10 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "Each session drives the real `SessionRuntime` (the app's and `deep-tui run`'s chain, a real "
         "`SessionStore` on disk) with a scripted provider-like model that counts every request it receives "
         "(characters / 4 of the request as an OpenAI chat payload with tool definitions, × a per-session "
-        "disagreement of 0.75–1.25) and reports that as usage. See `fuzzfarm/` and the README.",
+        "disagreement of 0.75–1.25) and reports that as usage. The search index is not updated after each "
+        "append (as when another deep-tui holds it: it is derived from messages.json and no figure here "
+        "depends on it); the `timeout` fault runs with a 20 ms summarizer timeout (the others: 0.3 s). "
+        "See `fuzzfarm/` and the README.",
         "",
         "## Targets",
         "",
