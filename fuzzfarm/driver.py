@@ -6,28 +6,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai import RunContext
+from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
 from fuzzfarm.spec import Action, SessionSpec
-from fuzzfarm.summarizers import TIMEOUT_SECONDS, summarizer_model
+from fuzzfarm.summarizers import summarizer_model, summarizer_timeout
 from fuzzfarm.workspace import make_workdir
 from tui.agent.models import ModelChoice
 from tui.agent.session_runtime import SessionRuntime
-from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import TurnFailed
 from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
 from tui.config import ContextSettings, Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle, SessionStore
+from tui.store.meta import ParentRef
+from tui.store.search import HistorySearch
 
 MODEL_NAME = "fuzz:scripted-chat"
 
@@ -65,6 +68,17 @@ class Trace:
     actions: list[ActionLog] = field(default_factory=list)
 
 
+class UnindexedSearch(HistorySearch):
+    """The app's history search with live indexing left out: :meth:`record` answers "left for a later
+    sync", what the app's index does whenever another deep-tui holds it. The index is derived from
+    messages.json (the app rebuilds it from there), no check of the farm reads it, and keeping it current
+    after every append cost about a tenth of the farm's time (SQLite FTS5 trigram inserts and commits)."""
+
+    def record(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+               parent: ParentRef | None) -> bool:
+        return False
+
+
 @dataclass
 class _RecordingToolset(WrapperToolset[None]):
     """Keeps each tool's own result (what eviction must save byte-exact)."""
@@ -83,8 +97,10 @@ class _Session:
     def __init__(self, spec: SessionSpec, root: Path, template: Path) -> None:
         self.data_dir = DataDir(root / "data")
         self.workdir = make_workdir(template, root / "work")
-        self.settings = Settings(context=ContextSettings(window=spec.window, summarizer_timeout=TIMEOUT_SECONDS))
+        self.settings = Settings(context=ContextSettings(window=spec.window,
+                                                         summarizer_timeout=summarizer_timeout(spec.fault)))
         self.store = SessionStore(self.data_dir)
+        self.search = UnindexedSearch(self.data_dir)
         self.script = ChatScript(spec.disagreement, spec.model_counts)
         self.chat_model = ScriptedChatModel(self.script)
         self.spec = spec
@@ -98,7 +114,8 @@ class _Session:
     def open(self, handle: SessionHandle) -> SessionRuntime:
         runtime = SessionRuntime(settings=self.settings, data_dir=self.data_dir, workdir=self.workdir, handle=handle,
                                  chat_model=self.chat_model, choice=ModelChoice(MODEL_NAME, "flag"),
-                                 summarizer_model=summarizer_model(self.spec.fault, self.spec.seed))
+                                 summarizer_model=summarizer_model(self.spec.fault, self.spec.seed),
+                                 search=self.search)
         runtime.subscribe(self._on_event)
         self.trace.sessions.append(handle.id)
         return runtime
@@ -108,14 +125,12 @@ class _Session:
             self.log.events.append(event)
 
     def _toolsets(self, runtime: SessionRuntime) -> list[AbstractToolset[None]]:
-        """The runtime's own tools (built the same way), wrapped to keep each raw result; once per runtime."""
+        """The runtime's own toolsets (the very objects its agent runs), each wrapped to keep every raw
+        result; once per runtime."""
         if self._recording is not None and self._recording[0] is runtime:
             return self._recording[1]
-        parts = build_agent_parts(workdir=self.workdir, data_dir=self.data_dir, memory=runtime.memory,
-                                  session_id=runtime.handle.id, search=runtime.search,
-                                  turn_start=lambda: runtime.handle.meta.message_count)
         toolsets: list[AbstractToolset[None]] = [_RecordingToolset(toolset, sink=self.trace.raw_outputs)
-                                                 for toolset in parts.toolsets]
+                                                 for toolset in runtime.agent.toolsets]
         self._recording = (runtime, toolsets)
         return toolsets
 
@@ -124,7 +139,9 @@ class _Session:
         self.trace.produced_at_switch[self.runtime.handle.id] = len(self.script.produced)
         await self.runtime.aclose()
 
-    async def run(self) -> Trace:
+    async def run(self) -> None:
+        """Every action of the spec; what was seen is in :attr:`trace` (not returned: asyncio's runner formats
+        the main task's result, which for a whole trace costs more than some sessions)."""
         self.runtime = self.open(self.store.create(model=MODEL_NAME))
         turn = 0
         for index, action in enumerate(self.spec.actions):
@@ -134,7 +151,7 @@ class _Session:
             turn += action.kind == "turn"
         await self.leave()
         self.log = None
-        return self.trace
+        self.search.index.close()
 
     async def _act(self, action: Action, turn: int) -> None:
         assert self.runtime is not None and self.log is not None
@@ -165,6 +182,8 @@ def drive(spec: SessionSpec, root: Path, template: Path) -> Trace:
     chain_log.setLevel(logging.ERROR)  # the farm reports; the chain's warnings about faults are expected
     try:
         with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
-            return asyncio.run(_Session(spec, root, template).run())
+            session = _Session(spec, root, template)
+            asyncio.run(session.run())
+            return session.trace
     finally:
         chain_log.setLevel(level)

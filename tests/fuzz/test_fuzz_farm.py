@@ -98,3 +98,35 @@ def test_the_meter_counts_exactly_what_the_payload_holds(tmp_path: Path) -> None
     meter = RequestMeter(1.17)
     for end in range(1, len(messages) + 1):
         assert meter.size(messages[:end], "be brief", tools) == request_size(messages[:end], "be brief", tools, 1.17)
+
+
+def test_the_timeout_fault_runs_into_the_chains_own_timeout(tmp_path: Path) -> None:
+    """The ``timeout`` summarizer never answers; the chain's real timeout (20 ms here) is what stops it."""
+    from fuzzfarm.summarizers import FAULT_TIMEOUT_SECONDS
+    from tui.chain.events import CompactionFailed
+
+    spec = next(s for s in map(generate, range(200)) if s.fault == "timeout" and s.window == 4_000)
+    trace = drive(spec, tmp_path / "run", build_template(tmp_path / "template"))
+    reasons = [e.reason for log in trace.actions for e in log.events
+               if isinstance(e, CompactionFailed) and e.strategy == "summary"]
+    assert reasons and all(f"did not answer within {FAULT_TIMEOUT_SECONDS:g}s" in r for r in reasons), reasons
+    assert check(trace).violations == []
+
+
+def test_the_farm_leaves_the_search_index_to_catch_up_from_disk(tmp_path: Path) -> None:
+    """No live indexing in the farm; the index is derived data: a sync from messages.json finds every prompt."""
+    from tui.store.search import HistorySearch
+    from tui.store.search_db import read_rows
+
+    spec = generate(5)
+    trace = drive(spec, tmp_path / "run", build_template(tmp_path / "template"))
+    search = HistorySearch(trace.data_dir)
+    try:
+        assert read_rows(search.index.connection()) == {}, "the farm indexed live"
+        report = search.refresh()
+        assert set(trace.sessions) <= set(report.indexed) and report.problem is None
+        prompt = trace.prompts[-1]
+        hits = search.search(prompt.split(";")[0], session_id=trace.sessions[-1]).hits
+        assert any(hit.role == "user" and hit.session in trace.sessions for hit in hits), hits
+    finally:
+        search.index.close()

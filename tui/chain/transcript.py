@@ -69,9 +69,9 @@ def dense_extract(text: str, limit: int) -> str:
         tail_used += used - before
         tail_start -= 1
     middle = range(index, tail_start + 1)
-    scored = sorted(middle, key=lambda i: (-len(identifiers_in(strip_notices(lines[i]))), i))
-    for candidate in scored:
-        if not identifiers_in(strip_notices(lines[candidate])):
+    richness = {i: len(identifiers_in(strip_notices(lines[i]))) for i in middle}  # each line scanned once
+    for candidate in sorted(middle, key=lambda i: (-richness[i], i)):
+        if not richness[candidate]:
             break
         take(candidate)
     out: list[str] = []
