@@ -9,7 +9,7 @@ it to (``large_tool_results/``), through ``read_file`` only.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.agent.tool_errors import refuse
@@ -29,6 +29,15 @@ class PathPolicy:
 
     workdir: Path
     data_root: Path
+    _workdir: Path = field(init=False, repr=False, compare=False)
+    _data_root: Path = field(init=False, repr=False, compare=False)
+    _saved_outputs: Path = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The roots are resolved once: every check compares against them (a grep match, a listing row)
+        object.__setattr__(self, "_workdir", self.workdir.resolve())
+        object.__setattr__(self, "_data_root", self.data_root.resolve())
+        object.__setattr__(self, "_saved_outputs", (self.data_root / SAVED_OUTPUTS_DIR).resolve())
 
     def resolve(self, path: str) -> Path:
         """The absolute, resolved path for ls/glob/grep, or a tool error saying why it is refused."""
@@ -59,23 +68,23 @@ class PathPolicy:
 
     def allows(self, resolved: Path) -> bool:
         """Whether an already resolved path may be listed, searched or written: in the workdir, not in the data dir."""
-        workdir = self.workdir.resolve()
+        workdir = self._workdir
         return (resolved == workdir or resolved.is_relative_to(workdir)) and not self.in_data_dir(resolved)
 
     def in_data_dir(self, resolved: Path) -> bool:
         """Whether an already resolved path is the data directory or lies inside it."""
-        root = self.data_root.resolve()
+        root = self._data_root
         return resolved == root or resolved.is_relative_to(root)
 
     def is_saved_output(self, resolved: Path) -> bool:
         """Whether an already resolved path is a file inside the data directory's saved outputs."""
-        saved = (self.data_root / SAVED_OUTPUTS_DIR).resolve()
+        saved = self._saved_outputs
         return resolved != saved and resolved.is_relative_to(saved)
 
     def display(self, path: Path) -> str:
         """A path as the agent should write it back: relative to the workdir when inside it."""
         try:
-            return str(path.relative_to(self.workdir.resolve()))
+            return str(path.relative_to(self._workdir))
         except ValueError:
             return str(path)
 
