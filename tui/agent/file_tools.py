@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic_ai import FunctionToolset, RunContext
 from pydantic_ai.workspaces import FileEntry, Workspace
 
+from tui.agent import tool_schemas
 from tui.agent.file_search import WalkStats, glob_regex, walk_files
 from tui.agent.path_policy import PathPolicy
 from tui.agent.tool_errors import refuse, reported_as_tool_error
@@ -75,7 +76,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
     """The file tools, every path checked by ``policy`` and every I/O done through ``ctx.workspace``."""
     toolset: FunctionToolset[None] = FunctionToolset()
 
-    @toolset.tool
+    @tool_schemas.tool(toolset)
     async def read_file(ctx: RunContext[None], path: str, offset: int = 0, limit: int = 400) -> str:
         """Read a text file with line numbers. Use offset/limit to page through long files, including saved
         tool outputs under the data directory's large_tool_results/."""
@@ -85,7 +86,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         text = await _read_text_file(ctx.workspace, target, path)
         return number_lines(text, path, offset, limit)
 
-    @toolset.tool(metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.write_gate)
+    @tool_schemas.tool(toolset, metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.write_gate)
     async def write_file(ctx: RunContext[None], path: str, content: str) -> str:
         """Create or overwrite a file with ``content`` (parent directories are created)."""
         target = policy.resolve_for_write(path)
@@ -96,7 +97,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             await ctx.workspace.write_bytes(str(target), data)
         return f"wrote {len(data)} bytes to {policy.display(target)}"
 
-    @toolset.tool(metadata=WRITES_FILES_METADATA)
+    @tool_schemas.tool(toolset, metadata=WRITES_FILES_METADATA)
     async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
         target = policy.resolve(path)
@@ -112,7 +113,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             await ctx.workspace.write_bytes(str(target), text.replace(old_text, new_text, 1).encode("utf-8"))
         return f"edited {policy.display(target)}"
 
-    @toolset.tool
+    @tool_schemas.tool(toolset)
     async def ls(ctx: RunContext[None], path: str = ".") -> str:
         """List a directory: sub-directories end with '/', files show their size in bytes."""
         target = policy.resolve(path)
@@ -125,7 +126,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         more = f"\n… and {len(rows) - LIST_LIMIT} more" if len(rows) > LIST_LIMIT else ""
         return ("\n".join(rows[:LIST_LIMIT]) or "(empty directory)") + more
 
-    @toolset.tool
+    @tool_schemas.tool(toolset)
     async def glob(ctx: RunContext[None], pattern: str, path: str = ".") -> str:
         """Files matching a glob pattern such as '**/*.py', relative to ``path``."""
         if ".." in Path(pattern).parts or Path(pattern).is_absolute():
@@ -146,7 +147,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         extra = "\n… (more matches not shown)" if len(found) > LIST_LIMIT else note
         return "\n".join(sorted(found[:LIST_LIMIT])) + extra
 
-    @toolset.tool
+    @tool_schemas.tool(toolset)
     async def grep(ctx: RunContext[None], pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Search file contents with a regular expression; prints ``file:line: text``."""
         try:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic_ai import FunctionToolset
 
+from tui.agent import tool_schemas
 from tui.agent.tool_errors import refuse
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError, StoreError
@@ -68,7 +69,7 @@ def history_toolset(search: HistorySearch, session_id: str,
     toolset: FunctionToolset[None] = FunctionToolset()
     data_dir: DataDir = search.data_dir
 
-    @toolset.tool_plain
+    @tool_schemas.tool_plain(toolset)
     def search_conversation_history(query: str, scope: Literal["session", "all"] = "session", limit: int = 10) -> str:
         """Search the recorded conversation for ``query`` (all words must occur; "quote" a phrase; any
         substring of 3+ characters matches, case-insensitively). ``scope="session"``: this session's whole
@@ -90,7 +91,7 @@ def history_toolset(search: HistorySearch, session_id: str,
         outcome.hits = outcome.hits[:wanted]
         return format_outcome(outcome, query, scope=scope, current=session_id)
 
-    @toolset.tool_plain
+    @tool_schemas.tool_plain(toolset)
     def read_conversation_message(message: int, session: str | None = None, offset: int = 0,
                                   limit: int = READ_LIMIT) -> str:
         """The exact recorded text of message number ``message`` (as search_conversation_history numbers them)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic_ai import FunctionToolset
 
+from tui.agent import tool_schemas
 from tui.agent.tool_errors import refuse, reported_as_tool_error
 from tui.atomic import write_atomic
 from tui.terminal_text import visible
@@ -195,7 +196,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
     """read_memory, write_memory (append) and update_memory (exact single match)."""
     toolset: FunctionToolset[None] = FunctionToolset()
 
-    @toolset.tool_plain
+    @tool_schemas.tool_plain(toolset)
     def read_memory(start_line: int = 1) -> str:
         """Read MEMORY.md from ``start_line`` (1-based), up to 400 lines at a time."""
         if start_line < 1:
@@ -216,7 +217,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
             hint = "that is the end"
         return f"{excerpt.text}\n({_what_was_cut(excerpt)}; {hint})"
 
-    @toolset.tool_plain
+    @tool_schemas.tool_plain(toolset)
     def write_memory(content: str) -> str:
         """Append ``content`` to MEMORY.md (facts, preferences, decisions worth keeping)."""
         if not content.strip():
@@ -226,7 +227,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
             memory.append(content)
         return f"added {len(content)} characters to MEMORY.md"
 
-    @toolset.tool_plain
+    @tool_schemas.tool_plain(toolset)
     def update_memory(old_text: str, new_text: str) -> str:
         """Replace ``old_text`` (must occur exactly once) with ``new_text`` in MEMORY.md."""
         try:
