@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
@@ -28,11 +30,18 @@ from tui.app.markdown_blocks import MarkdownSplitter
 from tui.app.widgets.blocks import FORK_BINDING, ForkAt
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
+from tui.app.widgets.settled_list import SettledList, list_runs
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
 KEEP_SEGMENTS = 1
 """The newest segments of a streaming answer always left displayed; older ones above the view are folded."""
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """One markdown-it parser for every answer (building one costs more than parsing a list item)."""
+    return MarkdownIt("gfm-like")
 
 
 class AnswerSegment(Markdown):
@@ -102,6 +111,7 @@ class AssistantBlock(Widget, can_focus=True):
         self._settling: set[AnswerSegment] = set()
         """Segments mounted but not parsed yet: until they are, the tail keeps showing their text."""
         self._space: FoldedSpace | None = None if text else FoldedSpace()
+        self._last_settled: AnswerSegment | SettledList | None = None
 
     def compose(self) -> ComposeResult:
         if self._tail is not None:
@@ -182,8 +192,8 @@ class AssistantBlock(Widget, can_focus=True):
         space, view = self._space, self.parent
         if space is None or not isinstance(view, Widget):
             return
-        shown = [child for child in self.children
-                 if isinstance(child, AnswerSegment) and child.display and child.ready.is_set()]
+        shown = [child for child in self.children if child.display and (
+            isinstance(child, SettledList) or (isinstance(child, AnswerSegment) and child.ready.is_set()))]
         far: list[Widget] = []
         for segment in shown[:-KEEP_SEGMENTS]:
             if not far_above(segment, view):
@@ -199,13 +209,29 @@ class AssistantBlock(Widget, can_focus=True):
             self._show_open_block()
 
     async def _settle(self, text: str, *, continues_list: bool) -> None:
-        segment = AnswerSegment(text)
-        if continues_list:
-            previous = [child for child in self.children if isinstance(child, AnswerSegment)]
-            if previous:
-                previous[-1].list_continues()
-        self._settling.add(segment)
-        await self.mount(segment, before=self._tail)
+        """Closed blocks go on screen: plain list items into one growing :class:`SettledList`, the rest as
+        Markdown segments."""
+        for source, lists in list_runs(text, _parser().parse(text)):
+            previous = self._last_settled
+            if lists is None:
+                segment = AnswerSegment(source)
+                if continues_list and previous is not None:
+                    previous.list_continues()
+                self._last_settled = segment
+                self._settling.add(segment)
+                await self.mount(segment, before=self._tail)
+            else:
+                first, *others = lists
+                if continues_list and isinstance(previous, SettledList) and previous.ordered == first.ordered:
+                    previous.extend(first)
+                else:
+                    others.insert(0, first)
+                    if continues_list and previous is not None:
+                        previous.list_continues()
+                for block in others:
+                    self._last_settled = SettledList(block)
+                    await self.mount(self._last_settled, before=self._tail)
+            continues_list = False
 
     def _show_open_block(self) -> None:
         """The tail shows the open block only (the closed ones are on screen as segments)."""
