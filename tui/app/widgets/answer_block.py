@@ -30,7 +30,7 @@ from tui.app.markdown_blocks import MarkdownSplitter
 from tui.app.widgets.blocks import FORK_BINDING, ForkAt
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
-from tui.app.widgets.settled_list import SettledList, list_runs
+from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
@@ -211,7 +211,8 @@ class AssistantBlock(Widget, can_focus=True):
     async def _settle(self, text: str, *, continues_list: bool) -> None:
         """Closed blocks go on screen: plain list items into one growing :class:`SettledList`, the rest as
         Markdown segments."""
-        for source, lists in list_runs(text, _parser().parse(text)):
+        runs = list_runs(text, _parser().parse(text)) if may_hold_list(text) else [(text, None)]
+        for source, lists in runs:
             previous = self._last_settled
             if lists is None:
                 segment = AnswerSegment(source)

@@ -28,7 +28,10 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-__all__ = ["ListBlock", "SettledList", "list_runs", "simple_lists"]
+__all__ = ["ListBlock", "SettledList", "list_runs", "may_hold_list", "simple_lists"]
+
+STRIPS_KEPT = 300
+"""Built strips kept for redrawing (a screenful or a few); the rest are rebuilt from segments when shown."""
 
 BULLETS = ("• ", "▪ ", "‣ ", "⭑ ", "◦ ")
 """Unordered bullets by nesting depth, as Textual's ``Markdown.BULLETS``."""
@@ -159,6 +162,14 @@ def simple_lists(tokens: list[Token]) -> list[ListBlock] | None:
     return lists or None
 
 
+_LIST_ITEM_LINE = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
+
+
+def may_hold_list(text: str) -> bool:
+    """``text`` has a line that starts a top-level list item (else it needs no list parsing)."""
+    return _LIST_ITEM_LINE.search(text) is not None
+
+
 def _top_level_blocks(tokens: list[Token]) -> list[tuple[int, list[Token]]]:
     """Each top-level block's first source line and tokens."""
     blocks: list[tuple[int, list[Token]]] = []
@@ -210,10 +221,13 @@ class SettledList(Widget):
     def __init__(self, block: ListBlock) -> None:
         super().__init__(classes="settled-list")
         self.block = ListBlock(block.ordered, block.depth)
-        self._lines: list[Strip] = []
-        """Rendered lines of the items drawn so far, for the width in ``_rendered_at``."""
+        self._lines: list[tuple[Segment, ...]] = []
+        """The segments of each line drawn so far, for the width in ``_rendered_at`` (plain tuples: a long
+        list keeps few objects alive, and strips are built for the lines on screen only)."""
         self._texts: list[str] = []
         """The plain text of each line (what selection copies)."""
+        self._strips: dict[int, Strip] = {}
+        """Strips of lines drawn recently (the view), built from ``_lines``."""
         self._rendered_items = 0
         self._rendered_at = -1
         self._symbol_width = 0
@@ -248,6 +262,7 @@ class SettledList(Widget):
         if width == self._rendered_at:
             return
         self._lines, self._texts, self._rendered_items = [], [], 0
+        self._strips.clear()
         self._render_new_items(width)
 
     def _render_new_items(self, width: int) -> None:
@@ -255,31 +270,27 @@ class SettledList(Widget):
         self._symbol_width = self.block.symbol_width()
         block = self.block
         for index in range(self._rendered_items, len(block.items)):
-            for strip in self._item_lines(block, index, width):
-                text = strip.text
-                self._lines.append(strip.apply_offsets(0, len(self._texts)))
-                self._texts.append(text)
+            for segments in self._item_lines(block, index, width):
+                self._lines.append(segments)
+                self._texts.append("".join(segment.text for segment in segments))
         self._rendered_items = len(block.items)
 
-    def _item_lines(self, block: ListBlock, index: int, width: int) -> list[Strip]:
+    def _item_lines(self, block: ListBlock, index: int, width: int) -> list[tuple[Segment, ...]]:
         """One item: its bullet left of the first line, its blocks stacked right of the bullet."""
         symbol_width = block.symbol_width()
         inner = max(1, width - symbol_width)
-        body: list[Strip] = []
+        body: list[tuple[Segment, ...]] = []
         for part in block.items[index].blocks:
             if isinstance(part, ListBlock):
                 for number in range(len(part.items)):
                     body.extend(self._item_lines(part, number, inner))
             else:
-                body.extend(Visual.to_strips(self, part, inner, None, self.visual_style, apply_selection=False))
+                strips = Visual.to_strips(self, part, inner, None, self.visual_style, apply_selection=False)
+                body.extend(tuple(strip if strip.cell_length <= inner else strip.crop(0, inner)) for strip in strips)
         bullet_style = self.get_visual_style("settled-list--bullet").rich_style
-        symbol = block.symbol(index, symbol_width)
-        blank = Strip([Segment(" " * symbol_width, bullet_style)], symbol_width)
-        lines: list[Strip] = []
-        for number, line in enumerate(body or [Strip([])]):
-            prefix = Strip([Segment(symbol, bullet_style)], symbol_width) if number == 0 else blank
-            lines.append(Strip.join([prefix, line.crop(0, inner)]))
-        return lines
+        first = Segment(block.symbol(index, symbol_width), bullet_style)
+        blank = Segment(" " * symbol_width, bullet_style)
+        return [(first if number == 0 else blank, *line) for number, line in enumerate(body or [()])]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure_rendered(width)
@@ -291,21 +302,30 @@ class SettledList(Widget):
         style = self.visual_style.rich_style
         if y >= len(self._lines):
             return Strip.blank(width, style)
-        strip = self._lines[y]
         selection = self.text_selection
+        strip = self._strips.get(y) if selection is None else None
+        if strip is not None:
+            return strip
+        strip = Strip(self._lines[y]).apply_offsets(0, y)
         span = selection.get_span(y) if selection is not None else None
         if span is not None:
             low, high = span
             high = strip.cell_length if high == -1 else high
             selected = self.screen.get_component_rich_style("screen--selection")
             strip = Strip.join([strip.crop(0, low), strip.crop(low, high).apply_style(selected), strip.crop(high)])
-        return strip.crop_extend(0, width, style)
+        strip = strip.crop_extend(0, width, style)
+        if selection is None:
+            if len(self._strips) > STRIPS_KEPT:
+                self._strips.clear()  # only what is on screen is worth keeping
+            self._strips[y] = strip
+        return strip
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         self._ensure_rendered(self._rendered_at if self._rendered_at >= 0 else self.size.width)
         return selection.extract("\n".join(self._texts)), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
+        self._strips.clear()
         self.refresh()
 
     def notify_style_update(self) -> None:
