@@ -4,8 +4,8 @@ Issue 9: each frame costs O(new text), not O(chat) — a session with hundreds o
 fast as an empty one, and tool output blocks (large previews, many tool calls in one turn) follow the same rule.
 The same answer (prose and a long list) streams in three chats: an empty one, one with 400 answers mounted (every
 page loaded), and a turn that first made 150 tool calls with large previews. Per frame, the time spent drawing the
-turn's queued events (``LiveTurn._draw``) and the screen's layout and paint (``Screen``'s update timer) are summed
-over the stream and divided by the frames drawn; the figure is that cost in the full chat over the empty one.
+turn's queued events (``LiveTurn._draw``) plus the screen's layout and paint (``Screen``'s update timer) until the
+next frame is one frame's cost; the figure is the median frame in the full chat over the median in the empty one.
 
 ``python bench/bench_chat_scale.py`` runs it alone; ``make bench`` runs it with the rest.
 """
@@ -13,6 +13,8 @@ over the stream and divided by the frames drawn; the figure is that cost in the 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import statistics
 import sys
 import tempfile
 import time
@@ -111,7 +113,8 @@ def _timed(owner: type, name: str, samples: list[tuple[float, float]]) -> Callab
 
 
 async def _frames_ms(root: Path, shape: str, *, answers: int = 0, tool_calls: int = 0) -> float:
-    """The time spent drawing the turn and updating the screen while the answer streams, per frame, in ms."""
+    """The median frame while the answer streams: drawing the turn's events plus the screen updates that follow
+    until the next frame, in ms."""
     factory = _factory(root, _model(shape, tool_calls))
     session = _history(factory, answers) if answers else None
     runtime = factory.open_request_sync(SessionRequest(resume=session))
@@ -142,9 +145,12 @@ async def _frames_ms(root: Path, shape: str, *, answers: int = 0, tool_calls: in
         assert mounted > answers, "every page of the history is mounted"
     # From the first frame after the answer began: the tool blocks' own frames (mounting them) are not counted.
     since = answer_started[0][0] if answer_started else 0.0
-    streaming = [duration for start, duration in draws if start > since]
-    painting = [duration for start, duration in updates if start > since]
-    return (sum(streaming) + sum(painting)) / len(streaming) if streaming else float("nan")
+    frames = [[start, duration] for start, duration in draws if start > since]
+    for start, duration in updates:  # each screen update belongs to the frame drawn last before it
+        owner = bisect.bisect_right([frame[0] for frame in frames], start) - 1
+        if owner >= 0:
+            frames[owner][1] += duration
+    return statistics.median(duration for _, duration in frames) if frames else float("nan")
 
 
 def main() -> list[BenchResult]:

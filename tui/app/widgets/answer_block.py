@@ -4,7 +4,9 @@ A streamed answer is fed deltas at network speed (:meth:`AssistantBlock.feed` on
 drawn at frame rate (:meth:`AssistantBlock.render_pending`). A
 :class:`~tui.app.markdown_blocks.MarkdownSplitter` decides which top-level blocks have closed: each
 frame's closed blocks become one :class:`AnswerSegment` (Markdown, parsed and mounted once, never
-touched again; code highlighted then), and the block still being written is shown as plain text in
+touched again; code highlighted then) — except runs of plain list items, which go into one growing
+:class:`~tui.app.widgets.settled_list.SettledList` per list (Markdown would mount ~5 widgets per
+item) — and the block still being written is shown as plain text in
 one :class:`~tui.app.widgets.growing_text.GrowingText` that only appends. A frame therefore costs
 O(new text) whatever the length of the answer or of the open paragraph or code fence.
 
