@@ -194,7 +194,9 @@ class AssistantBlock(Widget, can_focus=True):
         space, view = self._space, self.parent
         if space is None or not isinstance(view, Widget):
             return
-        shown = [child for child in self.children if child.display and (
+        children = list(self.children)
+        last = space.folded[-1] if space.folded and space.folded[-1] in children else space
+        shown = [child for child in children[children.index(last) + 1:] if child.display and (
             isinstance(child, SettledList) or (isinstance(child, AnswerSegment) and child.ready.is_set()))]
         far: list[Widget] = []
         for segment in shown[:-KEEP_SEGMENTS]:
