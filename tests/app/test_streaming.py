@@ -14,12 +14,12 @@ from textual.widget import Widget
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
 from tui.app.screens.confirm import ConfirmModal
+from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.live_turn import LiveTurn
 from tui.app.widgets.settled_list import SettledList
-from tui.app.shell import DeepTuiApp
 
 ANSWER = """Here is the plan.
 
