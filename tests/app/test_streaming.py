@@ -19,7 +19,7 @@ from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.live_turn import LiveTurn
-from tui.app.widgets.settled_list import SettledList
+from tui.app.widgets.settled_list import ListBlock, SettledList
 
 ANSWER = """Here is the plan.
 
@@ -260,3 +260,23 @@ async def test_a_long_streamed_list_is_one_widget_that_selects_and_copies_as_tex
         assert selected.splitlines()[-1] == "• item 599 with a few more words"
         await pilot.press("ctrl+c")
         assert app.clipboard == selected
+
+
+def test_only_plain_lists_leave_markdown_and_the_runs_join_to_the_text() -> None:
+    from markdown_it import MarkdownIt
+
+    from tui.app.widgets.settled_list import list_runs, simple_lists
+
+    parser = MarkdownIt("gfm-like")
+    fenced = "- a\n\n  ```\n  code\n  ```\n- b\n"
+    assert simple_lists(parser.parse(fenced)) is None, "an item holding a code fence is drawn by Markdown"
+    text = "Intro\n\n1. one\n2. two\n   - nested *em*\n\n- other marker\n  - deeper\n\n> a quote\n"
+    runs = list_runs(text, parser.parse(text))
+    assert "".join(source for source, _ in runs) == text
+    assert [None if lists is None else [(block.ordered, len(block.items)) for block in lists]
+            for _, lists in runs] == [None, [(True, 2), (False, 1)], None]
+    [_, (_, [ordered, bullets]), _] = runs
+    assert ordered.symbol(1, ordered.symbol_width()) == " 2. "
+    in_ordered, in_bullets = ordered.items[1].blocks[1], bullets.items[0].blocks[1]
+    assert isinstance(in_ordered, ListBlock) and isinstance(in_bullets, ListBlock)
+    assert (in_ordered.symbol(0, 2), in_bullets.symbol(0, 2)) == ("• ", "▪ "), "as Markdown picks bullets by depth"
