@@ -275,6 +275,8 @@ def test_only_plain_lists_leave_markdown_and_the_runs_join_to_the_text() -> None
     assert "".join(source for source, _ in runs) == text
     assert [None if lists is None else [(block.ordered, len(block.items)) for block in lists]
             for _, lists in runs] == [None, [(True, 2), (False, 1)], None]
+    odd = "a\u2028b\rc\n\n- x\n"  # lines as markdown-it counts them (\r breaks a line, \u2028 does not)
+    assert list_runs(odd, parser.parse(odd))[1][0] == "- x\n"
     [_, (_, [ordered, bullets]), _] = runs
     assert ordered.symbol(1, ordered.symbol_width()) == " 2. "
     in_ordered, in_bullets = ordered.items[1].blocks[1], bullets.items[0].blocks[1]

@@ -162,6 +162,9 @@ def simple_lists(tokens: list[Token]) -> list[ListBlock] | None:
     return lists or None
 
 
+_SOURCE_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+"""A source line as markdown-it counts them (``str.splitlines`` also breaks at ``\x85``, ``\u2028``...)."""
+
 _LIST_ITEM_LINE = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
 
 
@@ -194,7 +197,7 @@ def list_runs(text: str, tokens: list[Token]) -> list[tuple[str, list[ListBlock]
                 runs[-1][1].extend(lists)  # type: ignore[union-attr]
             continue
         runs.append((0 if not runs else first_line, lists))
-    lines = text.splitlines(keepends=True)
+    lines = _SOURCE_LINE.findall(text)
     bounds = [start for start, _ in runs] + [len(lines)]
     return [("".join(lines[bounds[n]:bounds[n + 1]]), lists) for n, (_, lists) in enumerate(runs)] or [(text, None)]
 
