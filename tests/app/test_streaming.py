@@ -9,15 +9,17 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+from rich.style import Style as RichStyle
+from textual.widget import Widget
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
 from tui.app.screens.confirm import ConfirmModal
+from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.live_turn import LiveTurn
+from tui.app.widgets.settled_list import ListBlock, SettledList
 
 ANSWER = """Here is the plan.
 
@@ -26,6 +28,15 @@ ANSWER = """Here is the plan.
 1. read the file
 2. change `tokenize`
 3. run the tests
+   - with *coverage*
+   - and the [docs](https://example.com)
+4. four
+5. five
+6. six
+7. seven
+8. eight
+9. nine
+10. ten, a long item that wraps at the width of the chat because it goes on and on and on for a while
 
 - a bullet
 - another bullet
@@ -53,32 +64,42 @@ def line_model(text: str, delay: float = 0.03) -> FunctionModel:
                          model_name="lines")
 
 
-def _leaves(root: Markdown) -> list[tuple[str, str]]:
-    """What a Markdown render shows, block by block: (kind, text), lists flattened to their items."""
-    shown: list[tuple[str, str]] = []
-    for block in root.query(MarkdownBlock):
-        if isinstance(block, MarkdownFence):
-            shown.append(("fence", block.code))
-        elif not block.query(MarkdownBlock):
-            shown.append((type(block).__name__, str(block._content)))
-    return shown
+def _cells(app: DeepTuiApp, widget: Widget) -> list[list[tuple[object, ...]]]:
+    """What the screen shows where ``widget`` is, cell by cell: the character and its background and text
+    style, and the colour of visible characters."""
+    region = widget.region
+    assert region.height == widget.outer_size.height, "the whole widget is on screen"
+    rows = []
+    for strip in app.screen._compositor.render_strips()[region.y:region.bottom]:
+        cells: list[tuple[object, ...]] = []
+        for segment in strip.crop(region.x, region.right):
+            style = segment.style or RichStyle()
+            for character in segment.text:
+                colour = None if character == " " else style.color
+                cells.append((character, colour, style.bgcolor, style.bold, style.italic, style.strike))
+        rows.append(cells)
+    return rows
 
 
-async def test_a_streamed_answer_ends_as_the_same_markdown_as_a_full_render(tmp_path: Path) -> None:
+async def test_a_streamed_answer_looks_exactly_like_a_full_markdown_render(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=line_model(ANSWER)))
-    async with app.run_test(size=(100, 60)) as pilot:
+    async with app.run_test(size=(100, 70)) as pilot:
         await pilot.press(*"plan", "enter")
         await wait_idle(app, pilot)
+        await pilot.pause(0.1)
         streamed = app.query(AssistantBlock).last()
-        segments = list(streamed.query(AnswerSegment))
-        assert len(segments) > 3, "closed blocks settle one segment at a time"
+        assert streamed.query(SettledList) and len(streamed.query(AnswerSegment)) > 1, \
+            "lists settle into list widgets, the other blocks into Markdown segments"
         assert not streamed.query(GrowingText), "the plain-text tail is gone once the answer is complete"
-        reference = Markdown(ANSWER)
-        await app.query_one(ChatView).mount(reference)
-        await pilot.pause(0.2)
-        streamed_blocks = [leaf for segment in segments for leaf in _leaves(segment)]
-        assert streamed_blocks == _leaves(reference)
         assert streamed.source == ANSWER
+        shown = _cells(app, streamed)
+        await streamed.remove()
+        reference = AssistantBlock(ANSWER)  # a recorded answer: rendered by Textual's Markdown all at once
+        await app.query_one(ChatView).mount(reference)
+        [whole] = reference.query_children(AnswerSegment)
+        await wait_until(pilot, whole.ready.is_set, "the reference render")
+        await pilot.pause(0.1)
+        assert _cells(app, reference) == shown
 
 
 def _gate_frames(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
@@ -193,7 +214,8 @@ async def test_switching_sessions_while_the_view_catches_up_leaves_the_new_sessi
 async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolled_to(tmp_path: Path) -> None:
     from tui.app.widgets.folding import FoldedSpace
 
-    factory = make_factory(tmp_path, chat_model=line_model("".join(f"- item {n}\n" for n in range(150)), delay=0.01))
+    factory = make_factory(tmp_path, chat_model=line_model("".join(f"paragraph {n}\n\n" for n in range(100)),
+                                                           delay=0.005))
     handle = factory.store.create(model="offline")
     handle.append_messages([message for n in range(10) for message in (
         ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])
@@ -202,7 +224,7 @@ async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolle
 
     app = make_app(factory, SessionRequest(resume=handle.id))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"list", "enter")
+        await pilot.press(*"long", "enter")
         chat = app.query_one(ChatView)
         chat_space = chat.query_children(FoldedSpace).first()
         await wait_until(pilot, lambda: chat_space.folded, "the earlier answers, above the view, to fold")
@@ -218,3 +240,45 @@ async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolle
         await pilot.pause(0.1)
         assert all(segment.display for segment in answer.query_children(AnswerSegment))
         assert abs(chat.virtual_size.height - height) <= 3, "nothing moved: the blanks had their height"
+
+
+async def test_a_long_streamed_list_is_one_widget_that_selects_and_copies_as_text(tmp_path: Path) -> None:
+    items = "".join(f"- item {n} with *a few* more words\n" for n in range(600))
+    app = make_app(make_factory(tmp_path, chat_model=line_model(items + "\nThe end.\n", delay=0.001)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"list", "enter")
+        await wait_idle(app, pilot)
+        answer = app.query(AssistantBlock).last()
+        lists = list(answer.query(SettledList))
+        assert sum(settled.item_count for settled in lists) >= 595, "(the first items may settle with Markdown)"
+        assert len(answer.query("*")) < 40, "a handful of widgets, not several per item"
+        assert "The end." in str(answer.query(AnswerSegment).last()._markdown)
+        last = lists[-1]
+        app.screen._select_all_in_widget(last)
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert selected.splitlines()[-1] == "• item 599 with a few more words"
+        await pilot.press("ctrl+c")
+        assert app.clipboard == selected
+
+
+def test_only_plain_lists_leave_markdown_and_the_runs_join_to_the_text() -> None:
+    from markdown_it import MarkdownIt
+
+    from tui.app.widgets.settled_list import list_runs, simple_lists
+
+    parser = MarkdownIt("gfm-like")
+    fenced = "- a\n\n  ```\n  code\n  ```\n- b\n"
+    assert simple_lists(parser.parse(fenced)) is None, "an item holding a code fence is drawn by Markdown"
+    text = "Intro\n\n1. one\n2. two\n   - nested *em*\n\n- other marker\n  - deeper\n\n> a quote\n"
+    runs = list_runs(text, parser.parse(text))
+    assert "".join(source for source, _ in runs) == text
+    assert [None if lists is None else [(block.ordered, len(block.items)) for block in lists]
+            for _, lists in runs] == [None, [(True, 2), (False, 1)], None]
+    odd = "a\u2028b\rc\n\n- x\n"  # lines as markdown-it counts them (\r breaks a line, \u2028 does not)
+    assert list_runs(odd, parser.parse(odd))[1][0] == "- x\n"
+    [_, (_, [ordered, bullets]), _] = runs
+    assert ordered.symbol(1, ordered.symbol_width()) == " 2. "
+    in_ordered, in_bullets = ordered.items[1].blocks[1], bullets.items[0].blocks[1]
+    assert isinstance(in_ordered, ListBlock) and isinstance(in_bullets, ListBlock)
+    assert (in_ordered.symbol(0, 2), in_bullets.symbol(0, 2)) == ("• ", "▪ "), "as Markdown picks bullets by depth"

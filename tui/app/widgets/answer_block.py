@@ -4,7 +4,9 @@ A streamed answer is fed deltas at network speed (:meth:`AssistantBlock.feed` on
 drawn at frame rate (:meth:`AssistantBlock.render_pending`). A
 :class:`~tui.app.markdown_blocks.MarkdownSplitter` decides which top-level blocks have closed: each
 frame's closed blocks become one :class:`AnswerSegment` (Markdown, parsed and mounted once, never
-touched again; code highlighted then), and the block still being written is shown as plain text in
+touched again; code highlighted then) — except runs of plain list items, which go into one growing
+:class:`~tui.app.widgets.settled_list.SettledList` per list (Markdown would mount ~5 widgets per
+item) — and the block still being written is shown as plain text in
 one :class:`~tui.app.widgets.growing_text.GrowingText` that only appends. A frame therefore costs
 O(new text) whatever the length of the answer or of the open paragraph or code fence.
 
@@ -16,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
@@ -28,11 +32,18 @@ from tui.app.markdown_blocks import MarkdownSplitter
 from tui.app.widgets.blocks import FORK_BINDING, ForkAt
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
+from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
 KEEP_SEGMENTS = 1
 """The newest segments of a streaming answer always left displayed; older ones above the view are folded."""
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """One markdown-it parser for every answer (building one costs more than parsing a list item)."""
+    return MarkdownIt("gfm-like")
 
 
 class AnswerSegment(Markdown):
@@ -102,6 +113,7 @@ class AssistantBlock(Widget, can_focus=True):
         self._settling: set[AnswerSegment] = set()
         """Segments mounted but not parsed yet: until they are, the tail keeps showing their text."""
         self._space: FoldedSpace | None = None if text else FoldedSpace()
+        self._last_settled: AnswerSegment | SettledList | None = None
 
     def compose(self) -> ComposeResult:
         if self._tail is not None:
@@ -182,8 +194,10 @@ class AssistantBlock(Widget, can_focus=True):
         space, view = self._space, self.parent
         if space is None or not isinstance(view, Widget):
             return
-        shown = [child for child in self.children
-                 if isinstance(child, AnswerSegment) and child.display and child.ready.is_set()]
+        children = list(self.children)
+        last = space.folded[-1] if space.folded and space.folded[-1] in children else space
+        shown = [child for child in children[children.index(last) + 1:] if child.display and (
+            isinstance(child, SettledList) or (isinstance(child, AnswerSegment) and child.ready.is_set()))]
         far: list[Widget] = []
         for segment in shown[:-KEEP_SEGMENTS]:
             if not far_above(segment, view):
@@ -199,13 +213,30 @@ class AssistantBlock(Widget, can_focus=True):
             self._show_open_block()
 
     async def _settle(self, text: str, *, continues_list: bool) -> None:
-        segment = AnswerSegment(text)
-        if continues_list:
-            previous = [child for child in self.children if isinstance(child, AnswerSegment)]
-            if previous:
-                previous[-1].list_continues()
-        self._settling.add(segment)
-        await self.mount(segment, before=self._tail)
+        """Closed blocks go on screen: plain list items into one growing :class:`SettledList`, the rest as
+        Markdown segments."""
+        runs = list_runs(text, _parser().parse(text)) if may_hold_list(text) else [(text, None)]
+        for source, lists in runs:
+            previous = self._last_settled
+            if lists is None:
+                segment = AnswerSegment(source)
+                if continues_list and previous is not None:
+                    previous.list_continues()
+                self._last_settled = segment
+                self._settling.add(segment)
+                await self.mount(segment, before=self._tail)
+            else:
+                first, *others = lists
+                if continues_list and isinstance(previous, SettledList) and previous.ordered == first.ordered:
+                    previous.extend(first)
+                else:
+                    others.insert(0, first)
+                    if continues_list and previous is not None:
+                        previous.list_continues()
+                for block in others:
+                    self._last_settled = SettledList(block)
+                    await self.mount(self._last_settled, before=self._tail)
+            continues_list = False
 
     def _show_open_block(self) -> None:
         """The tail shows the open block only (the closed ones are on screen as segments)."""

@@ -175,7 +175,11 @@ class ChatView(VerticalScroll):
         if not self._space.is_attached:
             return
         children = list(self.children)
-        start = children.index(self._space) + 1
+        # The folded blocks are consecutive, right after the space: start after them, so a frame costs O(new
+        # blocks) and not O(chat) (reading ``display`` of hundreds of folded blocks cost more than the frame).
+        folded = self._space.folded
+        last = folded[-1] if folded and folded[-1] in children else self._space
+        start = children.index(last) + 1
         far: list[Widget] = []
         for child in children[start:]:
             if not child.display:
