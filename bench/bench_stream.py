@@ -42,8 +42,7 @@ TOKENS = 20_000
 MARKER = "omega7end"
 RATIO_TARGET = 1.25
 KEY_TARGET_MS = 50.0
-SHAPES = tuple(os.environ.get("DEEP_TUI_BENCH_SHAPES", "paragraph,prose,code,list").split(","))
-"""The shapes to run (``DEEP_TUI_BENCH_SHAPES=list`` runs one)."""
+SHAPES = ("paragraph", "prose", "code", "list")
 RATES = ((4_000, 1), (2_000, 4))
 """(tokens per second, tokens per chunk)."""
 
