@@ -20,6 +20,7 @@ runtime's or the view's.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -133,10 +134,15 @@ async def _app_run(base_url: str, root: Path) -> dict[str, float]:
     from tui.app.widgets.prompt_input import PromptInput
 
     factory = _factory(base_url, root)
-    runtime = factory.open_request_sync(SessionRequest())
-    app = DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
+    # As `deep-tui` starts: the collector off (tui.cli), the screen first, the session opened in a thread.
+    gc.disable()
+    app = DeepTuiApp.opening(settings=factory.settings, memory_path=factory.data_dir.memory_file(
+        factory.settings.agent_name), data_root=factory.data_dir.root,
+        opener=lambda: (factory, factory.open_request_sync(SessionRequest())))
     keys: list[float] = []
     async with app.run_test(headless=True, size=(120, 40)) as pilot:
+        while app.factory is None:
+            await pilot.pause(0.01)
         await pilot.pause(0.3)
         prompt = app.query_one(PromptInput)
 

@@ -215,7 +215,7 @@ async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolle
     from tui.app.widgets.folding import FoldedSpace
 
     factory = make_factory(tmp_path, chat_model=line_model("".join(f"paragraph {n}\n\n" for n in range(100)),
-                                                           delay=0.005))
+                                                           delay=0.02))
     handle = factory.store.create(model="offline")
     handle.append_messages([message for n in range(10) for message in (
         ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])

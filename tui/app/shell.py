@@ -226,7 +226,10 @@ class DeepTuiApp(App[int]):
             await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
-        gc.enable()  # off while the app starts (tui.cli)
+        # Off while the app starts (tui.cli). What start-up built (modules, widgets, the session) lives on:
+        # frozen, later full collections do not rescan it, so they stay short while an answer streams.
+        gc.freeze()
+        gc.enable()
         self.prompts.send_next()  # typed while the session was opening: send it now
 
     def _initial_usage(self) -> UsageEvent | None:

@@ -5,12 +5,17 @@ which only queues it, so the agent (recording, token accounting) never waits for
 timer draws what is queued at most ``FRAME_SECONDS`` apart: all text that arrived since the last
 frame is appended in one go, tool blocks are mounted in order. A frame that takes longer than the
 interval delays the next one (ticks are skipped, not queued), so a slow screen coalesces more per
-frame instead of holding the stream back.
+frame instead of holding the stream back. And the screen's share of the time is bounded: a frame that
+cost *d* seconds to draw and paint, while the CPU had no idle time (a stream at thousands of tokens
+per second), is followed by at least ``d × (1 / MAX_DRAW_SHARE − 1)`` without one (capped at
+``SLOWEST_FRAME_SECONDS``): a costly screen draws less often rather than taking the CPU from the stream
+it shows. With idle time to spare, frames come at the full rate.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -28,6 +33,12 @@ if TYPE_CHECKING:
 __all__ = ["FRAME_SECONDS", "LiveTurn"]
 
 FRAME_SECONDS = 1 / 15
+MAX_DRAW_SHARE = 0.1
+"""While the CPU is busy, at most this share of the time goes to drawing frames."""
+BUSY_SHARE = 0.8
+"""The process is busy when its CPU time between two frames was at least this share of the wall time."""
+SLOWEST_FRAME_SECONDS = 0.3
+"""However costly frames are, one is drawn at least this often."""
 
 
 class LiveTurn:
@@ -44,6 +55,9 @@ class LiveTurn:
         self._shown = chat.shown_session
         """The chat's session when the turn started: after a switch, this turn draws nothing more."""
         self._timer = chat.set_interval(FRAME_SECONDS, self._frame, name="live-turn")
+        self._quiet_until = 0.0
+        """No frame before this (``time.monotonic()``): the pause the last frame's cost asks for."""
+        self._last_painted = (time.monotonic(), time.process_time())
 
     @property
     def behind(self) -> bool:
@@ -76,10 +90,25 @@ class LiveTurn:
                 self.chat.unfold()  # between turns the whole chat is laid out (clicks, scrolling to any block)
 
     async def _frame(self) -> None:
-        if self._lock.locked():
+        if self._lock.locked() or time.monotonic() < self._quiet_until or not self.behind:
             return
         async with self._lock:
+            started = (time.monotonic(), time.process_time())
             await self._draw()
+            self.chat.call_after_refresh(self._painted, started)
+
+    def _painted(self, started: tuple[float, float]) -> None:
+        """The frame begun at ``started`` (wall, CPU) is on screen. If the process had no idle time between the
+        frame before and this one (a stream keeping the CPU busy), what this one cost (drawing, layout, paint)
+        sets the pause before the next."""
+        now = time.monotonic()
+        gap_wall, gap_cpu = started[0] - self._last_painted[0], started[1] - self._last_painted[1]
+        busy = gap_cpu / gap_wall if gap_wall > 0 else 0.0
+        self._last_painted = (now, time.process_time())
+        if busy < BUSY_SHARE:
+            self._quiet_until = 0.0
+            return
+        self._quiet_until = now + min(SLOWEST_FRAME_SECONDS, (now - started[0]) * (1 / MAX_DRAW_SHARE - 1))
 
     async def _draw(self) -> None:
         chat = self.chat

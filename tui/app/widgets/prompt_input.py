@@ -120,8 +120,9 @@ class PromptInput(TextArea):
 
     @property
     def suggestions(self) -> CommandSuggestions | None:
-        """The completion list the app placed next to the prompt (none in a bare test app)."""
-        found = self.screen.query(CommandSuggestions)
+        """The completion list the app placed next to the prompt (none in a bare test app). Looked up among
+        the screen's children only: a query of the whole screen walked every block of the chat at each key."""
+        found = self.screen.query_children(CommandSuggestions)
         return found.first() if found else None
 
     def _show(self, text: str) -> None:

@@ -1,0 +1,101 @@
+"""LiveTurn's frame pacing: full rate while the CPU has idle time, a bounded share of it while it has none."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tui.agent.turn_events import TextDelta
+from tui.app.widgets import live_turn
+from tui.app.widgets.live_turn import FRAME_SECONDS, MAX_DRAW_SHARE, SLOWEST_FRAME_SECONDS, LiveTurn
+
+
+class _Timer:
+    def stop(self) -> None:
+        pass
+
+
+class _Chat:
+    """What LiveTurn needs of the chat to be paced (drawing itself is covered by test_streaming)."""
+
+    shown_session = "s"
+    is_attached = True
+
+    def set_interval(self, *_: Any, **__: Any) -> _Timer:
+        return _Timer()
+
+    def call_after_refresh(self, callback: Any, *args: Any) -> None:
+        callback(*args)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.wall = 100.0
+        self.cpu = 50.0
+
+    def advance(self, wall: float, cpu: float) -> None:
+        self.wall += wall
+        self.cpu += cpu
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    clock = _Clock()
+    monkeypatch.setattr(live_turn.time, "monotonic", lambda: clock.wall)
+    monkeypatch.setattr(live_turn.time, "process_time", lambda: clock.cpu)
+    return clock
+
+
+def _turn(monkeypatch: pytest.MonkeyPatch, clock: _Clock, frame_cost: float, drawn: list[float]) -> LiveTurn:
+    async def draw(self: LiveTurn) -> None:
+        self._queue.clear()
+        drawn.append(clock.wall)
+        clock.advance(frame_cost, frame_cost)
+
+    monkeypatch.setattr(LiveTurn, "_draw", draw)
+    return LiveTurn(_Chat())  # type: ignore[arg-type]
+
+
+async def test_a_busy_cpu_pauses_frames_so_drawing_keeps_its_share(monkeypatch: pytest.MonkeyPatch,
+                                                                 clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.02, drawn=drawn)
+    for _ in range(60):  # a stream that keeps the CPU fully busy between ticks
+        turn.push(TextDelta("word "))
+        await turn._frame()
+        clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    gaps = [later - earlier for earlier, later in zip(drawn, drawn[1:], strict=False)]
+    # the first frame knows nothing of the load yet; from the second on, each waits out its cost's share
+    assert len(gaps) > 5 and min(gaps[1:]) >= 0.02 * (1 / MAX_DRAW_SHARE - 1)
+    assert 0.02 * len(drawn[1:]) / (clock.wall - drawn[1]) <= MAX_DRAW_SHARE * 1.2
+    assert max(gaps) <= SLOWEST_FRAME_SECONDS + 2 * FRAME_SECONDS  # and never slower than that
+
+
+async def test_with_idle_time_frames_come_at_the_full_rate(monkeypatch: pytest.MonkeyPatch, clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.02, drawn=drawn)
+    for _ in range(30):  # a model at ordinary speed: the process mostly waits for the network
+        turn.push(TextDelta("word "))
+        await turn._frame()
+        clock.advance(FRAME_SECONDS, 0.005)
+    assert len(drawn) == 30
+
+
+async def test_a_very_costly_frame_still_leaves_a_frame_every_so_often(monkeypatch: pytest.MonkeyPatch,
+                                                                     clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.2, drawn=drawn)
+    for _ in range(40):
+        turn.push(TextDelta("word "))
+        await turn._frame()
+        clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    gaps = [later - earlier for earlier, later in zip(drawn, drawn[1:], strict=False)]
+    assert len(drawn) >= 3 and max(gaps) <= 0.2 + SLOWEST_FRAME_SECONDS + FRAME_SECONDS
+
+
+async def test_nothing_to_draw_draws_nothing(monkeypatch: pytest.MonkeyPatch, clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.01, drawn=drawn)
+    await turn._frame()
+    assert drawn == []
