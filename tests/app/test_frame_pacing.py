@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -65,7 +66,7 @@ async def test_a_busy_cpu_pauses_frames_so_drawing_keeps_its_share(monkeypatch: 
         turn.push(TextDelta("word "))
         await turn._frame()
         clock.advance(FRAME_SECONDS, FRAME_SECONDS)
-    gaps = [later - earlier for earlier, later in zip(drawn, drawn[1:], strict=False)]
+    gaps = [later - earlier for earlier, later in pairwise(drawn)]
     # the first frame knows nothing of the load yet; from the second on, each waits out its cost's share
     assert len(gaps) > 5 and min(gaps[1:]) >= 0.02 * (1 / MAX_DRAW_SHARE - 1)
     assert 0.02 * len(drawn[1:]) / (clock.wall - drawn[1]) <= MAX_DRAW_SHARE * 1.2
@@ -90,7 +91,7 @@ async def test_a_very_costly_frame_still_leaves_a_frame_every_so_often(monkeypat
         turn.push(TextDelta("word "))
         await turn._frame()
         clock.advance(FRAME_SECONDS, FRAME_SECONDS)
-    gaps = [later - earlier for earlier, later in zip(drawn, drawn[1:], strict=False)]
+    gaps = [later - earlier for earlier, later in pairwise(drawn)]
     assert len(drawn) >= 3 and max(gaps) <= 0.2 + SLOWEST_FRAME_SECONDS + FRAME_SECONDS
 
 
