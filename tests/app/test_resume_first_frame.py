@@ -240,3 +240,28 @@ async def test_a_tail_answer_is_parsed_once_while_it_is_composed(monkeypatch: py
             ["MarkdownParagraph", "MarkdownBulletList", "MarkdownFence"]
         assert segment.source == records[0]["parts"][0]["content"]
         assert segment.ready.is_set()  # type: ignore[attr-defined]  # margins settled as for any answer
+
+
+async def test_without_the_textual_internals_a_tail_answer_is_an_ordinary_segment(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """TailAnswerSegment builds on Markdown internals (Textual 8.2): if a Textual release drops them, the
+    tail still shows its answers, parsed after mounting, instead of failing the first frame."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Markdown
+
+    from tui.app.widgets import tail_blocks
+    from tui.app.widgets.answer_block import AnswerSegment
+
+    monkeypatch.setattr(tail_blocks, "PARSES_IN_COMPOSE", False)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield tail_blocks.TailAnswer("# Title\n\nthe *recorded* answer")
+
+    async with Host().run_test() as pilot:
+        await pilot.pause()
+        segment = pilot.app.query_one(AnswerSegment)
+        assert not isinstance(segment, tail_blocks.TailAnswerSegment)
+        await segment.ready.wait()
+        assert "the recorded answer" in " ".join(str(block.content) for block in segment.query("MarkdownBlock"))
+        assert isinstance(segment, Markdown)

@@ -54,11 +54,20 @@ class TailAnswerSegment(AnswerSegment):
         self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
 
 
+PARSES_IN_COMPOSE = hasattr(Markdown, "_parse_markdown")
+"""The Textual internals :class:`TailAnswerSegment` builds on are there (Textual 8.2); without them a tail
+answer is an ordinary segment, parsed after mounting: a moment later on screen, never a crash."""
+
+
 class TailAnswer(AssistantBlock):
     """A recorded answer drawn in the first frame (see :class:`TailAnswerSegment`)."""
 
     def compose(self) -> ComposeResult:
-        yield TailAnswerSegment(self.received)
+        segment = TailAnswerSegment(self.received)
+        if PARSES_IN_COMPOSE and hasattr(segment, "_initial_markdown") and hasattr(segment, "_markdown"):
+            yield segment
+        else:
+            yield from super().compose()
 
 
 @cache
