@@ -246,7 +246,7 @@ async def test_without_the_textual_internals_a_tail_answer_is_an_ordinary_segmen
                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """TailAnswerSegment builds on Markdown internals (Textual 8.2): if a Textual release drops them, the
     tail still shows its answers, parsed after mounting, instead of failing the first frame."""
-    from textual.app import App, ComposeResult
+    from textual.app import App
     from textual.widgets import Markdown
 
     from tui.app.widgets import tail_blocks
