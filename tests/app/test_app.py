@@ -22,6 +22,7 @@ from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
+from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
@@ -270,14 +271,20 @@ async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_sc
         assert app.is_running
 
 
+def _app_reading_a_big_file(tmp_path: Path) -> DeepTuiApp:
+    """An app whose agent reads ``big.txt`` when asked ("read big.txt"): a 400-line output, evicted at a 4k window
+    (outputs over 1,000 tokens are)."""
+    factory = make_factory(tmp_path, window=4_000)
+    (factory.workdir / "big.txt").write_text("".join(f"row {n} of a long file\n" for n in range(400)))
+    return make_app(factory)
+
+
 async def test_panel_keys_put_the_keyboard_in_the_panel(tmp_path: Path) -> None:
     from textual.widgets import OptionList, TextArea
 
     from tui.app.widgets.prompt_input import PromptInput
 
-    factory = make_factory(tmp_path, window=4_000)  # outputs over 1,000 tokens are evicted
-    (factory.workdir / "big.txt").write_text("".join(f"row {n} of a long file\n" for n in range(400)))
-    app = make_app(factory)
+    app = _app_reading_a_big_file(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"read big.txt", "enter")
         await wait_idle(app, pilot)
@@ -301,9 +308,7 @@ async def test_an_evicted_output_deleted_from_disk_stays_listed_and_says_so_when
     deleted behind deep-tui's back is still listed, with the size it was saved with, and opening it explains."""
     from textual.widgets import OptionList
 
-    factory = make_factory(tmp_path, window=4_000)  # outputs over 1,000 tokens are evicted
-    (factory.workdir / "big.txt").write_text("".join(f"row {n} of a long file\n" for n in range(400)))
-    app = make_app(factory)
+    app = _app_reading_a_big_file(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"read big.txt", "enter")
         await wait_idle(app, pilot)
