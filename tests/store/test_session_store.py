@@ -38,6 +38,32 @@ def test_create_append_reopen(store: SessionStore) -> None:
     reopened.close()
 
 
+def test_usage_and_cost_reach_session_json_with_the_next_append_or_at_close(store: SessionStore) -> None:
+    """One write of session.json per append, not three per request: a request's usage and its response's cost
+    wait for the messages they describe (or the close), and are then all there."""
+    from tui.store.cost_totals import CostTotals
+
+    handle = store.create(model="offline")
+    handle.append_messages(exchange("first"))
+    meta_path = handle.directory / "session.json"
+    written = meta_path.read_bytes()
+    handle.record_usage(1_234, 8_000, "config")
+    totals = CostTotals()
+    totals.add(input_usd=0.5, cached_input_usd=0.0, output_usd=0.25)
+    handle.record_cost(totals)
+    assert meta_path.read_bytes() == written  # not yet: nothing was appended
+    handle.append_messages(exchange("second"))
+    meta = json.loads(meta_path.read_text())
+    assert meta["message_count"] == 4 and meta["last_usage"]["tokens"] == 1_234
+    assert meta["cost"]["input_usd"] == pytest.approx(0.5)
+    handle.record_usage(2_000, 8_000, "config")
+    handle.close()
+    assert json.loads(meta_path.read_text())["last_usage"]["tokens"] == 2_000  # the close writes what was left
+    reopened = store.open(handle.id)
+    assert reopened.meta.last_usage is not None and reopened.meta.last_usage.tokens == 2_000
+    reopened.close()
+
+
 def test_second_writer_in_another_process_is_refused(store: SessionStore, tmp_path: Path) -> None:
     handle = store.create()
     script = textwrap.dedent(f"""

@@ -28,6 +28,8 @@ class SessionHandle:
         self.messages = MessagesFile(directory / "messages.json")
         self.events = EventLog(directory / "events.jsonl")
         self._lock = lock
+        self._meta_behind = False
+        """session.json lags behind :attr:`meta` (usage and cost wait for the next append, see :meth:`record_usage`)."""
         self.warnings: list[str] = []
         """What the user must hear about this session's files, found when it was opened."""
 
@@ -46,6 +48,7 @@ class SessionHandle:
     def _save_meta(self) -> None:
         self.meta.updated = time.time()
         self.meta.write(self.meta_path)
+        self._meta_behind = False
 
     def save_meta_or_log(self) -> None:
         """session.json is a summary of the history (recounted on open): failing to write it (a full disk)
@@ -76,8 +79,10 @@ class SessionHandle:
     def record_usage(self, tokens: int, window: int, window_source: str) -> None:
         if self.read_only:
             return
+        # Written with the next append (or at close): a request's usage and its response's cost then reach
+        # session.json with the messages they describe, in one write instead of three per request.
         self.meta.last_usage = UsageSnapshot(tokens, window, window_source)
-        self.save_meta_or_log()
+        self._meta_behind = True
 
     def record_compression(self) -> None:
         if self.read_only:
@@ -86,11 +91,11 @@ class SessionHandle:
         self.save_meta_or_log()
 
     def record_cost(self, totals: CostTotals) -> None:
-        """Keep the session's running cost in session.json."""
+        """Keep the session's running cost in session.json (written with the next append, or at close)."""
         if self.read_only:
             return
         self.meta.cost = totals
-        self.save_meta_or_log()
+        self._meta_behind = True
 
     def rename(self, title: str) -> None:
         self.meta.title = " ".join(title.split()) or UNTITLED
@@ -100,6 +105,8 @@ class SessionHandle:
             raise StorageError.of(f"rename session {self.id}", error) from None
 
     def close(self) -> None:
-        """Release the lock; safe to call twice."""
+        """Write what session.json still lacks, release the lock; safe to call twice."""
+        if self._meta_behind and not self.read_only:
+            self.save_meta_or_log()
         if self._lock is not None:
             self._lock.release()
