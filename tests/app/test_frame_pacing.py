@@ -100,3 +100,28 @@ async def test_nothing_to_draw_draws_nothing(monkeypatch: pytest.MonkeyPatch, cl
     turn = _turn(monkeypatch, clock, frame_cost=0.01, drawn=drawn)
     await turn._frame()
     assert drawn == []
+
+
+async def test_markdown_parsed_after_mounting_counts_as_part_of_the_frame(monkeypatch: pytest.MonkeyPatch,
+                                                                        clock: _Clock) -> None:
+    """Textual's Markdown parses a settled segment after it is mounted: the frame waits for that (bounded) before
+    its cost is taken, so a stream of paragraphs is paced by what its frames really cost."""
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.01, drawn=drawn)
+    waits: list[float] = []
+
+    class Answer:
+        behind = False
+
+        async def settled(self, timeout: float) -> None:
+            waits.append(timeout)
+            clock.advance(0.03, 0.03)  # the segments' parse and mount
+
+    turn._answer = Answer()  # type: ignore[assignment]
+    for _ in range(30):
+        turn.push(TextDelta("paragraph\n\n"))
+        await turn._frame()
+        clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    gaps = [later - earlier for earlier, later in pairwise(drawn)]
+    assert waits and all(timeout == SLOWEST_FRAME_SECONDS for timeout in waits)
+    assert min(gaps[1:]) >= (0.01 + 0.03) * (1 / MAX_DRAW_SHARE - 1) - 1e-9

@@ -17,6 +17,7 @@ the first frame of an empty session does not need it, so it is loaded with the f
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
@@ -170,6 +171,13 @@ class AssistantBlock(Widget, can_focus=True):
             tail.append(text)  # a segment still parsing: the tail shows its text until it is on screen
         else:
             self._show_open_block()
+
+    async def settled(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, until the segments mounted so far are parsed and on screen (Textual's
+        Markdown parses after mounting: that cost belongs to the frame that mounted them)."""
+        deadline = time.monotonic() + timeout
+        while self._settling and self.is_attached and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
     async def finish(self) -> None:
         """The answer is complete: draw the rest; the open block becomes Markdown too."""

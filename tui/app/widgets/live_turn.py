@@ -95,6 +95,8 @@ class LiveTurn:
         async with self._lock:
             started = (time.monotonic(), time.process_time())
             await self._draw()
+            if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
+                await self._answer.settled(SLOWEST_FRAME_SECONDS)
             self.chat.call_after_refresh(self._painted, started)
 
     def _painted(self, started: tuple[float, float]) -> None:
