@@ -17,6 +17,7 @@ from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
+from fuzzfarm.inline import inline_sync_calls
 from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
 from fuzzfarm.spec import Action, SessionSpec
 from fuzzfarm.summarizers import summarizer_model, summarizer_timeout
@@ -181,7 +182,8 @@ def drive(spec: SessionSpec, root: Path, template: Path) -> Trace:
     level = chain_log.level
     chain_log.setLevel(logging.ERROR)  # the farm reports; the chain's warnings about faults are expected
     try:
-        with override_allow_model_requests(True):  # scripted models only: nothing leaves the process
+        # scripted models only: nothing leaves the process; blocking calls inline (see fuzzfarm.inline)
+        with override_allow_model_requests(True), inline_sync_calls():
             session = _Session(spec, root, template)
             asyncio.run(session.run())
             return session.trace
