@@ -23,10 +23,13 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
     read-only directory) the temporary file is removed and ``path`` is left as it was.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     # O_EXCL with 0o666: a new file gets the user's umask, like any file the user creates.
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileNotFoundError:  # the directory is missing (rare: checked only when the open fails)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(payload)

@@ -145,3 +145,25 @@ def test_update_reads_and_writes_under_the_lock(tmp_path: Path) -> None:
 
     assert memory.update(change) == "one\ntwo\n" and seen == ["one\n"]
     assert memory.read() == "one\ntwo\n" and memory.lock_path.exists()
+
+
+def test_the_instructions_read_memory_again_only_when_it_changed(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request gets MEMORY.md as it is then, but an unchanged file costs a stat, not a read: an edit by
+    the agent, by the editor or by another program is seen at the next request."""
+    import os
+
+    memory = MemoryFile(tmp_path / "MEMORY.md")
+    instructions = memory_instructions(memory)
+    assert "(empty" in instructions()
+    reads: list[int] = []
+    excerpt = MemoryFile.excerpt
+    monkeypatch.setattr(MemoryFile, "excerpt", lambda self, *a, **k: reads.append(1) or excerpt(self, *a, **k))
+    memory.append("the deadline is 12:00 UTC")
+    assert "the deadline is 12:00 UTC" in instructions() and len(reads) == 1
+    assert instructions() == instructions() and len(reads) == 1, "unchanged: not read again"
+    memory.path.write_text("the deadline is 13:00 UTC\n")  # in place, same size: the modification time says it
+    os.utime(memory.path, ns=(memory.path.stat().st_atime_ns, memory.path.stat().st_mtime_ns + 1_000_000))
+    assert "13:00" in instructions() and len(reads) == 2
+    memory.path.unlink()
+    assert "(empty" in instructions()

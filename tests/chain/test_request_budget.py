@@ -62,6 +62,23 @@ def test_calibration_learns_the_providers_ratio_and_keeps_it_on_disk(tmp_path: P
     assert TokenCalibration(path).ratio("openai:gpt") == 1.0, "a damaged file is ignored, not fatal"
 
 
+def test_calibration_is_not_rewritten_at_every_request_and_is_saved_at_flush(tmp_path: Path) -> None:
+    """A model's first ratio is saved at once; the ones after it wait for the interval or the flush (the close),
+    instead of one atomic file write per request."""
+    path = tmp_path / "token_calibration.json"
+    calibration = TokenCalibration(path)
+    calibration.observe("openai:gpt", estimated=10_000, reported=12_000)
+    first = path.read_text()
+    calibration.observe("openai:gpt", estimated=10_000, reported=20_000)
+    calibration.observe("openai:gpt", estimated=10_000, reported=20_000)
+    assert path.read_text() == first, "not written at every request"
+    calibration.observe("anthropic:claude", estimated=10_000, reported=11_000)
+    assert "anthropic:claude" in path.read_text(), "a newly learned model is saved at once"
+    calibration.observe("openai:gpt", estimated=10_000, reported=20_000)
+    calibration.flush()
+    assert TokenCalibration(path).ratio("openai:gpt") == calibration.ratio("openai:gpt") > 1.2
+
+
 def test_a_provider_count_above_the_estimate_raises_every_later_count(tmp_path: Path) -> None:
     harness = make_harness(tmp_path, window=50_000)
 

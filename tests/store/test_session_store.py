@@ -38,22 +38,27 @@ def test_create_append_reopen(store: SessionStore) -> None:
     reopened.close()
 
 
-def test_usage_and_cost_reach_session_json_with_the_next_append_or_at_close(store: SessionStore) -> None:
-    """One write of session.json per append, not three per request: a request's usage and its response's cost
-    wait for the messages they describe (or the close), and are then all there."""
+def test_session_json_is_written_at_the_flush_not_at_every_append_or_request(store: SessionStore) -> None:
+    """One write of session.json per turn (the runtime flushes at its end), not one per append and three per
+    request: appends, usage, cost and compactions wait for the flush (or the close), and are then all there.
+    The first append writes at once, so a session with messages is never listed untitled."""
     from tui.store.cost_totals import CostTotals
 
     handle = store.create(model="offline")
     handle.append_messages(exchange("first"))
     meta_path = handle.directory / "session.json"
     written = meta_path.read_bytes()
+    assert json.loads(written)["title"] == "first" and json.loads(written)["message_count"] == 2
     handle.record_usage(1_234, 8_000, "config")
     totals = CostTotals()
     totals.add(input_usd=0.5, cached_input_usd=0.0, output_usd=0.25)
     handle.record_cost(totals)
-    assert meta_path.read_bytes() == written  # not yet: nothing was appended
     handle.append_messages(exchange("second"))
+    handle.record_compression()
+    assert meta_path.read_bytes() == written  # not yet: the turn has not ended
+    handle.flush_meta()
     meta = json.loads(meta_path.read_text())
+    assert meta["compressions"] == 1
     assert meta["message_count"] == 4 and meta["last_usage"]["tokens"] == 1_234
     assert meta["cost"]["input_usd"] == pytest.approx(0.5)
     handle.record_usage(2_000, 8_000, "config")

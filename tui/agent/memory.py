@@ -78,6 +78,14 @@ class MemoryFile:
         except FileNotFoundError:
             return 0
 
+    def version(self) -> tuple[int, int, int] | None:
+        """What changes whenever the file does (inode, size, modification time); None when it does not exist."""
+        try:
+            info = os.stat(self.path)
+        except OSError:  # missing or unreadable: nothing to compare, the read says what is wrong
+            return None
+        return info.st_ino, info.st_size, info.st_mtime_ns
+
     def too_large_to_edit(self, limit: int = EDITOR_MAX_BYTES) -> bool:
         """True when an editor should open the file read-only (typing in a huge buffer stalls the UI)."""
         return self.size() > limit
@@ -168,28 +176,40 @@ def _what_was_cut(excerpt: MemoryExcerpt) -> str:
 
 
 def memory_instructions(memory: MemoryFile) -> Callable[[], str]:
-    """An instructions function re-reading MEMORY.md on every run (capped: see :data:`INJECTED_CHARS`)."""
+    """An instructions function giving MEMORY.md as it is at each request (capped: see :data:`INJECTED_CHARS`);
+    the file is read again only when :meth:`MemoryFile.version` changed (a stat per request, not a read)."""
+    last: list[tuple[tuple[int, int, int] | None, str]] = []
 
     def instructions() -> str:
-        try:
-            excerpt = memory.excerpt()
-        except (OSError, UnicodeError) as error:
-            return (f"## Your memory (MEMORY.md)\n(MEMORY.md at {memory.path} could not be read: {error}; "
-                    "tell the user)")
-        if not excerpt.text.strip() and excerpt.complete:
-            return (
-                "## Your memory (MEMORY.md)\n(empty — use write_memory to keep facts, preferences and decisions "
-                "that should survive across sessions)"
-            )
-        if excerpt.complete:
-            note = ""
-        elif excerpt.total_lines is not None and not excerpt.cut_in_line:
-            note = f"\n({excerpt.total_lines - excerpt.lines_shown} more lines — use read_memory to see them)"
-        else:
-            note = f"\n({_what_was_cut(excerpt)} — it was cut to fit; use read_memory(start_line=…) to read on)"
-        return f"## Your memory (MEMORY.md, {memory.path})\n{excerpt.text}{note}"
+        version = memory.version()
+        if last and version is not None and last[0][0] == version:
+            return last[0][1]
+        text = _instructions_text(memory)
+        last[:] = [(version, text)]
+        return text
 
     return instructions
+
+
+def _instructions_text(memory: MemoryFile) -> str:
+    """The memory section of the instructions, read from the file now."""
+    try:
+        excerpt = memory.excerpt()
+    except (OSError, UnicodeError) as error:
+        return (f"## Your memory (MEMORY.md)\n(MEMORY.md at {memory.path} could not be read: {error}; "
+                "tell the user)")
+    if not excerpt.text.strip() and excerpt.complete:
+        return (
+            "## Your memory (MEMORY.md)\n(empty — use write_memory to keep facts, preferences and decisions "
+            "that should survive across sessions)"
+        )
+    if excerpt.complete:
+        note = ""
+    elif excerpt.total_lines is not None and not excerpt.cut_in_line:
+        note = f"\n({excerpt.total_lines - excerpt.lines_shown} more lines — use read_memory to see them)"
+    else:
+        note = f"\n({_what_was_cut(excerpt)} — it was cut to fit; use read_memory(start_line=…) to read on)"
+    return f"## Your memory (MEMORY.md, {memory.path})\n{excerpt.text}{note}"
 
 
 def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:

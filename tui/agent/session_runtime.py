@@ -320,6 +320,7 @@ class SessionRuntime:
             yield TurnFailed(reason)
         finally:
             self._busy = False
+            self.handle.flush_meta()
             for notice in self.handle.take_notices():
                 self.info.warnings.append(notice)
 
@@ -377,6 +378,7 @@ class SessionRuntime:
             return self._as_recorded(outcome.event)
         finally:
             self._busy = False
+            self.handle.flush_meta()
 
     def _as_recorded(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
         """``event`` as it went to events.jsonl and the subscribers: priced (what the summarizer cost, what it
@@ -423,6 +425,7 @@ class SessionRuntime:
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        self.manager.close()
         self.handle.close()
         if self._connection is not None:
             await self._connection.aclose()

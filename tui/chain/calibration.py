@@ -26,6 +26,9 @@ MAX_RATIO = 3.0
 SMOOTHING = 0.3
 MIN_SAMPLE_TOKENS = 200
 """Requests smaller than this say little about the tokenizer (framing dominates); they are not learned."""
+SAVE_INTERVAL_SECONDS = 10.0
+"""A model's first ratio is saved at once; later ones at most this often, and at :meth:`TokenCalibration.flush`
+(a request is not worth a file write: a crash loses at most a few seconds of smoothing)."""
 
 
 @dataclass
@@ -47,6 +50,8 @@ class TokenCalibration:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._ratios: dict[str, ModelRatio] = self._load()
+        self._unsaved = False
+        self._saved_at = 0.0
 
     def _load(self) -> dict[str, ModelRatio]:
         if self.path is None:
@@ -80,17 +85,28 @@ class TokenCalibration:
             return
         observed = min(MAX_RATIO, max(0.1, reported / estimated))
         entry = self._ratios.get(model)
+        now = time.time()
         if entry is None:
             entry = ModelRatio(observed, 1, observed)
+            self._saved_at = 0.0  # a newly learned model is saved at once
         else:
             entry.ratio = entry.ratio + SMOOTHING * (observed - entry.ratio)
             entry.latest = observed
             entry.samples += 1
-            entry.updated = time.time()
+            entry.updated = now
         self._ratios[model] = entry
-        self._save()
+        self._unsaved = True
+        if now - self._saved_at >= SAVE_INTERVAL_SECONDS:
+            self._save()
+
+    def flush(self) -> None:
+        """Save what was learned since the last save (the session closes)."""
+        if self._unsaved:
+            self._save()
 
     def _save(self) -> None:
+        self._unsaved = False
+        self._saved_at = time.time()
         if self.path is None:
             return
         payload = {model: {"ratio": round(entry.ratio, 4), "latest": round(entry.latest, 4),

@@ -8,7 +8,7 @@ is appended to the session's ``events.jsonl`` via :meth:`ChainEvent.to_record`.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 WindowSource = Literal["model", "genai-prices", "config", "flag", "default"]
@@ -40,8 +40,9 @@ class ChainEvent:
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready dict with the ``kind`` first."""
         record: dict[str, Any] = {"kind": self.kind}
-        for key, value in asdict(self).items():
-            record[key] = list(value) if isinstance(value, tuple) else value
+        for item in fields(self):  # every field is flat: numbers, strings, None, tuples of strings
+            value = getattr(self, item.name)
+            record[item.name] = list(value) if isinstance(value, tuple) else value
         return record
 
 

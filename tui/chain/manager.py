@@ -197,6 +197,10 @@ class ContextManager:
         """Append whatever of ``messages`` is not recorded yet (the end of a run, a cancelled run)."""
         self.ledger.record_new(messages)
 
+    def close(self) -> None:
+        """Save what is learned but not saved yet (the token calibration)."""
+        self.accountant.calibration.flush()
+
     def prime_fixed_tokens(self, instructions: Sequence[str], tools: Sequence[ToolDefinition]) -> None:
         """What instructions and tool definitions cost, before the first request measures them (so a
         ``/compact`` or a usage figure right after opening a session counts them)."""

@@ -18,7 +18,7 @@ class EventLog:
         self.skipped_lines = 0
 
     def append(self, record: dict[str, Any]) -> None:
-        with self.path.open("a", encoding="utf-8") as handle:
+        with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
     def read(self) -> list[dict[str, Any]]:

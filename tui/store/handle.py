@@ -29,7 +29,8 @@ class SessionHandle:
         self.events = EventLog(directory / "events.jsonl")
         self._lock = lock
         self._meta_behind = False
-        """session.json lags behind :attr:`meta` (usage and cost wait for the next append, see :meth:`record_usage`)."""
+        """session.json lags behind :attr:`meta` (written by :meth:`flush_meta`: at the end of a turn, a compaction,
+        the close)."""
         self.warnings: list[str] = []
         """What the user must hear about this session's files, found when it was opened."""
 
@@ -59,17 +60,26 @@ class SessionHandle:
             logger.warning("could not update %s: %s", self.meta_path, error)
 
     def append_messages(self, messages: Sequence[ModelMessage]) -> int:
-        """Append to messages.json and keep session.json in step; returns the first new index.
+        """Append to messages.json; returns the first new index.
 
+        session.json follows at the next :meth:`flush_meta` (the end of the turn), not at every append: it is a
+        summary that an open recounts from messages.json. The append that gives the session its title (its
+        first) writes it at once, so the picker never lists a session with messages as untitled.
         Raises ``OSError`` (e.g. a full disk) only when nothing was appended."""
         if self.read_only:
             raise PermissionError(f"session {self.id} is open read-only")
         first = self.messages.append(messages)
         self.meta.message_count = first + len(messages)
+        self._meta_behind = True
         if self.meta.title == UNTITLED:
             self.meta.title = title_from(list(messages)) or UNTITLED
-        self.save_meta_or_log()
+            self.save_meta_or_log()
         return first
+
+    def flush_meta(self) -> None:
+        """Write session.json if it lags behind (appends, usage, cost, compactions since the last write)."""
+        if self._meta_behind and not self.read_only:
+            self.save_meta_or_log()
 
     def take_notices(self) -> list[str]:
         """Damage found in messages.json since the last call (after the open), for the user."""
@@ -79,8 +89,7 @@ class SessionHandle:
     def record_usage(self, tokens: int, window: int, window_source: str) -> None:
         if self.read_only:
             return
-        # Written with the next append (or at close): a request's usage and its response's cost then reach
-        # session.json with the messages they describe, in one write instead of three per request.
+        # Written by the next flush (the end of the turn, or the close), with the messages they describe.
         self.meta.last_usage = UsageSnapshot(tokens, window, window_source)
         self._meta_behind = True
 
@@ -88,10 +97,10 @@ class SessionHandle:
         if self.read_only:
             return
         self.meta.compressions += 1
-        self.save_meta_or_log()
+        self._meta_behind = True
 
     def record_cost(self, totals: CostTotals) -> None:
-        """Keep the session's running cost in session.json (written with the next append, or at close)."""
+        """Keep the session's running cost in session.json (written by the next flush, or at close)."""
         if self.read_only:
             return
         self.meta.cost = totals
@@ -106,7 +115,6 @@ class SessionHandle:
 
     def close(self) -> None:
         """Write what session.json still lacks, release the lock; safe to call twice."""
-        if self._meta_behind and not self.read_only:
-            self.save_meta_or_log()
+        self.flush_meta()
         if self._lock is not None:
             self._lock.release()
