@@ -103,28 +103,50 @@ def _sources(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, str]]:
 
 
 def extract_identifiers(messages: Sequence[ModelMessage], limit: int = IDENTIFIER_LIMIT) -> list[str]:
-    """The span's identifiers, most important first, each once (case-insensitive), at most ``limit``."""
-    ranked: dict[str, tuple[int, int, str]] = {}
+    """The span's identifiers, most important first, each once (case-insensitive), at most ``limit``.
+
+    What was said and done comes first, in order of appearance (each at its best rank); then tool output's
+    first identifiers that were not said, at most ``limit × TOOL_OUTPUT_SHARE``. Tool output is scanned only
+    until that many are found (it is most of a span's text)."""
+    said: dict[str, tuple[int, int, str]] = {}
+    outputs: list[str] = []
     order = 0
     for rank, text in _sources(messages):
-        found = [text.strip()] if rank == QUOTED_RANK else identifiers_in(strip_notices(text))
-        for identifier in found:
-            key = identifier.lower()
-            if key not in ranked or ranked[key][0] > rank:
-                ranked[key] = (rank, order, identifier)
-            order += 1
-    ordered = sorted(ranked.values())
-    from_output = 0
-    chosen: list[str] = []
-    for rank, _, identifier in ordered:
         if rank >= 2:
-            if from_output >= int(limit * TOOL_OUTPUT_SHARE):
-                continue
-            from_output += 1
-        chosen.append(identifier)
-        if len(chosen) >= limit:
+            outputs.append(text)
+            continue
+        for identifier in [text.strip()] if rank == QUOTED_RANK else identifiers_in(strip_notices(text)):
+            key = identifier.lower()
+            if key not in said or said[key][0] > rank:
+                said[key] = (rank, order, identifier)
+            order += 1
+    chosen = [identifier for _, _, identifier in sorted(said.values())][:limit]
+    room = min(int(limit * TOOL_OUTPUT_SHARE), limit - len(chosen))
+    seen = set(said)
+    for text in outputs:
+        if room <= 0:
             break
+        for identifier in _identifiers_by_chunk(text):
+            key = identifier.lower()
+            if key in seen:
+                continue
+            seen.add(key)
+            chosen.append(identifier)
+            room -= 1
+            if room <= 0:
+                break
     return chosen
+
+
+def _identifiers_by_chunk(text: str, chunk_chars: int = 8_192) -> Iterator[str]:
+    """:func:`identifiers_in` of ``text`` without its notices, a few kilobytes (whole lines) at a time, so a
+    caller that has enough stops reading a long output early."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + chunk_chars)
+        end = len(text) if end < 0 else end + 1
+        yield from identifiers_in(strip_notices(text[start:end]))
+        start = end
 
 
 def retention_score(summary: str, identifiers: Sequence[str]) -> tuple[float, list[str]]:
