@@ -28,7 +28,7 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from tui.chain.accounting import TokenAccountant, TokenCounter, request_instructions
+from tui.chain.accounting import TokenAccountant, TokenCounter
 from tui.chain.budget import WindowBudget
 from tui.chain.calibration import TokenCalibration
 from tui.chain.compactor import (
@@ -39,6 +39,7 @@ from tui.chain.compactor import (
     ContextOverflowError,
     StepResult,
 )
+from tui.chain.context_capability import ContextCapability
 from tui.chain.estimate import TokenEstimator
 from tui.chain.events import (
     ChainEvent,
@@ -51,6 +52,7 @@ from tui.chain.events import (
 from tui.chain.eviction import EvictionCapability
 from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
+from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.window import resolve_window
@@ -80,26 +82,6 @@ class CompactionOutcome:
 
     messages: list[ModelMessage]
     event: CompactionFinished | CompactionFailed
-
-
-def model_key(model: Model | None) -> str:
-    """The name calibration is kept under: ``provider:model``."""
-    if model is None:
-        return "unknown"
-    return f"{model.system}:{model.model_name}"
-
-
-def _max_tokens(settings: ModelSettings | None) -> int | None:
-    value = (settings or {}).get("max_tokens")
-    return value if isinstance(value, int) and value > 0 else None
-
-
-def _instruction_texts(request_context: ModelRequestContext) -> list[str]:
-    parts = request_context.model_request_parameters.instruction_parts
-    if parts:
-        return [part.content for part in parts if part.content]
-    instructions = request_instructions(request_context.messages)
-    return [instructions] if instructions else []
 
 
 class ContextManager:
@@ -245,7 +227,7 @@ class ContextManager:
         self._set_budget(request_context.model_settings)
         parameters = request_context.model_request_parameters
         self.fixed_tokens = self.accountant.fixed_tokens(
-            _instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
+            instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
         tokens = await self.accountant.count(history, self.fixed_tokens)
         tokens = await self._checked_count(request_context, history, tokens,
                                            near=self.budget.at(self.settings.compaction_threshold))
@@ -267,7 +249,7 @@ class ContextManager:
         return request_context
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
-        budget = WindowBudget.for_window(self.window, self.settings, _max_tokens(model_settings))
+        budget = WindowBudget.for_window(self.window, self.settings, max_tokens_setting(model_settings))
         if budget != self.budget:
             self.budget = budget
             self.compactor.budget = budget
@@ -395,19 +377,3 @@ class ContextManager:
         self._emit(self._usage_event(tokens, final=final))
         if self.on_usage_update is not None:
             self.on_usage_update(tokens / self.window, tokens, self.window)
-
-
-@dataclass
-class ContextCapability(AbstractCapability[Any]):
-    """Runs the chain before every model request and learns from every response (see :class:`ContextManager`)."""
-
-    manager: ContextManager
-
-    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
-                                   ) -> ModelRequestContext:
-        return await self.manager.before_request(ctx, request_context)
-
-    async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
-                                  response: ModelResponse) -> ModelResponse:
-        await self.manager.after_response(request_context, response)
-        return response
