@@ -93,7 +93,8 @@ class FloorFigures:
         return self.cpu_per_session * sessions / max(1, workers)
 
 
-async def _play(spec: SessionSpec, workdir: Path, data_root: Path) -> int:
+async def play(spec: SessionSpec, workdir: Path, data_root: Path) -> ChatScript:
+    """``spec``'s turns on a bare agent working in ``workdir``; the script holds every request it was sent."""
     script = ChatScript(spec.disagreement, spec.model_counts)
     agent: Agent[None, str] = Agent(ScriptedChatModel(script), instructions=BASE_INSTRUCTIONS,
                                     toolsets=[file_toolset(PathPolicy(workdir=workdir, data_root=data_root))],
@@ -105,7 +106,7 @@ async def _play(spec: SessionSpec, workdir: Path, data_root: Path) -> int:
             if isinstance(item, AgentRunResult):
                 history = item.all_messages()
         script.turn = -1
-    return len(script.requests)
+    return script
 
 
 def floor_session(seed: int) -> FloorSession:
@@ -117,7 +118,7 @@ def floor_session(seed: int) -> FloorSession:
         try:
             # scripted model only: nothing leaves the process; blocking calls inline (see fuzzfarm.inline)
             with override_allow_model_requests(True), inline_sync_calls():
-                requests = asyncio.run(_play(spec, workdir, Path(tmp) / "data"))
+                requests = len(asyncio.run(play(spec, workdir, Path(tmp) / "data")).requests)
         except Exception as error:  # a seed the bare agent cannot play is counted as skipped, with why
             logger.warning("floor: seed %d skipped: %s: %s", seed, type(error).__name__, error)
             return FloorSession(seed, skipped=f"{type(error).__name__}: {str(error)[:200]}")
