@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                           "and put it in the report (default 0: off)")
     floor = commands.add_parser("floor", help="measure the floor: the same sessions through a bare pydantic-ai "
                                               "agent (no chain, no store, no checks)")
-    floor.add_argument("--sessions", type=int, default=200, help="how many sessions (seeds start..start+N-1)")
+    floor.add_argument("--sessions", type=int, default=200,
+                       help="how many sessions (seeds start..start+N-1; default 200)")
     floor.add_argument("--start", type=int, default=0, help="first seed")
     floor.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
     replay = commands.add_parser("replay", help="run saved reproducers again")
