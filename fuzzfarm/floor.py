@@ -7,8 +7,9 @@ workdir made from the shared template, streamed like the runtime streams (``run_
 ContextManager or eviction capabilities, no SessionStore, no write gate (writes run), no checks.
 ``resume``, ``fork`` and ``compact`` actions have no bare equivalent and are skipped; each turn's
 history is the previous run's ``all_messages()``, never compacted, so every request carries at least as
-many messages as the farm's does: the floor is an upper bound on what pydantic-ai alone costs, and the
-farm ÷ floor ratio a lower bound on deep-tui's share.
+many messages as the farm's does: the floor is an upper bound on what pydantic-ai (with the same tools
+and scripted model) costs without the chain, and the farm ÷ floor ratio a lower bound on what deep-tui's
+chain and store and the farm's checks add.
 
 A seed whose bare run raises is counted as skipped (and reported as such), never fatal.
 """

@@ -132,9 +132,10 @@ def floor_section(results: Sequence[SessionResult], floor: FloorFigures, workers
         "on a `LocalWorkspace`, streamed the same way, with none of deep-tui's chain (no context manager, no "
         "eviction, no `SessionStore`, no write gate) and none of the farm's checks. Resumes, forks and manual "
         "compactions are skipped and the history is never compacted, so each bare request carries at least as "
-        "many messages as the farm's: the floor is an upper bound on what pydantic-ai alone costs per chat "
-        "request, so farm ÷ floor is a lower bound on how much deep-tui (its chain and store) and the farm's "
-        "checks add (the summarizer runs of compactions are pydantic-ai runs too, counted on the farm's side).",
+        "many messages as the farm's: the floor is an upper bound on what pydantic-ai, the file tools and the "
+        "scripted model cost without the chain, so farm ÷ floor is a lower bound on how much deep-tui's chain and "
+        "store and the farm's checks add (a compaction's summarizer run, a pydantic-ai run too, counts on the "
+        "farm's side).",
         "",
         "| figure | measured |",
         "|---|---|",
