@@ -29,7 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 fuzz: $(STAMP)
-	$(BIN)/python -m fuzzfarm run --sessions $(FUZZ_SESSIONS) --workers 2 --report docs/fidelity.md
+	$(BIN)/python -m fuzzfarm run --sessions $(FUZZ_SESSIONS) --workers 2 --floor-sample 500 --report docs/fidelity.md
 
 wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .

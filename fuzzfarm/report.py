@@ -9,8 +9,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from statistics import mean
+from typing import TYPE_CHECKING
 
 from fuzzfarm.checks import SessionResult
+
+if TYPE_CHECKING:
+    from fuzzfarm.floor import FloorFigures
 
 RETENTION_TARGET = 0.95
 RECLAIM_TARGET = 0.60
@@ -109,9 +113,50 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "**MISSED**"
 
 
+def floor_section(results: Sequence[SessionResult], floor: FloorFigures, workers: int) -> list[str]:
+    """The farm's CPU per session next to pydantic-ai's floor on the same seeds: whose time the farm spends."""
+    measured = floor.measured
+    same = [r for r in results if r.seed in floor.seeds]
+    farm_cpu = sum(r.cpu_seconds for r in results) / max(1, len(results))
+    farm_same = sum(r.cpu_seconds for r in same) / max(1, len(same))
+    ratio = farm_same / floor.cpu_per_session if measured and same and floor.cpu_per_session else None
+    projected = floor.projected_seconds(len(results), workers)
+    on_two = floor.projected_seconds(len(results), 2)
+    target = SECONDS_TARGET_PER_10K * len(results) / 10_000
+    skipped = floor.skipped
+    return [
+        "## Speed against pydantic-ai's floor",
+        "",
+        f"The floor: the first {len(floor.sessions):,} seeds of this run played again on a bare pydantic-ai "
+        "`Agent` — the same scripted model (same tool calls, answers and per-request meter), the same file tools "
+        "on a `LocalWorkspace`, streamed the same way, with none of deep-tui's chain (no context manager, no "
+        "eviction, no `SessionStore`, no write gate) and none of the farm's checks. Resumes, forks and manual "
+        "compactions are skipped and the history is never compacted, so each bare request carries at least as "
+        "many messages as the farm's: the floor is an upper bound on what pydantic-ai, the file tools and the "
+        "scripted model cost without the chain, so farm ÷ floor is a lower bound on how much deep-tui's chain and "
+        "store and the farm's checks add (a compaction's summarizer run, a pydantic-ai run too, counts on the "
+        "farm's side).",
+        "",
+        "| figure | measured |",
+        "|---|---|",
+        f"| the farm, CPU per session ({len(results):,} sessions) | {farm_cpu:.3f} s |",
+        f"| the farm, CPU per session on the floor's seeds ({len(same):,}) | {farm_same:.3f} s |",
+        f"| the floor, CPU per session on the same seeds | {floor.cpu_per_session:.3f} s "
+        f"({floor.requests_per_session:.1f} requests per session, {floor.ms_per_request:.2f} ms per request; "
+        f"{len(skipped)} seeds skipped{' — ' + ', '.join(str(s.seed) for s in skipped[:10]) if skipped else ''}) |",
+        f"| farm ÷ floor, same seeds | {'–' if ratio is None else f'{ratio:.2f} × (the floor is {1 / ratio:.0%} of the farm)'} |",
+        f"| the floor alone, this run's {len(results):,} sessions | {projected:,.1f} s on {workers} idle processes"
+        f"{'' if workers == 2 else f', {on_two:,.1f} s on 2'}; the target for as many sessions on 2 cores: "
+        f"≤ {target:,.1f} s ({SECONDS_TARGET_PER_10K} s per 10,000): "
+        f"{_verdict(bool(measured) and on_two <= target)} |",
+        "",
+    ]
+
+
 def render(results: Sequence[SessionResult], *, seconds: float, workers: int, load: tuple[float, float, float],
-           at_commit: str, planned: int | None = None) -> str:
-    """The whole of ``docs/fidelity.md``; ``planned`` (more than ``len(results)``) marks a run still going."""
+           at_commit: str, planned: int | None = None, floor: FloorFigures | None = None) -> str:
+    """The whole of ``docs/fidelity.md``; ``planned`` (more than ``len(results)``) marks a run still going;
+    ``floor``: pydantic-ai's floor measured on some of the run's seeds (its section is left out without it)."""
     total = Figures()
     for result in results:
         total.add(result)
@@ -161,6 +206,7 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         f"| failed turns | 0 | {total.failed_turns} | {_verdict(total.failed_turns == 0)} |",
         f"| sessions with any violation | 0 | {total.violating_sessions} | {_verdict(total.violating_sessions == 0)} |",
         "",
+        *(floor_section(results, floor, workers) if floor is not None else []),
         "## By window",
         "",
         HEADER.format(label="window"),
