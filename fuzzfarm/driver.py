@@ -27,7 +27,7 @@ from tui.agent.session_runtime import SessionRuntime
 from tui.agent.turn_events import TurnFailed
 from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
-from tui.config import ContextSettings, Settings
+from tui.config import ContextSettings, Settings, ToolSettings
 from tui.paths import DataDir
 from tui.store import SessionHandle, SessionStore
 from tui.store.meta import ParentRef
@@ -98,8 +98,12 @@ class _Session:
     def __init__(self, spec: SessionSpec, root: Path, template: Path) -> None:
         self.data_dir = DataDir(root / "data")
         self.workdir = make_workdir(template, root / "work")
+        # writes="always": the user who allowed file writes (``deep-tui run --allow-writes``, "allow for this
+        # session" in the app), so the generated writes and edits really change files (with "ask" and nobody to
+        # ask, every one was refused and each edit then missed its file)
         self.settings = Settings(context=ContextSettings(window=spec.window,
-                                                         summarizer_timeout=summarizer_timeout(spec.fault)))
+                                                         summarizer_timeout=summarizer_timeout(spec.fault)),
+                                 tools=ToolSettings(writes="always"))
         self.store = SessionStore(self.data_dir)
         self.search = UnindexedSearch(self.data_dir)
         self.script = ChatScript(spec.disagreement, spec.model_counts)

@@ -180,7 +180,9 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "(characters / 4 of the request as an OpenAI chat payload with tool definitions, × a per-session "
         "disagreement of 0.75–1.25) and reports that as usage. The search index is not updated after each "
         "append (as when another deep-tui holds it: it is derived from messages.json and no figure here "
-        "depends on it); the `timeout` fault runs with a 20 ms summarizer timeout (the others: 0.3 s). "
+        "depends on it); the `timeout` fault runs with a 20 ms summarizer timeout (the others: 0.3 s); file "
+        "writes are allowed (as with `deep-tui run --allow-writes`), and a run's blocking calls run inline "
+        "instead of in worker threads. "
         "See `fuzzfarm/` and the README.",
         "",
         "## Targets",

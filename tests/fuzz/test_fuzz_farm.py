@@ -130,3 +130,20 @@ def test_the_farm_leaves_the_search_index_to_catch_up_from_disk(tmp_path: Path) 
         assert any(hit.role == "user" and hit.session in trace.sessions for hit in hits), hits
     finally:
         search.index.close()
+
+
+def test_the_generated_writes_and_edits_really_change_files(tmp_path: Path) -> None:
+    """The farm's user allowed file writes: every generated write creates its file under out/ and every edit
+    finds the marker the generator put there (with writes left at "ask" and nobody to ask, all were refused)."""
+    seed = next(s for s in range(100) if sum(call.tool == "edit_file" for action in generate(s).actions
+                                             for batch in action.batches for call in batch) >= 2)
+    spec = generate(seed)
+    trace = drive(spec, tmp_path / "run", build_template(tmp_path / "template"))
+    calls = {call.tool for action in spec.actions for batch in action.batches for call in batch}
+    assert {"write_file", "edit_file"} <= calls
+    results = [str(result) for result in trace.raw_outputs.values()]
+    assert sum(result.startswith("wrote ") for result in results) >= 1
+    assert sum(result.startswith("edited ") for result in results) >= 2
+    assert not [result for result in results if "not allowed file writes" in result]
+    written = sorted((tmp_path / "run" / "work" / "out").iterdir())
+    assert written and all(path.read_text().startswith("MARKER-") for path in written)
