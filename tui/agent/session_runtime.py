@@ -19,6 +19,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
+from tui.agent.event_history import EventHistory
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
@@ -41,10 +42,8 @@ from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
     CompactionFinished,
-    EvictedEvent,
     MemoryChanged,
     UsageEvent,
-    event_from_record,
 )
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
@@ -94,7 +93,6 @@ class SessionRuntime:
         self.memory_path = data_dir.memory_file(settings.agent_name)
         self.memory = MemoryFile(self.memory_path)
         self.search = search or HistorySearch(data_dir)
-        self._listeners: list[Callable[[ChainEvent], None]] = []
         self._busy = False
         self._discard_empty = discard_empty
         self._connection = connection
@@ -108,9 +106,7 @@ class SessionRuntime:
             parent=handle.meta.parent.session if handle.meta.parent else None,
         )
         self.info.warnings.extend(handle.warnings)
-        self._event_write_failed = False
-        self._events = [event for event in map(event_from_record, handle.events.read()) if event is not None]
-        """events.jsonl as it was when the session opened, then every event since: read once, here."""
+        self.event_history = EventHistory(handle)
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -190,45 +186,19 @@ class SessionRuntime:
     # -- events ----------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self.event_history.subscribe(listener)
 
     def _on_chain_event(self, event: ChainEvent) -> None:
         if isinstance(event, (CompactionFinished, CompactionFailed)) and event.strategy == "summary":
             event = price_compaction(event, self.cost, self.manager.summarizer)
         if isinstance(event, (CompactionFinished, CompactionFailed)):
             self._last_compaction = event
-        if not self.handle.read_only:
-            self._record_event(event)
         if isinstance(event, UsageEvent):
             self.last_usage = event
-        self._events.append(event)
-        self._notify(event)
-
-    def _record_event(self, event: ChainEvent) -> None:
-        """events.jsonl and session.json are a log and a summary: a failed write (a full disk) is logged once
-        and never stops the turn (messages.json, the history itself, reports its own failures)."""
-        try:
-            self.handle.events.append(event.to_record())
-            if isinstance(event, UsageEvent):
-                self.handle.record_usage(event.tokens, event.window, event.window_source)
-            elif isinstance(event, CompactionFinished):
-                self.handle.record_compression()
-        except OSError as error:
-            if not self._event_write_failed:
-                logger.warning("could not record a chain event in %s: %s", self.handle.events.path, error)
-            self._event_write_failed = True
-        else:
-            self._event_write_failed = False
+        self.event_history.add(event)
 
     def _notify(self, event: ChainEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self.event_history.notify(event)
 
     def _index_recorded(self, first: int, messages: Sequence[ModelMessage]) -> None:
         """What was just appended to messages.json goes into the search index (never fails the turn)."""
@@ -237,14 +207,10 @@ class SessionRuntime:
 
 
     def past_events(self) -> list[ChainEvent]:
-        return list(self._events)
+        return self.event_history.past()
 
     def evicted_outputs(self) -> list[EvictedOutput]:
-        """Every output saved to disk, from the events alone (no file system call: the panel refreshes on the UI
-        thread); a file deleted since is still listed and says so when opened."""
-        return [EvictedOutput(Path(event.path), event.tool_name, event.size_bytes, event.tokens, event.timestamp,
-                              tool_call_id=event.tool_call_id, args=event.args)
-                for event in self.past_events() if isinstance(event, EvictedEvent) and not event.error]
+        return self.event_history.evicted_outputs()
 
     # -- turns -----------------------------------------------------------------
 
