@@ -11,6 +11,7 @@ output, so the list a summary is judged on starts with what matters most.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from pydantic_ai.messages import (
@@ -35,10 +36,11 @@ TOOL_OUTPUT_SHARE = 0.5
 _PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b"
                    r"|\b[\w-]+\.(?:py|md|toml|json|ya?ml|txt|js|ts|tsx|rs|go|sh|cfg|ini|sql|html|css|c|h|cpp|java)\b")
 _BACKTICKS = re.compile(r"`([^`\n]{2,120})`")
-_NUMBER_WITH_UNIT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|min|h|KB|MB|GB|TB|kB|KiB|MiB|GiB|%|px)(?![\w])"
+_NUMBER_WITH_UNIT = re.compile(r"\b\d+(?:\.\d+)?[ \t]?(?:ms|s|min|h|KB|MB|GB|TB|kB|KiB|MiB|GiB|%|px)(?![\w])"
                                r"|\bv\d+(?:\.\d+)+\b")
 _ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception|Warning)\b|\bE[A-Z]{3,}\b")
 _HEX_ID = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+_IDENTIFIER_PATTERNS = (_PATH, _BACKTICKS, _NUMBER_WITH_UNIT, _ERROR_NAME, _HEX_ID)
 _QUOTED = re.compile(r"\"([^\"\n]{4,160})\"")
 QUOTED_RANK = -1
 
@@ -70,11 +72,30 @@ def strip_notices(text: str) -> str:
 def identifiers_in(text: str) -> list[str]:
     """The identifiers in one text, in order of appearance (duplicates kept)."""
     found: list[tuple[int, str]] = []
-    for pattern in (_PATH, _BACKTICKS, _NUMBER_WITH_UNIT, _ERROR_NAME, _HEX_ID):
+    for pattern in _IDENTIFIER_PATTERNS:
         for match in pattern.finditer(text):
             found.append((match.start(), match.group(1) if pattern.groups else match.group(0)))
     found.sort(key=lambda item: item[0])
     return [value.strip() for _, value in found if value.strip()]
+
+
+def identifier_counts(lines: Sequence[str]) -> list[int]:
+    """How many identifiers each line holds once deep-tui's notices are removed (what :func:`identifiers_in`
+    finds in it), from one pass of each pattern over the whole text instead of a dozen per line."""
+    text = "\n".join(lines)
+    for pattern in _NOTICES:  # blanked, not removed: every offset still falls on its own line
+        text = pattern.sub(lambda match: " " * len(match.group(0)), text)
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    counts = [0] * len(lines)
+    for pattern in _IDENTIFIER_PATTERNS:
+        for match in pattern.finditer(text):
+            if (match.group(1) if pattern.groups else match.group(0)).strip():
+                counts[bisect_right(starts, match.start()) - 1] += 1
+    return counts
 
 
 def _sources(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, str]]:

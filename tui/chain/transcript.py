@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.chain.retention import identifiers_in, strip_notices
+from tui.chain.retention import identifier_counts
 from tui.message_text import prompt_text as content_text
 
 HEAD_SHARE = 0.3
@@ -69,7 +69,7 @@ def dense_extract(text: str, limit: int) -> str:
         tail_used += used - before
         tail_start -= 1
     middle = range(index, tail_start + 1)
-    richness = {i: len(identifiers_in(strip_notices(lines[i]))) for i in middle}  # each line scanned once
+    richness = dict(zip(middle, identifier_counts([lines[i] for i in middle]), strict=True))
     for candidate in sorted(middle, key=lambda i: (-richness[i], i)):
         if not richness[candidate]:
             break
