@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 logger = logging.getLogger(__name__)
 
@@ -16,10 +16,28 @@ class EventLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.skipped_lines = 0
+        self._file: TextIO | None = None
 
     def append(self, record: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        """Add one line, written through at once (the file stays open for the next one until :meth:`close`)."""
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        if self._file is None:
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open until close()
+        try:
+            self._file.write(line)
+            self._file.flush()
+        except OSError:
+            self.close()  # the next append opens the file again
+            raise
+
+    def close(self) -> None:
+        """Close the file kept open for appending (safe to call twice)."""
+        if self._file is not None:
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError as error:  # every line was flushed when written; only the close itself failed
+                logger.warning("closing %s: %s", self.path, error)
 
     def read(self) -> list[dict[str, Any]]:
         """Every readable record, oldest first; unreadable lines are counted in ``skipped_lines``."""

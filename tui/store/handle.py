@@ -114,7 +114,8 @@ class SessionHandle:
             raise StorageError.of(f"rename session {self.id}", error) from None
 
     def close(self) -> None:
-        """Write what session.json still lacks, release the lock; safe to call twice."""
+        """Write what session.json still lacks, close events.jsonl, release the lock; safe to call twice."""
         self.flush_meta()
+        self.events.close()
         if self._lock is not None:
             self._lock.release()
