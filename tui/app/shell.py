@@ -1,10 +1,15 @@
-"""deep-tui's Textual application: one screen — chat, gauge, prompt, side panels, footer."""
+"""deep-tui's Textual application: one screen — chat, gauge, prompt, side panels, footer.
+
+:class:`DeepTuiApp` lays the screen out, opens the first session after the first frame, shows a session
+(its transcript, usage, cost and panels) and its chain events, and carries out the dialog and panel
+commands. Its base classes hold the rest: :class:`~tui.app.turn_actions.TurnActions` (running and
+cancelling turns) and :class:`~tui.app.session_actions.SessionActions` (the picker, new, fork, rename).
+"""
 
 from __future__ import annotations
 
 import gc
 import logging
-from contextlib import aclosing
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -17,21 +22,21 @@ from textual.logging import TextualHandler
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Button, Footer, OptionList
-from textual.worker import Worker, WorkerState
+from textual.widgets import Button, Footer
 
 from tui.agent.cost_events import CostUpdated
 from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.agent.turn_events import TurnFinished
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
+from tui.app.session_actions import SessionActions
 from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
-from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.app.turn_actions import TurnActions
+from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
@@ -44,7 +49,6 @@ from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.terminal_text import visible
 
-PICKER_SCREEN = "sessions"
 CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
@@ -52,11 +56,10 @@ logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
 
-    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
-    from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
+    from tui.app.screens.session_rows import SessionStoreLike
     from tui.store.session_tail import SessionTail
 
-# The dialogs (compact, context, help, sessions, evicted viewer) are imported when first opened:
+# The dialogs (compact, context, help, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
 
 
@@ -74,7 +77,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
 
 
-class DeepTuiApp(App[int]):
+class DeepTuiApp(TurnActions, SessionActions):
     """The full-screen app for one session at a time (switchable)."""
 
     TITLE = "deep-tui"
@@ -86,8 +89,6 @@ class DeepTuiApp(App[int]):
     ]
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
-    CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
-                                              "home": "scroll_home", "end": "scroll_end"}
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")
@@ -114,8 +115,7 @@ class DeepTuiApp(App[int]):
             current=lambda: self.runtime, adopt=self.adopt_runtime, reveal=self.reveal_message, notify=self.notify,
             start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
         self._opener = opener
-        self.recent_sessions: list[SessionMetaLike] | None = None
-        """The last session listing, so the picker shows at once (it refreshes itself after)."""
+        self.recent_sessions = None
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
@@ -123,7 +123,6 @@ class DeepTuiApp(App[int]):
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self, lambda: self.runtime)
-        self._picker: SessionPickerScreen | None = None  # built on first use, then kept (see reopen)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
         """The first prompt was sent: the welcome does not come back in this run."""
@@ -139,14 +138,6 @@ class DeepTuiApp(App[int]):
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
         copy_text(self, text, f"{len(text):,} characters")
-
-    @property
-    def ready(self) -> bool:
-        """False while the session is still opening (actions that need it say so)."""
-        if self.factory is None or self.store is None:
-            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
-            return False
-        return True
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -238,9 +229,6 @@ class DeepTuiApp(App[int]):
         usage = [event for event in self.runtime.past_events() if isinstance(event, UsageEvent)]
         return usage[-1] if usage else None
 
-    def refresh_title(self) -> None:
-        self.query_one(TitleBar).show(self.runtime.info)
-
     async def show_current_session(self) -> None:
         finished = [e for e in self.runtime.past_events() if isinstance(e, CompactionFinished)]
         chat = self.query_one(ChatView)
@@ -284,74 +272,7 @@ class DeepTuiApp(App[int]):
                 summary = next((getattr(p, "content", "") or "" for m in recorded for p in m.parts), "")
             await self.query_one(ChatView).add_divider(event, summary)
 
-    # -- turns ------------------------------------------------------------------------------
-
-    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        await self.prompts.submitted(message)
-
-    def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
-        self.prompts.edit(message.text)
-
-    @on(OptionList.OptionSelected, "#suggestions")
-    def _suggestion_chosen(self, event: OptionList.OptionSelected) -> None:
-        """A click on a completion: run that command, as Enter would."""
-        event.stop()
-        self.query_one(PromptInput).action_submit()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The end of a turn sends the next queued prompt (kept apart from ``run_turn``)."""
-        if event.worker.group != "turn":
-            return
-        self.refresh_bindings()  # "esc cancel" shows only while a turn runs
-        if event.state == WorkerState.ERROR:
-            logger.error("the turn worker failed", exc_info=event.worker.error)
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
-                status.clear()
-            self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_turn":
-            return self.runtime.busy or any(w.group == "turn" and w.is_running for w in self.workers)
-        return True
-
-    def on_key(self, event: events.Key) -> None:
-        """Letters typed while a chat message (or the compact button) is selected go to the prompt."""
-        if self.screen is self.screen_stack[0] and self.prompts.take_typing(event, self.focused):
-            event.prevent_default()
-            event.stop()
-
-    def action_scroll_chat(self, how: str) -> None:
-        """PageUp/PageDown (and Home/End in an empty prompt) scroll the chat from the prompt."""
-        method = self.CHAT_SCROLLS.get(how)
-        if method is not None:
-            getattr(self.query_one(ChatView), method)(animate=False)
-
-    @work(exclusive=True, group="turn")
-    async def run_turn(self, prompt: str) -> None:
-        chat = self.query_one(ChatView)
-        turn_start = self.runtime.history_count()
-        await chat.add_user(prompt, message_index=turn_start)
-        live = chat.start_turn()
-        finished = False
-        try:
-            async with aclosing(self.runtime.run_turn(prompt)) as events:  # closed here if drawing fails
-                async for event in events:
-                    live.push(event)  # drawn at the next frame: the agent never waits for the screen
-                    if isinstance(event, TurnFinished):
-                        finished = True
-                        self._list_sessions_ahead()
-                        self.refresh_title()
-        finally:
-            await live.close()
-        if finished:
-            live.index_answers(self.runtime.load_history(turn_start, self.runtime.history_count()), turn_start)
-
-    async def action_cancel_turn(self) -> None:
-        if self.runtime.busy and self.workers.cancel_group(self, "turn"):
-            await self.query_one(ChatView).add_notice("cancelled — what was produced so far is recorded")
-
-    # -- commands (the registry's actions) --------------------------------------------------
+    # -- dialogs and panels (the registry's other actions) --------------------------------------------------
 
     @on(Button.Pressed, "#compact-button")
     def _compact_pressed(self, event: Button.Pressed) -> None:
@@ -378,56 +299,6 @@ class DeepTuiApp(App[int]):
 
         self.push_screen(HelpScreen())
 
-    def action_sessions(self) -> None:
-        store, factory = self.store, self.factory
-        if not self.ready or store is None or factory is None:
-            return
-
-        def chosen(result: PickerResult | None) -> None:
-            if result is not None:
-                self.switcher.handle_pick(result, self.factory)  # type: ignore[arg-type]  # the picker opens only when ready
-
-        from tui.app.screens.session_picker import SessionPickerScreen
-
-        current = self.runtime.info.session_id
-        if self._picker is None or self._picker.store is not store:
-            if self._picker is not None:
-                self.uninstall_screen(self._picker)
-            self._picker = SessionPickerScreen(store, current, initial=self.recent_sessions,
-                                               rename_current=self._rename_current, search=factory.search)
-            self.install_screen(self._picker, name=PICKER_SCREEN)
-        else:
-            self._picker.reopen(current, self.recent_sessions)
-        self.push_screen(PICKER_SCREEN, chosen)
-
-    async def reveal_message(self, index: int) -> None:
-        """Scroll the chat to message ``index`` of the current session (a search hit)."""
-        if await self.query_one(ChatView).reveal_message(index) is None:
-            self.notify(f"message {index} is not in this session", severity="warning", markup=False)
-
-    def _rename_current(self, title: str) -> None:
-        self.runtime.rename(title)
-        self.refresh_title()
-
-    @work(thread=True, exclusive=True, group="list-sessions")
-    def _list_sessions_ahead(self) -> None:
-        """Keep a recent listing for the picker (session.json files only, off the UI thread)."""
-        if self.store is not None:
-            self.recent_sessions = list(self.store.list_sessions())
-
-    def action_new_session(self) -> None:
-        factory = self.factory
-        if not self.ready or factory is None:
-            return
-        self.switcher.switch(factory.new_session, "new session")
-
-    def action_fork_session(self) -> None:
-        factory = self.factory
-        if not self.ready or factory is None:
-            return
-        current = self.runtime.info.session_id
-        self.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
-
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
 
@@ -437,24 +308,6 @@ class DeepTuiApp(App[int]):
     def action_evicted(self) -> None:
         self.panels.refresh_evicted(self.runtime)
         self.panels.toggle("evicted-tab")
-
-    def on_fork_at(self, message: ForkAt) -> None:
-        """Fork at a chat message — after a confirmation that names the message."""
-        factory = self.factory
-        if not self.ready or factory is None:
-            return
-        from tui.app.screens.fork_confirm import fork_confirmation
-
-        current, upto = self.runtime.info.session_id, message.upto
-
-        def answered(confirmed: bool | None) -> None:
-            if confirmed:
-                self.switcher.switch(lambda: factory.fork_session(current, upto),
-                                     f"fork of {current} at message {upto}")
-            else:
-                self.query_one(PromptInput).focus()
-
-        self.push_screen(fork_confirmation(self.runtime, upto), answered)
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         from tui.app.screens.evicted_viewer import EvictedViewerScreen
