@@ -178,14 +178,14 @@ def _what_was_cut(excerpt: MemoryExcerpt) -> str:
 def memory_instructions(memory: MemoryFile) -> Callable[[], str]:
     """An instructions function giving MEMORY.md as it is at each request (capped: see :data:`INJECTED_CHARS`);
     the file is read again only when :meth:`MemoryFile.version` changed (a stat per request, not a read)."""
-    last: list[tuple[tuple[int, int, int] | None, str]] = []
+    read_at: tuple[int, int, int] | None = None
+    text = ""
 
     def instructions() -> str:
+        nonlocal read_at, text
         version = memory.version()
-        if last and version is not None and last[0][0] == version:
-            return last[0][1]
-        text = _instructions_text(memory)
-        last[:] = [(version, text)]
+        if version is None or version != read_at:
+            read_at, text = version, _instructions_text(memory)
         return text
 
     return instructions

@@ -96,8 +96,9 @@ class SessionRuntime:
         self._busy = False
         self._discard_empty = discard_empty
         self._connection = connection
+        self.event_history = EventHistory(handle)
         if connection is not None:
-            connection.monitor.listen(self._notify)
+            connection.monitor.listen(self.event_history.notify)
         self.info = RuntimeInfo(
             session_id=handle.id,
             title=handle.meta.title,
@@ -106,7 +107,6 @@ class SessionRuntime:
             parent=handle.meta.parent.session if handle.meta.parent else None,
         )
         self.info.warnings.extend(handle.warnings)
-        self.event_history = EventHistory(handle)
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -120,7 +120,7 @@ class SessionRuntime:
         self._messages: list[ModelMessage] | None = None
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
-                                emit=self._notify, persist=handle.record_cost,
+                                emit=self.event_history.notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
@@ -196,9 +196,6 @@ class SessionRuntime:
         if isinstance(event, UsageEvent):
             self.last_usage = event
         self.event_history.add(event)
-
-    def _notify(self, event: ChainEvent) -> None:
-        self.event_history.notify(event)
 
     def _index_recorded(self, first: int, messages: Sequence[ModelMessage]) -> None:
         """What was just appended to messages.json goes into the search index (never fails the turn)."""
