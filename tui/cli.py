@@ -41,6 +41,9 @@ commands:
   deep-tui sessions delete ID [--yes]    delete a session
   deep-tui search QUERY... [--session ID] [--json]
                                          find messages in every session's full history
+  deep-tui serve [--host H] [--port P] [app options]
+                                         serve the app to a browser (each tab its own deep-tui);
+                                         prints the address to open, with its one-time token
 
 exit status:
   0 done, 1 the turn failed (or a delete was declined), 2 a usage or data problem
@@ -111,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version", version=f"deep-tui {__version__}")
     _add_session_options(parser, suppress=False)
+    parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)  # set by `deep-tui serve`
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = commands.add_parser("run", help="run one turn headless and print the answer",
@@ -146,6 +150,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only this session's history (with what a fork copied from its parent)")
     search.add_argument("--json", action="store_true", help="print the hits as JSON")
     search.add_argument("--limit", metavar="N", type=int, default=20, help="at most N hits (default 20)")
+
+    serve = commands.add_parser(
+        "serve", help="serve the app to a web browser",
+        description="Serve deep-tui to a web browser through textual-serve: each browser tab runs its own "
+                    "deep-tui with the app options given here. Prints the address to open once; it carries a "
+                    "random token, and every request without it gets 403. Listens on 127.0.0.1 unless told "
+                    "otherwise; another address needs --tls-cert/--tls-key, or --allow-plain-http.")
+    _add_session_options(serve, suppress=True)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--tls-cert", metavar="FILE", help="certificate (PEM) to serve HTTPS with")
+    serve.add_argument("--tls-key", metavar="FILE", help="private key (PEM) of --tls-cert")
+    serve.add_argument("--allow-plain-http", action="store_true",
+                       help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
     return parser
 
 

@@ -65,7 +65,7 @@ def launch(args: argparse.Namespace) -> int:
     # The app draws on the terminal: its log goes to the file only; the headless commands also
     # print warnings on stderr.
     configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
-                      stderr=args.command in ("run", "sessions"))
+                      stderr=args.command in ("run", "sessions", "serve"))
     if args.command == "sessions":
         from tui.session_commands import run_sessions_command
 
@@ -74,6 +74,10 @@ def launch(args: argparse.Namespace) -> int:
         from tui.search_command import run_search_command
 
         return run_search_command(args, context.data_dir)
+    if args.command == "serve":  # config, data dir and flags were checked above; each tab checks the rest
+        from tui.serve.command import run_serve_command
+
+        return run_serve_command(args)
 
     from tui.agent.session_request import SessionRequest
 
@@ -87,7 +91,8 @@ def launch(args: argparse.Namespace) -> int:
             _check_resume_prefix(context.data_dir, request.resume)  # an unknown id is said before any UI
         from tui.app.run import run_app
 
-        return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request))
+        return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request),
+                       served=bool(getattr(args, "served", False)))
     try:
         factory = open_factory(context)
         from tui.headless import run_headless

@@ -14,11 +14,13 @@ from tui.store.session_tail import SessionTail, find_session_id, read_session_ta
 logger = logging.getLogger(__name__)
 
 
-def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, opener: SessionOpener) -> int:
+def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, opener: SessionOpener,
+            served: bool = False) -> int:
     """Show the screen at once; ``opener`` opens the session (model, lock, history) in a worker thread.
 
     A failure there (unknown id, locked session, unknown model, missing key) ends the
-    app with its one-line message and exit status 2, and changes nothing on disk.
+    app with its one-line message and exit status 2, and changes nothing on disk. ``served``: the app runs
+    in a browser tab (``deep-tui serve``), where stderr is nobody's: the message is shown in the page first.
     """
     import asyncio
     import sys
@@ -31,6 +33,7 @@ def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, o
         data_root=data_dir.root,
         opener=opener,
         tail=opening_tail(data_dir, request),
+        served=served,
     )
     try:
         app.run()

@@ -118,6 +118,9 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.recent_sessions = None
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
+        self.served = False
+        """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
+        ends, since nobody reads its stderr."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
@@ -129,11 +132,13 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     @classmethod
     def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener,
-                tail: SessionTail | None = None) -> DeepTuiApp:
+                tail: SessionTail | None = None, served: bool = False) -> DeepTuiApp:
         """An app that paints at once and opens its session in the background; with ``tail`` (a resumed
         session's last messages, see :mod:`tui.store.session_tail`) its first frame shows them."""
         runtime = OpeningSession(memory_path, data_root, title=tail.title if tail is not None else None)
-        return cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail)
+        app = cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail)
+        app.served = served
+        return app
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
@@ -205,10 +210,20 @@ class DeepTuiApp(TurnActions, SessionActions):
             import tui.app.widgets.answer_block  # noqa: F401  Markdown, off the UI thread, before the first answer
         except UserFacingError as error:  # printed on stderr after the app ends (not logged: nothing is created)
             self.startup_error = str(error)
-            self.call_from_thread(self.exit, None, error.exit_code)
+            if self.served:
+                self.call_from_thread(self._show_startup_error, str(error), error.exit_code)
+            else:
+                self.call_from_thread(self.exit, None, error.exit_code)
             return
         # mypy cannot solve call_from_thread's type variable for an async callback returning None.
         self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
+
+    def _show_startup_error(self, message: str, exit_code: int) -> None:
+        """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
+        from tui.app.screens.confirm import TextViewerModal
+
+        self.push_screen(TextViewerModal("deep-tui cannot open this session", message),
+                         callback=lambda _: self.exit(None, exit_code))
 
     async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
         self.factory = factory
