@@ -23,7 +23,6 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from pathlib import Path
 
 __all__ = [
     "GITIGNORE_TEXT",
@@ -195,7 +194,7 @@ def make_data_root(root: str | os.PathLike[str]) -> None:
 def check_no_links(path: str | os.PathLike[str]) -> None:
     """Refuse ``path`` when it, or a directory on the way to it, is a link (for files opened by name by
     other code, e.g. SQLite); a missing tail is fine. ``LinkRefusedError`` names the link."""
-    absolute, names = _components(path)
+    _, names = _components(path)
     walked = ""
     for name in names:
         walked = f"{walked}/{name}"
