@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.atomic import write_atomic
-from tui.nofollow import read_text
+from tui.nofollow import LinkRefusedError, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +60,9 @@ class TokenCalibration:
         try:
             raw = json.loads(read_text(self.path))
         except FileNotFoundError:
+            return {}
+        except LinkRefusedError as error:  # said once when the session opens (tui.store.data_links)
+            logger.info("ignoring the token calibration: %s", error)
             return {}
         except (OSError, ValueError) as error:
             logger.warning("ignoring unreadable token calibration %s: %s", self.path, error)
@@ -115,5 +118,7 @@ class TokenCalibration:
                    for model, entry in sorted(self._ratios.items())}
         try:
             write_atomic(self.path, json.dumps(payload, indent=2) + "\n")
+        except LinkRefusedError as error:  # said once when the session opens (tui.store.data_links)
+            logger.info("token calibration not saved: %s", error)
         except OSError as error:  # the ratio still applies in memory; only the next run starts uncalibrated
             logger.warning("could not save the token calibration %s: %s", self.path, error)

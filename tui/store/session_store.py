@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 from tui.atomic import unused_name
-from tui.nofollow import make_data_root, open_dir, read_bytes
+from tui.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
 from tui.paths import DataDir
 from tui.store.errors import (
+    LinkedPathError,
     SessionLockedError,
     StorageError,
     StoreError,
@@ -247,6 +248,7 @@ class SessionStore:
             lock = SessionLock(directory, session_id)
             lock.acquire()
         try:
+            _refuse_planted_links(directory)
             meta = self.meta(session_id)
             handle = SessionHandle(directory, meta, lock=lock)
             recorded = meta.message_count
@@ -316,6 +318,18 @@ class SessionStore:
                 raise StorageError.of(f"fork session {session_id}", error) from None
             raise
         return handle
+
+
+_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE)
+
+
+def _refuse_planted_links(directory: Path) -> None:
+    """A session whose files include a link is not opened at all (each open would refuse it anyway; this
+    says so once, before anything is read or written)."""
+    for name in _SESSION_FILES:
+        path = directory / name
+        if os.path.islink(path):
+            raise LinkedPathError(f"cannot open session {directory.name}: {LinkRefusedError(path)}")
 
 
 def _check_history(handle: SessionHandle, *, repair: bool) -> None:
