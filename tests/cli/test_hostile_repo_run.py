@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from pydantic_ai import models
 
 from tests.support.hostile_repo import SESSION_ID, SESSION_LINKS, HostileRepo, build_hostile_repo, build_linked_data_dir
