@@ -7,7 +7,6 @@ in no file deep-tui wrote.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,10 +17,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tests.app.app_support import OPENED, wait_idle, wait_until
 from tests.support.hostile_repo import SESSION_LINKS, build_hostile_repo
 from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.app.run import opening_tail
 from tui.app.shell import DeepTuiApp
 from tui.config import Settings
+from tui.launch import LaunchContext, open_session
 from tui.paths import DataDir
-from tui.store.errors import LinkedPathError
+from tui.store.session_store import SessionStore
 
 
 def _capturing_model(seen: list[str]) -> FunctionModel:
@@ -76,19 +77,25 @@ async def test_the_app_names_each_planted_link_and_leaks_nothing(tmp_path: Path)
 
 
 @pytest.mark.parametrize("link", SESSION_LINKS)
-def test_a_session_with_a_planted_file_link_is_not_opened(tmp_path: Path, link: str) -> None:
+async def test_the_app_refuses_a_session_with_a_planted_file_link_in_one_line(tmp_path: Path, link: str) -> None:
+    """The app as ``deep-tui --continue`` starts it: the first frame reads the session's tail, the opener opens
+    it in a worker; a planted link ends the app with status 2 and one line naming it."""
     repo = build_hostile_repo(tmp_path, session_link=link)
-    seen: list[str] = []
-    factory = _factory(repo.project, repo.data, seen)
-    request = SessionRequest(continue_latest=True) if link != "session.json" else SessionRequest(resume="abc123")
-    with pytest.raises(Exception) as refused:
-        factory.open_request_sync(request)
-    assert str(repo.links[link]) in str(refused.value) or link == "session.json"
-    if link != "session.json":
-        assert isinstance(refused.value, LinkedPathError) or "symbolic link" in str(refused.value)
-        assert "\n" not in str(refused.value)
+    context = LaunchContext(Settings(), DataDir(repo.data), repo.project, "offline")
+    request = SessionRequest(continue_latest=True)
+    app = DeepTuiApp.opening(settings=context.settings, memory_path=context.data_dir.memory_file(),
+                             data_root=context.data_dir.root, tail=opening_tail(context.data_dir, request),
+                             opener=lambda: open_session(context, request))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to end itself")
+    error = app.startup_error or ""
+    assert app.return_code == 2 and "\n" not in error
+    if link == "session.json":  # the session is skipped in the listing: there is none to continue
+        assert "no session to continue" in error
+        assert SessionStore(context.data_dir).list_sessions() == []
+    else:
+        assert str(repo.links[link]) in error and "symbolic link" in error
     assert repo.changed_outside() == []
-    assert seen == []
-    listed = factory.store.list_sessions()
-    assert [meta.id for meta in listed if link == "session.json"] == []  # a linked session.json: skipped
-    assert json.dumps([meta.title for meta in listed]).count("SECRET") == 0
+    written = [path.read_text(encoding="utf-8", errors="replace") for path in repo.files_written_inside()]
+    assert repo.leaked_into(written) == []
+    assert repo.leaked_into([error]) == []

@@ -193,3 +193,19 @@ def test_the_default_data_dir_being_a_link_is_unusable_but_a_named_one_is_resolv
     assert reason is not None and "symbolic link" in reason and str(tmp_path / ".deep-tui") in reason
     named = DataDir.resolve(tmp_path / ".deep-tui")
     assert named.root == outside and named.unusable_reason() is None
+
+
+def test_the_search_index_never_reads_a_saved_output_through_a_link(tmp_path: Path, outside: Path) -> None:
+    from tui.store.search_text import read_saved_output
+
+    data = tmp_path / "data"
+    data.mkdir()
+    os.symlink(outside, data / "large_tool_results")
+    assert read_saved_output(str(data / "large_tool_results" / "secret.txt"), data / "large_tool_results") is None
+    (data / "large_tool_results").unlink()
+    (data / "large_tool_results").mkdir()
+    os.symlink(outside / "secret.txt", data / "large_tool_results" / "call-1.txt")
+    assert read_saved_output(str(data / "large_tool_results" / "call-1.txt"), data / "large_tool_results") is None
+    (data / "large_tool_results" / "call-2.txt").write_text("own output")
+    assert read_saved_output(str(data / "large_tool_results" / "call-2.txt"), data / "large_tool_results") == \
+        "own output"
