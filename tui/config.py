@@ -7,10 +7,13 @@ naming the key, so the CLI can print one line and exit 2.
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from tui.nofollow import LinkRefusedError, read_bytes
 
 
 class ConfigError(Exception):
@@ -254,17 +257,20 @@ def _is_safe_name(name: str) -> bool:
     return bool(name) and all(ch.isalnum() or ch in "-_" for ch in name)
 
 
-def load_settings(path: Path, *, required: bool) -> Settings:
+def load_settings(path: Path, *, required: bool, follow_links: bool = True) -> Settings:
     """Read ``path``; a missing optional file gives the defaults.
 
+    ``follow_links=False`` for the data directory's own config.toml: a link there (or on the way) is refused.
     Raises :class:`ConfigError` for an unreadable file, invalid TOML or a bad value.
     """
-    if not path.exists():
+    if not (os.path.lexists(path) if not follow_links else path.exists()):
         if required:
             raise ConfigError(f"config file not found: {path}")
         return Settings()
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if follow_links else read_bytes(path)
+    except LinkRefusedError as error:
+        raise ConfigError(f"refusing the config file: {error}") from None
     except OSError as error:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
     try:

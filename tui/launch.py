@@ -39,7 +39,8 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
     config_flag = getattr(args, "config", None)
     config_path = Path(config_flag).expanduser() if config_flag else data_dir.config_file
     try:
-        settings = load_settings(config_path, required=bool(config_flag))
+        # --config names the user's own file; the data directory's config.toml is opened without following a link.
+        settings = load_settings(config_path, required=bool(config_flag), follow_links=bool(config_flag))
         settings = settings.with_overrides(
             summarization_model=getattr(args, "summarization_model", None),
             base_url=getattr(args, "base_url", None),

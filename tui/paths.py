@@ -18,16 +18,22 @@ class DataDir:
 
     @classmethod
     def resolve(cls, explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> DataDir:
-        """``--data-dir`` first, then ``$DEEP_TUI_HOME``, then ``./.deep-tui``."""
+        """``--data-dir`` first, then ``$DEEP_TUI_HOME``, then ``./.deep-tui``.
+
+        A directory the user names is resolved (a link there is their choice); the default one is not: a
+        project can ship ``.deep-tui`` as a link, which :meth:`unusable_reason` refuses."""
         if explicit:
             return cls(Path(explicit).expanduser().resolve())
         env_value = os.environ.get(DATA_DIR_ENV)
         if env_value:
             return cls(Path(env_value).expanduser().resolve())
-        return cls(((cwd or Path.cwd()) / DEFAULT_DATA_DIR_NAME).resolve())
+        return cls((cwd or Path.cwd()).resolve() / DEFAULT_DATA_DIR_NAME)
 
     def unusable_reason(self) -> str | None:
-        """Why this data directory cannot be used (not a directory, cannot be created), or None."""
+        """Why this data directory cannot be used (a link, not a directory, cannot be created), or None."""
+        if self.root.is_symlink():
+            return (f"the data directory {self.root} is a symbolic link; deep-tui does not follow a link in place "
+                    "of ./.deep-tui (a repository can ship one): remove it, or name a directory with --data-dir")
         if self.root.exists():
             if not self.root.is_dir():
                 return f"the data directory {self.root} is a file, not a directory"
