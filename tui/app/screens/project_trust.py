@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
@@ -56,6 +56,11 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
         width: 100;
         max-height: 95%;
     }
+    ProjectTrustScreen .dialog--buttons {
+        dock: bottom;
+        margin-top: 0;
+        padding-top: 1;
+    }
     ProjectTrustScreen #trust-where {
         margin-top: 1;
     }
@@ -65,7 +70,6 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
     }
     ProjectTrustScreen #trust-changes {
         height: auto;
-        max-height: 12;
         margin-top: 1;
         border: round $panel;
         padding: 0 1;
@@ -92,7 +96,8 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
 
     def compose(self) -> ComposeResult:
         pending = self.pending
-        with Vertical(classes="dialog") as dialog:
+        # The whole dialog scrolls (↑/↓) when the terminal is short; the buttons stay docked at its bottom.
+        with VerticalScroll(classes="dialog", id="trust-dialog") as dialog:
             dialog.border_title = "Trust this project's config?"
             dialog.border_subtitle = ("t trust · o just this once · n/esc not now" if pending.trustable
                                       else "n/esc go on without it")
@@ -103,8 +108,7 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
             yield Static(Content(where), id="trust-where")
             if pending.trustable:
                 yield Static(Content(WARNING), id="trust-warning")
-                with VerticalScroll(id="trust-changes"):
-                    yield Static(changes_content(pending.changes), id="trust-change-list")
+                yield Static(changes_content(pending.changes), id="trust-changes")
             else:
                 yield Static(Content(f"It cannot be used: {visible(pending.error or '')}"), id="trust-error")
             if pending.store_error is not None:
@@ -116,8 +120,8 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
                     yield action_button("Trust (t)", "screen.answer('trust')", variant="warning", id="trust-trust")
 
     def on_mount(self) -> None:
-        # The changes take the keyboard (↑/↓ scroll them); Tab reaches the buttons.
-        self.query_one("#trust-changes" if self.pending.trustable else "#trust-not-now").focus()
+        # The dialog takes the keyboard (↑/↓ scroll it when the terminal is short); Tab reaches the buttons.
+        self.query_one("#trust-dialog").focus()
         self.set_timer(ARMING_DELAY, self._arm)
 
     def _arm(self) -> None:
