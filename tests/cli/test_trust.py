@@ -152,6 +152,16 @@ def test_what_cannot_be_trusted_is_refused(clone: Path, tmp_path: Path, capsys: 
     assert code == 2 and "not a directory" in err
 
 
+def test_trust_says_when_deep_tui_home_makes_it_moot(clone: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEP_TUI_HOME", str(tmp_path / "elsewhere"))
+    code, out, _ = run(capsys, "trust", "--yes")
+    assert code == 0 and "DEEP_TUI_HOME is set" in out
+    with pytest.raises(SystemExit):
+        main(["trust", "--list", str(clone)])
+    assert "takes no directory" in capsys.readouterr().err
+
+
 def test_hostile_values_are_printed_escaped(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (clone / ".deep-tui" / "config.toml").write_text(
         'base_url = "http://x\\u001b]0;pwned\\u0007\\u009b2J\\n[bold]"\n', encoding="utf-8")
