@@ -222,3 +222,13 @@ def test_trust_prompt_snapshot_80x24(snap_compare: SnapCompare, tmp_path: Path) 
 def test_trust_prompt_snapshot_60x20(snap_compare: SnapCompare, tmp_path: Path) -> None:
     assert snap_compare(snapshot_app(tmp_path, fixed_pending(changed=False)), terminal_size=(60, 20),
                         run_before=prompt_shown)
+
+
+def test_unusable_config_prompt_snapshot_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    root = Path("/home/me/src/shop")
+    config = ProjectConfig(root, root / ".deep-tui" / "config.toml", "unusable:link", None,
+                           "/home/me/src/shop/.deep-tui/config.toml: it is a symbolic link (not followed)")
+    pending = pending_project(config, TrustState.UNTRUSTED, None, [])
+    gate = ProjectTrustGate(LaunchContext(Settings(), DataDir(root / ".deep-tui"), root, None, project_trusted=False,
+                                          pending_project=pending))
+    assert snap_compare(snapshot_app(tmp_path, gate), terminal_size=(80, 24), run_before=prompt_shown)

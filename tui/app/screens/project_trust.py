@@ -98,11 +98,15 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
         pending = self.pending
         # The whole dialog scrolls (↑/↓) when the terminal is short; the buttons stay docked at its bottom.
         with VerticalScroll(classes="dialog", id="trust-dialog") as dialog:
-            dialog.border_title = "Trust this project's config?"
-            dialog.border_subtitle = ("t trust · o just this once · n/esc not now" if pending.trustable
-                                      else "n/esc go on without it")
-            where = (f"This folder has its own deep-tui config, ignored until you trust it:\n"
-                     f"{visible(str(pending.config.path))}")
+            if pending.trustable:
+                dialog.border_title = "Trust this project's config?"
+                dialog.border_subtitle = "t trust · o just this once · n/esc not now"
+                intro = "This folder has its own deep-tui config, ignored until you trust it:"
+            else:
+                dialog.border_title = "This project's config is ignored"
+                dialog.border_subtitle = "n/esc go on without it"
+                intro = "This folder has its own deep-tui config, which deep-tui cannot use:"
+            where = f"{intro}\n{visible(str(pending.config.path))}"
             if pending.state is TrustState.CHANGED and pending.earlier is not None:
                 where += f"\nIt changed since you trusted it on {visible(pending.earlier.trusted_at)} (● new)."
             yield Static(Content(where), id="trust-where")
@@ -110,11 +114,12 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
                 yield Static(Content(WARNING), id="trust-warning")
                 yield Static(changes_content(pending.changes), id="trust-changes")
             else:
-                yield Static(Content(f"It cannot be used: {visible(pending.error or '')}"), id="trust-error")
+                yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:
                 yield Static(Content(visible(pending.store_error)), id="trust-error")
             with Horizontal(classes="dialog--buttons"):
-                yield action_button("Not now (n)", "screen.answer('not-now')", id="trust-not-now")
+                label = "Not now (n)" if pending.trustable else "Go on without it (n)"
+                yield action_button(label, "screen.answer('not-now')", id="trust-not-now")
                 if pending.trustable:
                     yield action_button("Just this once (o)", "screen.answer('once')", id="trust-once")
                     yield action_button("Trust (t)", "screen.answer('trust')", variant="warning", id="trust-trust")
