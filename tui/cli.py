@@ -5,7 +5,7 @@ session, unreadable config, unknown model) prints one line on stderr and exits
 with status 2, before anything on disk is created or changed.
 
 Exit statuses: 0 done; 1 the turn failed (provider error, cancelled, the history
-could not be saved) or a delete was declined; 2 a usage or data problem (bad
+could not be saved) or a delete or trust was declined; 2 a usage or data problem (bad
 flag or id, locked or unreadable session, config, model, data directory);
 130 interrupted (Ctrl+C).
 """
@@ -50,7 +50,7 @@ config: defaults < ~/.config/deep-tui/config.toml (yours) < the project's ./.dee
   < environment < flags. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
 
 exit status:
-  0 done, 1 the turn failed (or a delete was declined), 2 a usage or data problem
+  0 done, 1 the turn failed (or a delete or trust was declined), 2 a usage or data problem
   (bad flag or id, locked or unreadable session, config, model), 130 interrupted
 
 environment:
