@@ -59,7 +59,10 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
 
     Neither ``.deep-tui`` nor ``config.toml`` is followed if it is a link (a cloned repository can ship
     links); a link, a non-regular file, a file too large, bad TOML or a bad value gives a config with
-    ``error`` set (it can then never be trusted)."""
+    ``error`` set (it can then never be trusted).
+
+    Another project file that acts as settings (``.mcp.json``) must join the digest here, and make a
+    project without ``config.toml`` count as having a config, or it would apply untrusted."""
     root = Path(project_key(directory))
     path = root / DEFAULT_DATA_DIR_NAME / USER_CONFIG_NAME
     try:
