@@ -1,4 +1,4 @@
-"""The on-disk layout of a deep-tui data directory (DESIGN §2)."""
+"""The on-disk layout of a deep-tui data directory (DESIGN §2), and the user's own config directory."""
 
 from __future__ import annotations
 
@@ -8,6 +8,36 @@ from pathlib import Path
 
 DATA_DIR_ENV = "DEEP_TUI_HOME"
 DEFAULT_DATA_DIR_NAME = ".deep-tui"
+CONFIG_HOME_ENV = "DEEP_TUI_CONFIG_HOME"
+USER_CONFIG_NAME = "config.toml"
+TRUST_STORE_NAME = "trusted-projects.json"
+
+
+def user_config_dir() -> Path:
+    """$DEEP_TUI_CONFIG_HOME, else $XDG_CONFIG_HOME/deep-tui, else ~/.config/deep-tui."""
+    explicit = os.environ.get(CONFIG_HOME_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():  # the XDG spec: a relative value is ignored
+        return Path(xdg) / "deep-tui"
+    return Path.home() / ".config" / "deep-tui"
+
+
+def user_config_file() -> Path:
+    """The user's own settings: ``user_config_dir() / "config.toml"`` (optional)."""
+    return user_config_dir() / USER_CONFIG_NAME
+
+
+def trust_store_file() -> Path:
+    """Where the projects the user trusts are recorded (outside every project)."""
+    return user_config_dir() / TRUST_STORE_NAME
+
+
+def data_dir_is_chosen(explicit: str | os.PathLike[str] | None) -> bool:
+    """Whether the data directory is the user's choice (``--data-dir`` or ``$DEEP_TUI_HOME``), not the
+    ``./.deep-tui`` found in the working directory (which belongs to the project there)."""
+    return bool(explicit) or bool(os.environ.get(DATA_DIR_ENV))
 
 
 @dataclass(frozen=True)

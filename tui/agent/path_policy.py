@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tui.agent.tool_errors import refuse
 from tui.nofollow import LinkRefusedError, check_no_links
+from tui.paths import user_config_dir
 from tui.terminal_text import BIDI_CONTROLS, visible
 
 SAVED_OUTPUTS_DIR = "large_tool_results"
@@ -41,6 +42,7 @@ class PathPolicy:
     _workdir: Path = field(init=False, repr=False, compare=False)
     _data_root: Path = field(init=False, repr=False, compare=False)
     _saved_outputs: Path = field(init=False, repr=False, compare=False)
+    _config_root: Path = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The roots are resolved once: every check compares against them (a grep match, a listing row)
@@ -48,10 +50,15 @@ class PathPolicy:
         object.__setattr__(self, "_data_root", self.data_root.resolve())
         # Not resolved: a link in place of the directory must not turn its target into "saved outputs".
         object.__setattr__(self, "_saved_outputs", self._data_root / SAVED_OUTPUTS_DIR)
+        # The user's settings and trust store: an agent run in $HOME must not trust a project for the user.
+        object.__setattr__(self, "_config_root", user_config_dir().resolve())
 
     def resolve(self, path: str) -> Path:
         """The absolute, resolved path for ls/glob/grep, or a tool error saying why it is refused."""
         resolved = self._resolved(path)
+        if self._in_config_dir(resolved):
+            raise refuse(f"path {visible(path)!r} is inside your deep-tui config directory ({self._config_root}: "
+                         "settings and trusted projects), which the file tools may not read, write, list or search")
         if self.in_data_dir(resolved):
             raise refuse(self._data_dir_refusal(path))
         if self.allows(resolved):
@@ -115,8 +122,13 @@ class PathPolicy:
         return (resolved == workdir or resolved.is_relative_to(workdir)) and not self.in_data_dir(resolved)
 
     def in_data_dir(self, resolved: Path) -> bool:
-        """Whether an already resolved path is the data directory or lies inside it."""
+        """Whether an already resolved path is the data directory or lies inside it (or in the user's deep-tui
+        config directory: deep-tui's own files either way)."""
         root = self._data_root
+        return resolved == root or resolved.is_relative_to(root) or self._in_config_dir(resolved)
+
+    def _in_config_dir(self, resolved: Path) -> bool:
+        root = self._config_root
         return resolved == root or resolved.is_relative_to(root)
 
     def display(self, path: Path) -> str:
