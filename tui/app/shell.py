@@ -47,6 +47,7 @@ from tui.app.widgets.title_bar import TitleBar
 from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+from tui.redaction import redact
 from tui.terminal_text import visible
 
 CHROME_ROWS = 3
@@ -95,9 +96,10 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast (the app's and each screen's) with control characters made visible: messages quote
-        file names, errors and titles, hostile text."""
-        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+        """Every toast (the app's and each screen's) with control characters made visible and known secrets
+        redacted: messages quote file names, errors (a provider may echo the key) and titles, hostile text."""
+        super().notify(visible(redact(message)), title=visible(redact(title)), severity=severity, timeout=timeout,
+                       markup=markup)
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
                  settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None) -> None:

@@ -50,6 +50,7 @@ from tui.chain.events import (
     WindowSource,
 )
 from tui.chain.eviction import EvictionCapability
+from tui.chain.outgoing import outgoing_messages
 from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key
@@ -245,7 +246,9 @@ class ContextManager:
         self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
             history[:] = working
-            request_context.messages = list(working)
+        sent = outgoing_messages(working)  # a copy where a provider would refuse the record (the record stays)
+        if sent is not history:
+            request_context.messages = list(sent)
         return request_context
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
@@ -308,11 +311,13 @@ class ContextManager:
         if self._exact_unsupported or tokens < EXACT_COUNT_FROM * near:
             return tokens
         model = request_context.model
+        parameters = request_context.model_request_parameters
         try:
+            # What the request will carry: pydantic-ai prepares the messages for the model after this hook
+            # (e.g. Anthropic's system block explaining a summary the history opens with), so count them prepared.
+            sent = model.prepare_messages(outgoing_messages(list(working)), parameters)
             usage = await asyncio.wait_for(
-                model.count_tokens(list(working), request_context.model_settings,
-                                   request_context.model_request_parameters),
-                timeout=EXACT_COUNT_TIMEOUT)
+                model.count_tokens(sent, request_context.model_settings, parameters), timeout=EXACT_COUNT_TIMEOUT)
         except NotImplementedError:
             self._exact_unsupported = True
             return tokens

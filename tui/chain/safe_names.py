@@ -9,6 +9,8 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from tui.redaction import redact_bytes
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 STEM_LIMIT = 64
 
@@ -45,7 +47,7 @@ def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: 
     directory.mkdir(parents=True, exist_ok=True)
     base = directory.resolve()
     name = output_file_name(tool_call_id, suffix)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = redact_bytes(data.encode("utf-8") if isinstance(data, str) else data)  # no key is saved
     descriptor, temporary = tempfile.mkstemp(prefix=".saving-", dir=base)
     try:
         with os.fdopen(descriptor, "wb") as handle:

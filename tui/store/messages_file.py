@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from pydantic_core import ValidationError
 
+from tui.redaction import redact_bytes
 from tui.atomic import create_new, link_new, stamp, write_atomic
 from tui.metadata_keys import SUMMARY_METADATA_KEY
 from tui.store.damage import DamageReport, damage_note
@@ -299,7 +300,7 @@ class MessagesFile:
         if layout.torn_bytes:
             self._set_aside_torn_tail(layout)
         first_index = len(layout.spans)
-        lines = [encode_message(message) for message in messages]
+        lines = [redact_bytes(encode_message(message)) for message in messages]  # a key never reaches the disk
         if layout.spans:
             offset, prefix = layout.write_at, b",\n"
         else:  # a new file (or one holding only "[" and a torn tail): write it whole
