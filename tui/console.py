@@ -48,7 +48,7 @@ def redacted_stderr() -> Iterator[None]:
     if isinstance(original, RedactingStream):
         yield
         return
-    sys.stderr = RedactingStream(original)  # type: ignore[assignment]
+    sys.stderr = RedactingStream(original)
     try:
         yield
     finally:

@@ -82,7 +82,8 @@ def _make_handler(state: AnthropicServerState) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", "0"))
             raw = self.rfile.read(length) or b"{}"
             payload = json.loads(raw)
-            key = self.headers.get("x-api-key", "")
+            bearer = self.headers.get("Authorization", "")
+            key = self.headers.get("x-api-key") or bearer.removeprefix("Bearer ")
             path = self.path.split("?")[0]
             if path.endswith("/count_tokens"):
                 state.count_requests.append(payload)

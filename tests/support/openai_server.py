@@ -56,6 +56,16 @@ class ChatServerState:
     """The longest a hanging request hangs, so no test can hang forever."""
     released: threading.Event = field(default_factory=threading.Event)
     """Set when the server shuts down: every hang ends."""
+    paths: list[str] = field(default_factory=list)
+    """The path of every POST received, served or not, in order."""
+    responses_as_chat: bool = False
+    """Quirk of many chat-only proxies: answer ``/responses`` (OpenAI's Responses API) as if it were
+    ``/chat/completions``. Otherwise ``/responses`` gets a 404 page."""
+    usage_prompt_tokens: int | None = None
+    """Report this many prompt tokens instead of ``prompt_tokens`` (a provider's usage beyond reason)."""
+    error_body: str | None = None
+    """With a ``Fault.status``: the error message to send instead of "loopback fault <status>" (a 401 that
+    echoes the key it was sent: ``"{key}"`` is replaced with the request's bearer token)."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -94,6 +104,9 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_POST(self) -> None:
+            state.paths.append(self.path)
+            if state.responses_as_chat and self.path.endswith("/responses"):
+                self.path = self.path.removesuffix("/responses") + "/chat/completions"
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404, "only /chat/completions is served here")
                 return
@@ -104,8 +117,8 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             model = payload.get("model", "loopback")
             if state.faults and _apply_fault(self, state, state.faults.pop(0), model):
                 return
-            usage = {"prompt_tokens": state.prompt_tokens, "completion_tokens": 7,
-                     "total_tokens": state.prompt_tokens + 7}
+            prompt_tokens = state.prompt_tokens if state.usage_prompt_tokens is None else state.usage_prompt_tokens
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}
             if payload.get("stream"):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -158,8 +171,11 @@ def fail_with(state: ChatServerState, *faults: Fault) -> None:
 def _apply_fault(handler: BaseHTTPRequestHandler, state: ChatServerState, fault: Fault, model: str) -> bool:
     """Fail this request as ``fault`` says; False when the fault leaves the normal answer to follow."""
     if fault.status is not None:
-        body = json.dumps({"error": {"message": f"loopback fault {fault.status}", "type": "server_error",
-                                     "code": None}}).encode()
+        message = f"loopback fault {fault.status}"
+        if state.error_body is not None:
+            key = handler.headers.get("Authorization", "").removeprefix("Bearer ")
+            message = state.error_body.replace("{key}", key)
+        body = json.dumps({"error": {"message": message, "type": "server_error", "code": None}}).encode()
         handler.send_response(fault.status)
         if fault.retry_after is not None:
             handler.send_header("Retry-After", fault.retry_after)

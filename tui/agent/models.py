@@ -106,6 +106,14 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
         openai_client = AsyncOpenAI(base_url=base_url, api_key=api_key, http_client=client, max_retries=0)
         return OpenAIChatModel(model_name, provider=OpenAIProvider(openai_client=openai_client))
     try:
+        if provider in {"openai", "openai-responses"}:
+            from pydantic_ai.providers import infer_provider
+
+            from tui.agent.responses_endpoint import CheckedResponsesModel
+
+            # the Responses API, stopped at the first answer that shows the server speaks another API
+            return CheckedResponsesModel(
+                model_name, provider=infer_provider(provider) if connection is None else _provider(provider, connection))
         if connection is None:
             return infer_model(name)
         return infer_model(name, provider_factory=lambda provider_name: _provider(provider_name, connection))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.redaction import redact
+
 
 @dataclass(frozen=True)
 class TextDelta:
@@ -47,10 +49,14 @@ class TurnFinished:
 
 @dataclass(frozen=True)
 class TurnFailed:
-    """The turn stopped; ``cancelled`` is True when the user asked for it (Esc)."""
+    """The turn stopped; ``cancelled`` is True when the user asked for it (Esc). ``message`` quotes errors
+    (a provider's may echo the API key), so known secrets are redacted from it here, once for every caller."""
 
     message: str
     cancelled: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", redact(self.message))
 
 
 TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed

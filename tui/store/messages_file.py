@@ -31,9 +31,9 @@ from typing import Any, BinaryIO
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from pydantic_core import ValidationError
 
-from tui.redaction import redact_bytes
 from tui.atomic import create_new, link_new, stamp, write_atomic
 from tui.metadata_keys import SUMMARY_METADATA_KEY
+from tui.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import Layout, scan
