@@ -103,6 +103,18 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        def _stream(self, state: ChatServerState, model: str, usage: dict[str, int]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
+            finish = _stream_scripted_reply(self.wfile, state, model)
+            self.wfile.write(_chunk(model, {}, finish=finish))
+            tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
+                    "created": int(time.time()), "model": model, "choices": [], "usage": usage}
+            self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
         def do_POST(self) -> None:
             state.paths.append(self.path)
             if state.responses_as_chat and self.path.endswith("/responses"):
@@ -120,16 +132,10 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             prompt_tokens = state.prompt_tokens if state.usage_prompt_tokens is None else state.usage_prompt_tokens
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}
             if payload.get("stream"):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-                finish = _stream_scripted_reply(self.wfile, state, model)
-                self.wfile.write(_chunk(model, {}, finish=finish))
-                tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
-                        "created": int(time.time()), "model": model, "choices": [], "usage": usage}
-                self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                try:
+                    self._stream(state, model, usage)
+                except (BrokenPipeError, ConnectionResetError):  # the client went away mid-answer (a test's kill)
+                    self.close_connection = True
                 return
             body = {
                 "id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
