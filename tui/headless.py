@@ -20,16 +20,12 @@ from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
+from tui.errors import STOP_SIGNALS, stopped_by
 from tui.formatting_plain import describe_event
 from tui.terminal_text import visible
 from tui.wording import plural
 
 logger = logging.getLogger(__name__)
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that stop ``run`` the way Ctrl+C (SIGINT) does: the partial answer is kept, marked interrupted,
-the session's lock released; the exit status is 128 + the signal's number."""
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -65,7 +61,7 @@ async def _stoppable(run: Coroutine[Any, Any, int], err: TextIO) -> int:
         task.uncancel()
         print(f"\ndeep-tui: stopped by {received[0].name}; what was answered so far is kept in the session "
               "(continue with: deep-tui --continue)", file=err, flush=True)
-        return 128 + received[0].value
+        return stopped_by(received[0])
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)

@@ -35,6 +35,7 @@ from tui.app.prompt_flow import PromptFlow
 from tui.app.session_actions import SessionActions
 from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
+from tui.app.stop_signals import StopSignals
 from tui.app.turn_actions import TurnActions
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
@@ -107,6 +108,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         thread after the first frame; an error from it ends the app with exit status 2 and its message.
         ``tail``: the session's last messages, read from its raw JSON, shown until it is open."""
         super().__init__()
+        self.stop_signals = StopSignals(self)
         self._tail = tail
         self.factory = factory
         self.runtime = runtime
@@ -174,6 +176,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         # Records go to the log file (configured at launch) and to `textual console`; with a handler on
         # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
         logging.getLogger().addHandler(self._log_handler)
+        self.stop_signals.install()  # SIGTERM/SIGHUP record the running turn before the app ends
         self.refresh_title()
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
@@ -192,6 +195,7 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
+        self.stop_signals.uninstall()
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
