@@ -132,3 +132,15 @@ async def test_an_app_notification_is_redacted(tmp_path: Path, monkeypatch: pyte
         [toast] = list(app._notifications)
         assert KEY not in toast.message and KEY not in toast.title
         assert toast.message == f"provider error: {REDACTED}"
+
+
+def test_a_chain_event_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """events.jsonl: a summarizer that failed with the key in its error is recorded without it."""
+    from tui.store.event_log import EventLog
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    log = EventLog(tmp_path / "events.jsonl")
+    log.append({"kind": "compaction_failed", "reason": f"summarizer: 401 invalid x-api-key: {KEY}"})
+    log.close()
+    line = (tmp_path / "events.jsonl").read_text()
+    assert KEY not in line and json.loads(line)["reason"] == f"summarizer: 401 invalid x-api-key: {REDACTED}"

@@ -15,6 +15,7 @@ This module imports nothing of deep-tui's, so every layer (the store included) m
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -37,15 +38,18 @@ URL_ENV_NAME = re.compile(r"(?:_BASE_URL|_PROXY)$", re.IGNORECASE)
 """Names of environment variables holding a URL that may carry a password (``https://u:p@host``)."""
 
 _registered: set[str] = set()
+_registered_version = 0
 _lock = threading.Lock()
 _cache: tuple[frozenset[str], re.Pattern[str] | None] = (frozenset(), None)
 
 
 def register_secret(value: str | None) -> None:
     """Treat ``value`` as a secret from now on (a key or header value from a config file)."""
+    global _registered_version
     if value and len(value.strip()) >= MIN_SECRET_CHARS:
         with _lock:
             _registered.add(value.strip())
+            _registered_version += 1
 
 
 def register_url_secrets(url: str | None) -> None:
@@ -56,16 +60,64 @@ def register_url_secrets(url: str | None) -> None:
 
 def known_secrets(env: Mapping[str, str] | None = None) -> frozenset[str]:
     """Every secret known now: provider keys in the environment, URL passwords, registered values."""
-    environ = os.environ if env is None else env
-    found: set[str] = set()
-    for name, value in environ.items():
-        if SECRET_ENV_NAME.search(name) and len(value.strip()) >= MIN_SECRET_CHARS:
-            found.add(value.strip())
-        elif URL_ENV_NAME.search(name):
-            found.update(_url_secrets(value))
+    global _known_cache
+    from_environment = _environment_secrets(os.environ if env is None else env)
     with _lock:
-        found.update(_registered)
-    return frozenset(found)
+        cached = _known_cache
+        if cached is not None and cached[0] is from_environment and cached[1] == _registered_version:
+            return cached[2]
+        result = from_environment | _registered
+        _known_cache = (from_environment, _registered_version, result)
+    return result
+
+
+_known_cache: tuple[frozenset[str], int, frozenset[str]] | None = None
+
+
+def _environment_secrets(environ: Mapping[str, str]) -> frozenset[str]:
+    """The secrets among ``environ``'s values. Redaction runs on every log record, stored message and indexed
+    text, so for the process's own environment only the entries whose names matter are looked at (in its raw
+    form, without decoding every name) and the result is reused while those entries stay the same."""
+    global _environment_cache
+    raw = getattr(environ, "_data", None) if environ is os.environ else None
+    if isinstance(raw, dict):
+        candidates = tuple((name, value) for name, value in raw.items() if _name_kind(name) is not None)
+        if _environment_cache is not None and _environment_cache[0] == candidates:
+            return _environment_cache[1]
+        decoded: Iterable[tuple[str, str]] = ((_decode(name), _decode(value)) for name, value in candidates)
+    else:
+        candidates = ()
+        decoded = environ.items()
+    found: set[str] = set()
+    for name, value in decoded:
+        kind = _name_kind(name)
+        if kind == "secret" and len(value.strip()) >= MIN_SECRET_CHARS:
+            found.add(value.strip())
+        elif kind == "url":
+            found.update(_url_secrets(value))
+    result = frozenset(found)
+    if candidates:
+        _environment_cache = (candidates, result)
+    return result
+
+
+_environment_cache: tuple[tuple[tuple[object, object], ...], frozenset[str]] | None = None
+
+
+def _decode(value: object) -> str:
+    return os.fsdecode(value) if isinstance(value, bytes) else str(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_kind(name: str | bytes) -> str | None:
+    """Whether an environment variable's name says it holds a secret (``"secret"``), a URL that may carry
+    one (``"url"``), or neither."""
+    text = _decode(name)
+    if SECRET_ENV_NAME.search(text):
+        return "secret"
+    if URL_ENV_NAME.search(text):
+        return "url"
+    return None
 
 
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:
@@ -89,7 +141,7 @@ def redact_bytes(data: bytes) -> bytes:
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     global _cache
     cached_for, pattern = _cache
-    if cached_for == secrets:
+    if cached_for is secrets or cached_for == secrets:
         return pattern
     forms = {form for secret in secrets for form in (secret, json.dumps(secret)[1:-1]) if form}
     pattern = re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))) if forms else None

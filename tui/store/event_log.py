@@ -7,6 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.redaction import redact
+
 logger = logging.getLogger(__name__)
 
 
@@ -20,7 +22,7 @@ class EventLog:
 
     def append(self, record: dict[str, Any]) -> None:
         """Add one line, written through at once (the file stays open for the next one until :meth:`close`)."""
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = redact(json.dumps(record, ensure_ascii=False)) + "\n"  # a summarizer's error may echo a key
         if self._file is None:
             self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open until close()
         try:
