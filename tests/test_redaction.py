@@ -144,3 +144,14 @@ def test_a_chain_event_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     log.close()
     line = (tmp_path / "events.jsonl").read_text()
     assert KEY not in line and json.loads(line)["reason"] == f"summarizer: 401 invalid x-api-key: {REDACTED}"
+
+
+def test_what_a_turn_shows_of_tools_and_failures_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.agent.turn_events import ToolCallFinished, ToolCallStarted, TurnFailed
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-shown-0123456789")
+    started = ToolCallStarted("c1", "write_file", '{"path": ".env", "content": "KEY=sk-proj-shown-0123456789"}')
+    finished = ToolCallFinished("c1", "read_file", "KEY=sk-proj-shown-0123456789", size_chars=30)
+    failed = TurnFailed("openai answered HTTP 401: Incorrect API key provided: sk-proj-shown-0123456789")
+    assert all("sk-proj-shown" not in text for text in (started.args_json, finished.preview, failed.message))
+    assert finished.preview == f"KEY={REDACTED}"

@@ -25,6 +25,9 @@ class ToolCallStarted:
     tool_name: str
     args_json: str
 
+    def __post_init__(self) -> None:  # shown as is (a write of a .env file carries the key)
+        object.__setattr__(self, "args_json", redact(self.args_json))
+
 
 @dataclass(frozen=True)
 class ToolCallFinished:
@@ -38,6 +41,9 @@ class ToolCallFinished:
     is_error: bool = False
     denied: bool = False
     """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""
+
+    def __post_init__(self) -> None:  # shown as is (a read of a .env file shows the key)
+        object.__setattr__(self, "preview", redact(self.preview))
 
 
 @dataclass(frozen=True)
