@@ -104,7 +104,7 @@ def price_response(response: ModelResponse) -> RequestCost | None:
     """The price of one response, ``None`` when it cannot be priced — or its usage is beyond reason
     (:mod:`tui.chain.usage_sanity`): a provider's 10^12 tokens must not become a $10,000,000 session."""
     if (doubt := unbelievable_usage(response.usage)) is not None:
-        logger.warning("ignored a usage figure from %s: %s; this request is not priced", response.provider_name, doubt)
+        logger.info("ignored a usage figure from %s: %s; this request is not priced", response.provider_name, doubt)
         return None
     return price_usage(response.usage, response.model_name, provider_name=response.provider_name,
                        provider_url=response.provider_url, timestamp=response.timestamp)

@@ -5,9 +5,10 @@ at a server that only speaks chat completions, they went wrong in two ways:
 
 - a server that answers ``/responses`` with a chat-completions stream (many proxies route every POST to
   chat completions): pydantic-ai reads a stream that does not open with ``response.created`` as the resumed
-  stream of a *background* response, so it ends ``suspended`` with no response id, and the agent graph's
-  continuation loop asks again — 11 identical full-price requests, then "Model response None was suspended
-  more than the maximum of 10 times";
+  stream of a *background* response (``models/openai/_responses_model.py``, ``_process_streamed_response``:
+  ``initial_state = 'suspended'``), so it ends ``suspended`` with no response id, and the continuation loop
+  (``models/_continuation.py``, ``MAX_GENERATION_CONTINUATIONS``) sends the same request again — 11
+  identical full-price requests, then "Model response None was suspended more than the maximum of 10 times";
 - a server that answers 404/405: a multi-line error page as the turn's error.
 
 deep-tui never starts background responses, so a suspended response without an id can only mean the server
