@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic_ai import models
 
 from tests.support.anthropic_server import AnthropicServerState, anthropic_server
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
 from tui.chain.safe_names import write_output
+from tui.cli import main
 from tui.console import RedactingStream, redacted_stderr
 from tui.log_setup import configure_logging
 from tui.redaction import REDACTED, known_secrets, redact, redact_bytes, register_secret, register_url_secrets
@@ -81,7 +83,8 @@ def _leaks(data: Path, secret: str) -> list[str]:
             if path.is_file() and secret.encode() in path.read_bytes()]
 
 
-def test_a_401_echoing_the_anthropic_key_leaks_nowhere(tmp_path: Path) -> None:
+def test_a_401_echoing_the_anthropic_key_leaks_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
     with anthropic_server(AnthropicServerState(api_key="the-key-the-server-wants")) as (url, state):
@@ -94,22 +97,26 @@ def test_a_401_echoing_the_anthropic_key_leaks_nowhere(tmp_path: Path) -> None:
     assert _leaks(data, KEY) == []
     stored = next(data.glob("sessions/*/messages.json")).read_text()
     assert f"invalid x-api-key: {REDACTED}" in stored, "the note still says what went wrong"
-    search = _run(["search", "--data-dir", str(data), KEY], env)
-    assert search.returncode == 1 and KEY not in search.stdout + search.stderr
-    found = _run(["search", "--data-dir", str(data), "x-api-key"], env)
-    assert found.returncode == 0 and KEY not in found.stdout
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    assert main(["search", "--data-dir", str(data), KEY]) == 1, "the index does not hold the key"
+    assert main(["search", "--data-dir", str(data), "x-api-key"]) == 0
+    printed = capsys.readouterr()
+    assert KEY not in printed.out + printed.err and "x-api-key" in printed.out
 
 
-def test_a_401_echoing_the_openai_key_leaks_nowhere(tmp_path: Path) -> None:
+def test_a_401_echoing_the_openai_key_leaks_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     secret = "sk-proj-Leaky-0123456789abcdef"
-    env = {**os.environ, "OPENAI_API_KEY": secret, "PYTHONPATH": str(ROOT)}
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
     state = ChatServerState(error_body="Incorrect API key provided: {key}")
     fail_with(state, Fault(status=401))
-    with openai_chat_server(state) as (url, _):
-        run = _run(["run", "--data-dir", str(data), "-m", "openai-chat:gpt-4o", "--base-url", url, "hello"], env)
-    assert run.returncode == 1
-    assert secret not in run.stderr and "Incorrect API key provided" in run.stderr
+    with openai_chat_server(state) as (url, _), models.override_allow_model_requests(True):
+        status = main(["run", "--data-dir", str(data), "-m", "openai-chat:gpt-4o", "--base-url", url, "hello"])
+    printed = capsys.readouterr()
+    assert status == 1
+    assert secret not in printed.err + printed.out and f"Incorrect API key provided: {REDACTED}" in printed.err
     assert _leaks(data, secret) == []
 
 
