@@ -78,10 +78,12 @@ def _environment_secrets(environ: Mapping[str, str]) -> frozenset[str]:
     """The secrets among ``environ``'s values. Redaction runs on every log record, stored message and indexed
     text, so for the process's own environment only the entries whose names matter are looked at (in its raw
     form, without decoding every name) and the result is reused while those entries stay the same."""
-    global _environment_cache
+    global _environment_cache, _environment_names
     raw = getattr(environ, "_data", None) if environ is os.environ else None
     if isinstance(raw, dict):
-        candidates = tuple((name, value) for name, value in raw.items() if _name_kind(name) is not None)
+        if _environment_names is None or _environment_names[0] != raw.keys():  # a set comparison, in C
+            _environment_names = (frozenset(raw), tuple(name for name in raw if _name_kind(name) is not None))
+        candidates = tuple((name, raw.get(name)) for name in _environment_names[1])
         if _environment_cache is not None and _environment_cache[0] == candidates:
             return _environment_cache[1]
         decoded: Iterable[tuple[str, str]] = ((_decode(name), _decode(value)) for name, value in candidates)
@@ -102,6 +104,8 @@ def _environment_secrets(environ: Mapping[str, str]) -> frozenset[str]:
 
 
 _environment_cache: tuple[tuple[tuple[object, object], ...], frozenset[str]] | None = None
+_environment_names: tuple[frozenset[object], tuple[object, ...]] | None = None
+"""The environment's names when last looked at, and which of them may hold a secret."""
 
 
 def _decode(value: object) -> str:
