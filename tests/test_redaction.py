@@ -139,6 +139,8 @@ async def test_an_app_notification_is_redacted(tmp_path: Path, monkeypatch: pyte
         [toast] = list(app._notifications)
         assert KEY not in toast.message and KEY not in toast.title
         assert toast.message == f"provider error: {REDACTED}"
+        record = logging.LogRecord("tui.test", logging.WARNING, __file__, 1, "failed: %s", (KEY,), None)
+        assert app._log_handler.format(record) == f"failed: {REDACTED}", "`textual console` shows no key"
 
 
 def test_a_chain_event_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

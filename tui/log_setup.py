@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tui.redaction import redact
 
-__all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "configure_logging", "log_path"]
+__all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "RedactingFormatter", "configure_logging", "log_path"]
 
 LOG_FILE_NAME = "deep-tui.log"
 LOG_MAX_BYTES = 1_000_000
@@ -37,7 +37,7 @@ class _FileHandler(RotatingFileHandler):
         return super()._open()
 
 
-class _RedactingFormatter(logging.Formatter):
+class RedactingFormatter(logging.Formatter):
     """The whole record as written (message, arguments, traceback) with known secrets redacted."""
 
     def format(self, record: logging.LogRecord) -> str:
@@ -67,7 +67,7 @@ def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = Fa
         handler.close()
     path = log_path(data_root)
     file_handler = _FileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True)
-    file_handler.setFormatter(_RedactingFormatter(_FORMAT))
+    file_handler.setFormatter(RedactingFormatter(_FORMAT))
     handlers: list[logging.Handler] = [file_handler]
     if stderr:
         console = logging.StreamHandler(sys.stderr)

@@ -48,6 +48,7 @@ from tui.app.widgets.title_bar import TitleBar
 from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+from tui.log_setup import RedactingFormatter
 from tui.redaction import redact
 from tui.terminal_text import visible
 
@@ -128,6 +129,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
+        self._log_handler.setFormatter(RedactingFormatter())  # `textual console` shows no key either
         self._welcome_done = False
         """The first prompt was sent: the welcome does not come back in this run."""
 
