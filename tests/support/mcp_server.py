@@ -90,3 +90,18 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def server_config(name: str = "tests", *flags: str, **changes: object):  # type: ignore[no-untyped-def]
+    """The config of this server, started as ``sh -c 'exec "$PY" -m tests.support.mcp_server FLAGS'`` so what
+    /mcp shows of it is the same on every machine (the interpreter and the repository arrive by ``env``)."""
+    from pathlib import Path
+
+    from tui.mcp_config import McpServerConfig
+
+    repository = str(Path(__file__).resolve().parents[2])
+    line = " ".join(['exec "$PY" -m tests.support.mcp_server', *flags])
+    env = {"PY": sys.executable, "PYTHONPATH": repository, **dict(changes.pop("env", {}))}  # type: ignore[call-overload]
+    values: dict[str, object] = {"command": "sh", "args": ("-c", line), "env": env, "source": "config.toml"}
+    values.update(changes)
+    return McpServerConfig(name, "stdio", **values)  # type: ignore[arg-type]
