@@ -11,15 +11,14 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pydantic_ai import ToolDenied
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 from tests.support.mcp_server import big_text, server_config
+from tests.support.scripted_model import ScriptedModel
 from tui.agent.mcp_approval import McpApprovals, McpRoute
 from tui.agent.mcp_status import McpNotice
 from tui.agent.models import choose_model
@@ -30,33 +29,6 @@ from tui.config import ContextSettings, Settings, ToolSettings
 from tui.headless import _run
 from tui.mcp_config import McpServerConfig, McpSettings
 from tui.paths import DataDir
-
-
-class ScriptedModel:
-    """Each turn: calls ``calls`` (name, args) in one response, then answers with what the tools returned.
-    Keeps the tool names it was offered and every tool return it read."""
-
-    def __init__(self, *calls: tuple[str, dict[str, object]]) -> None:
-        self.calls = list(calls)
-        self.offered: list[set[str]] = []
-        self.returns: list[ToolReturnPart] = []
-        self.model = FunctionModel(stream_function=self._stream, model_name="scripted")
-
-    async def _stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
-        self.offered.append({tool.name for tool in info.function_tools})
-        last = messages[-1]
-        returns = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
-        if returns or not self.calls:
-            self.returns.extend(returns)
-            yield "done: " + " | ".join(f"{p.tool_name} {p.outcome}" for p in returns)
-            return
-        turn = sum(1 for m in messages if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart)
-                                                                               for p in m.parts))
-        yield {index: DeltaToolCall(name=name, json_args=json.dumps(args), tool_call_id=f"call-{turn}-{index}")
-               for index, (name, args) in enumerate(self.calls)}
-
-    def returned(self, tool_name: str) -> ToolReturnPart:
-        return next(p for p in self.returns if p.tool_name == tool_name)
 
 
 def make_factory(tmp_path: Path, model: ScriptedModel, *servers: McpServerConfig, mcp: str = "ask",
@@ -194,8 +166,10 @@ async def test_a_server_that_fails_to_start_or_never_answers_is_a_notice_and_the
     assert out.getvalue().startswith("done")
     notices = [line for line in err.getvalue().splitlines() if "MCP server" in line]
     assert len(notices) == 2, notices
-    assert any("broken failed" in line and "this server refuses to start" in line for line in notices)
-    assert any("silent failed: no answer to the MCP handshake within 1 s" in line for line in notices)
+    assert any("MCP server broken failed to start: " in line and "(this server refuses to start)" in line
+               for line in notices)
+    assert any("MCP server silent failed to start: no answer to the MCP handshake within 1 s" in line
+               for line in notices)
     assert model.offered[0] and not any(name in model.offered[0] for name in ("echo", "nap", "big"))
     assert factory.mcp is not None
     views = {view.name: view for view in factory.mcp.views()}
@@ -227,5 +201,6 @@ async def test_a_server_that_dies_mid_session_loses_its_tools_with_one_notice(tm
     crashed = model.returned("crash")
     assert crashed.outcome == "failed" and "MCP server crasher stopped during the call" in str(crashed.content)
     assert [view.status for view in mcp.views()] == ["failed", "failed"]
-    assert [n.message.split(":")[0] for n in notices] == ["MCP server killed failed", "MCP server crasher failed"]
+    assert [n.message.split(":")[0] for n in notices] == ["MCP server killed stopped", "MCP server crasher stopped"]
+    assert mcp.views()[0].reason.startswith("stopped: ")
     assert all(n.message.endswith("its tools are not available") for n in notices)

@@ -74,6 +74,10 @@ def build_server() -> MCPServer:
 
 
 def main() -> None:
+    pid_file = os.environ.get("MCP_TEST_PID_FILE")
+    if pid_file:
+        with open(pid_file, "w", encoding="utf-8") as handle:
+            handle.write(str(os.getpid()))
     if "--exit" in sys.argv:
         sys.stderr.write("this server refuses to start\n")
         sys.exit(3)
@@ -81,10 +85,6 @@ def main() -> None:
         for _line in sys.stdin:  # never answers
             pass
         return
-    pid_file = os.environ.get("MCP_TEST_PID_FILE")
-    if pid_file:
-        with open(pid_file, "w", encoding="utf-8") as handle:
-            handle.write(str(os.getpid()))
     build_server().run("stdio")
 
 

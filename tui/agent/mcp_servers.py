@@ -127,8 +127,11 @@ class McpServers:
             await asyncio.gather(*(server.ready.wait() for server in self._servers.values()))
 
     async def aclose(self) -> None:
-        """Stop every server (each within :data:`STOP_TIMEOUT`)."""
+        """Stop every server (each within :data:`STOP_TIMEOUT`); one still starting is given up on at once."""
         self._stop.set()
+        for server in self._servers.values():
+            if server.status == "starting" and server.task is not None:
+                server.task.cancel()
         tasks = [server.task for server in self._servers.values() if server.task is not None and not server.task.done()]
         if not tasks:
             return
@@ -151,10 +154,14 @@ class McpServers:
                     server.descriptions = {tool.name: (tool.description or "") for tool in await toolset.list_tools()}
                 server.toolset = toolset
             except TimeoutError:
-                self._fail(server, f"no answer to the MCP handshake within {config.timeout:g} s{self._stderr_tail(config)}")
+                self._fail(server, "failed to start",
+                           f"no answer to the MCP handshake within {config.timeout:g} s{self._stderr_tail(config)}")
                 return
+            except asyncio.CancelledError:
+                self._set(server, "stopped", "deep-tui closed before it started")
+                raise
             except Exception as error:
-                self._fail(server, f"{_describe(error)}{self._stderr_tail(config)}")
+                self._fail(server, "failed to start", f"{_describe(error)}{self._stderr_tail(config)}")
                 return
             self._set(server, "ready")
             logger.info("MCP server %s ready: %d tools", config.name, len(server.tools))
@@ -164,7 +171,7 @@ class McpServers:
                 if self._stop.is_set() or server.status != "ready":
                     break
                 if (problem := await self._check(server)) is not None:
-                    self._fail(server, f"stopped: {problem}{self._stderr_tail(config)}")
+                    self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
                     break
             if server.status == "ready":
                 self._set(server, "stopped", "deep-tui closed it")
@@ -212,11 +219,12 @@ class McpServers:
 
     # -- state --------------------------------------------------------------------------------------------
 
-    def _fail(self, server: _Server, reason: str) -> None:
+    def _fail(self, server: _Server, what: str, reason: str) -> None:
+        """``what``: ``failed to start`` or ``stopped`` (it had been ready)."""
         server.toolset = None
         server.tools = {}
-        self._set(server, "failed", reason)
-        self._announce(McpNotice(f"MCP server {server.config.name} failed: {reason}; its tools are not available",
+        self._set(server, "failed", f"{what}: {reason}" if what == "stopped" else reason)
+        self._announce(McpNotice(f"MCP server {server.config.name} {what}: {_cut(reason)}; its tools are not available",
                                  "error"))
 
     def _set(self, server: _Server, status: McpStatus, reason: str = "") -> None:
@@ -232,7 +240,7 @@ class McpServers:
         """A call found the server gone: fail it now (its watcher would, at its next ping)."""
         server = self._servers.get(server_name)
         if server is not None and server.status == "ready":
-            self._fail(server, f"stopped: {problem}{self._stderr_tail(server.config)}")
+            self._fail(server, "stopped", f"{problem}{self._stderr_tail(server.config)}")
 
     def _announce(self, notice: McpNotice) -> None:
         logger.warning("%s", notice.message)
@@ -328,7 +336,7 @@ class McpToolset(AbstractToolset[Any]):
 
     @property
     def id(self) -> str | None:
-        return "deep_tui_mcp"
+        return "mcp-servers"
 
     @property
     def label(self) -> str:
@@ -375,7 +383,7 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and error.exceptions:
         return _describe(error.exceptions[0])
     text = " ".join(str(error).split())
-    return _cut(f"{type(error).__name__}: {text}" if text else type(error).__name__)
+    return _cut(text or type(error).__name__)
 
 
 def _first_line(text: str) -> str:
