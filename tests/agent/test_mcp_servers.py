@@ -10,6 +10,8 @@ import io
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -204,3 +206,41 @@ async def test_a_server_that_dies_mid_session_loses_its_tools_with_one_notice(tm
     assert [n.message.split(":")[0] for n in notices] == ["MCP server killed stopped", "MCP server crasher stopped"]
     assert mcp.views()[0].reason.startswith("stopped: ")
     assert all(n.message.endswith("its tools are not available") for n in notices)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_streamable_http_server_gets_its_headers_with_variables_expanded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.mcp_server", "--http", str(port)],
+                               cwd=Path(__file__).resolve().parents[2], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        await wait_for(lambda: _accepts(port), "the HTTP server to listen", timeout=20)
+        monkeypatch.setenv("MCP_TEST_TOKEN", "t0ken")
+        model = ScriptedModel(("header", {"name": "X-Test"}),)
+        web = McpServerConfig("web", "http", url=f"http://127.0.0.1:{port}/mcp",
+                              headers={"X-Test": "Bearer ${MCP_TEST_TOKEN}"}, source="config.toml")
+        factory = make_factory(tmp_path, model, web, mcp="always")
+        assert factory.mcp is not None
+        factory.mcp.start()
+        try:
+            events = await run_turn(factory)
+        finally:
+            await factory.mcp.aclose()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert isinstance(events[-1], TurnFinished)
+    assert model.returned("header").content == "Bearer t0ken"
+    assert [(v.transport, v.target) for v in factory.mcp.views()] == [("http", f"http://127.0.0.1:{port}/mcp")]
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0

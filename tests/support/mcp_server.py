@@ -7,9 +7,11 @@ Run as ``python -m tests.support.mcp_server`` (or by path). Tools:
 - ``big(size)``: ``size`` bytes of numbered lines (a large output for the chain to evict);
 - ``nap(seconds)``: sleeps, then says so;
 - ``crash()``: the server process exits at once, mid-call;
+- ``header(name)``: one HTTP header of the request (streamable HTTP);
 - ``environment()``: the names of the environment variables the server was started with.
 
 ``MCP_TEST_PID_FILE`` (when set): the server writes its pid there, so a test can kill it mid-session.
+``--http PORT``: serve streamable HTTP on 127.0.0.1:PORT (path ``/mcp``) instead of stdio.
 ``--hang``: read stdin and never answer the handshake (a server that never starts).
 ``--exit``: exit at once with status 3 (a command that fails to start).
 """
@@ -20,7 +22,7 @@ import asyncio
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 
 def big_text(size: int) -> str:
@@ -66,6 +68,11 @@ def build_server() -> MCPServer:
         os._exit(9)
 
     @server.tool()
+    def header(name: str, ctx: Context) -> str:
+        """The value of one HTTP header of the request (streamable HTTP only)."""
+        return (ctx.headers or {}).get(name.lower(), "")
+
+    @server.tool()
     def environment() -> str:
         """The names of the server's environment variables, one a line."""
         return "\n".join(sorted(os.environ))
@@ -84,6 +91,10 @@ def main() -> None:
     if "--hang" in sys.argv:
         for _line in sys.stdin:  # never answers
             pass
+        return
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        build_server().run("streamable-http", host="127.0.0.1", port=port)
         return
     build_server().run("stdio")
 

@@ -62,8 +62,8 @@ class McpServersScreen(DialogScreen[None]):
             ("up", "scroll_up"), ("down", "scroll_down"), ("pageup", "scroll_page_up"), ("pagedown", "scroll_page_down"))),
     ]
     DEFAULT_CSS = """
-    McpServersScreen .dialog { width: 90; max-height: 90%; }
-    McpServersScreen #mcp-body { height: auto; max-height: 30; }
+    McpServersScreen .dialog { width: 90; height: 90%; }
+    McpServersScreen #mcp-body { height: 1fr; }
     """
 
     def __init__(self, views: Callable[[], Sequence[McpServerView]],
