@@ -53,5 +53,6 @@ def build_mcp_toolset(config: McpServerConfig, *, workdir: Path, environ: Mappin
         url = expand_variables(config.url, environ)
         kind = SSETransport if config.transport == "sse" else StreamableHttpTransport
         transport = kind(url, headers=headers)
+    # The server's instructions stay out of the agent's (it is not the user); no sampling, elicitation or roots.
     return MCPToolset(transport, id=config.name, tool_error_behavior="failed", init_timeout=config.timeout,
-                      max_retries=1)
+                      max_retries=1, include_instructions=False)
