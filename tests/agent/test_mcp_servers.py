@@ -244,3 +244,34 @@ async def test_a_streamable_http_server_gets_its_headers_with_variables_expanded
 def _accepts(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def test_a_call_cancelled_mid_way_leaves_the_server_running_for_the_next(tmp_path: Path) -> None:
+    model = ScriptedModel(("nap", {"seconds": 60}),)
+    factory = make_factory(tmp_path, model, server_config(), mcp="always")
+    mcp = factory.mcp
+    assert mcp is not None
+    mcp.start()
+    runtime = await factory.open_request(SessionRequest())
+    try:
+        started = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in runtime.run_turn("sleep"):
+                if type(event).__name__ == "ToolCallStarted":
+                    started.set()
+
+        turn = asyncio.create_task(consume())
+        await asyncio.wait_for(started.wait(), 30)
+        await asyncio.sleep(0.3)  # the call is with the server now
+        turn.cancel()  # what Esc does to the running turn
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        model.calls = [("echo", {"text": "still here"})]
+        events = [event async for event in runtime.run_turn("again")]
+    finally:
+        await runtime.aclose()
+        await mcp.aclose()
+    assert isinstance(events[-1], TurnFinished)
+    assert model.returned("echo").content == "still here"
+    assert [view.status for view in mcp.views()] == ["stopped"]  # ready until deep-tui closed it
