@@ -95,19 +95,19 @@ async def test_an_mcp_tool_asks_with_server_tool_and_arguments_and_every_answer_
 
 async def test_a_failed_server_is_a_notification_and_mcp_lists_status_and_tools(tmp_path: Path) -> None:
     pid_file = tmp_path / "server.pid"
-    app = make_app(make_factory(tmp_path, server_config(env={"MCP_TEST_PID_FILE": str(pid_file)}),
-                                server_config("broken", "--exit")))
+    broken = McpServerConfig("broken", "stdio", command="deep-tui-test-no-such-server", source="config.toml")
+    app = make_app(make_factory(tmp_path, server_config(env={"MCP_TEST_PID_FILE": str(pid_file)}), broken))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: all_started(app), "the servers to start or fail")
         await pilot.pause(0.05)
         messages = [notification.message for notification in app._notifications]
         assert len(messages) == 1 and messages[0].startswith("MCP server broken failed to start: ")
-        assert "this server refuses to start" in messages[0]
+        assert "No such file or directory: 'deep-tui-test-no-such-server'" in messages[0]
 
         await send(pilot, "/mcp")
         await wait_until(pilot, lambda: panel_open(app), "the /mcp panel")
         shown = text_of(app.screen, "#mcp-servers")
-        assert "tests  ready" in shown and "broken  failed: " in shown and "this server refuses to start" in shown
+        assert "tests  ready" in shown and "broken  failed: Client failed to connect: " in shown
         lines = shown.splitlines()
         assert "  tests_read_file (the server's read_file) — A tool whose name clashes with deep-tui's own read_file." \
             in lines and not any(line.startswith("  read_file") for line in lines)  # deep-tui's own name is taken
@@ -158,3 +158,16 @@ def test_mcp_panel_snapshot(snap_compare, tmp_path: Path, fixed_ids: None) -> No
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_panel)
+
+
+def test_mcp_approval_dialog_snapshot(snap_compare, tmp_path: Path, fixed_ids: None) -> None:  # type: ignore[no-untyped-def]
+    model = ScriptedModel(("tests_read_file", {"path": "src/[b]app[/b].py", "lines": [1, 2]}),)
+    app = make_app(make_factory(tmp_path, server_config(), model=model))
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_until(pilot, lambda: all_started(app), "the server to start")
+        await send(pilot)
+        await approval(pilot)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ask)
