@@ -243,7 +243,8 @@ class McpServers:
             self._fail(server, "stopped", f"{problem}{self._stderr_tail(server.config)}")
 
     def _announce(self, notice: McpNotice) -> None:
-        logger.warning("%s", notice.message)
+        # A listener shows it to the user (the app's notification, run's stderr line): the log need not repeat it there.
+        logger.log(logging.INFO if self._listeners else logging.WARNING, "%s", notice.message)
         for listener in list(self._listeners):
             listener(notice)
 
