@@ -29,16 +29,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic_ai import RunContext
-from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from tui.agent.mcp_approval import McpRoute
 from tui.agent.mcp_status import McpNotice, McpServerView, McpStatus, McpToolInfo
+from tui.agent.mcp_toolset import McpToolset, describe_error
 from tui.config import Settings
 from tui.mcp_config import McpServerConfig, read_project_servers
-from tui.metadata_keys import MCP_SERVER_KEY
 from tui.paths import DataDir
 from tui.terminal_text import visible
 
@@ -102,10 +100,6 @@ class McpServers:
     # -- life -------------------------------------------------------------------------------------------
 
     @property
-    def configured(self) -> bool:
-        return bool(self._servers)
-
-    @property
     def servers(self) -> tuple[McpServerConfig, ...]:
         return tuple(server.config for server in self._servers.values())
 
@@ -143,6 +137,14 @@ class McpServers:
             await asyncio.wait(pending, timeout=STOP_TIMEOUT)
 
     async def _serve(self, server: _Server) -> None:
+        try:
+            await self._run_server(server)
+        except Exception as error:  # closing a broken connection can fail too: said, never left unretrieved
+            logger.warning("MCP server %s: %s while closing", server.config.name, describe_error(error), exc_info=True)
+            if server.status in ("starting", "ready"):
+                self._fail(server, "stopped", describe_error(error))
+
+    async def _run_server(self, server: _Server) -> None:
         config = server.config
         async with AsyncExitStack() as stack:
             try:
@@ -161,7 +163,7 @@ class McpServers:
                 self._set(server, "stopped", "deep-tui closed before it started")
                 raise
             except Exception as error:
-                self._fail(server, "failed to start", f"{_describe(error)}{self._stderr_tail(config)}")
+                self._fail(server, "failed to start", f"{describe_error(error)}{self._stderr_tail(config)}")
                 return
             self._set(server, "ready")
             logger.info("MCP server %s ready: %d tools", config.name, len(server.tools))
@@ -170,7 +172,7 @@ class McpServers:
                     await asyncio.wait_for(self._stop.wait(), self.health_interval)
                 if self._stop.is_set() or server.status != "ready":
                     break
-                if (problem := await self._check(server)) is not None:
+                if (problem := await self.check(server)) is not None:
                     self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
                     break
             if server.status == "ready":
@@ -180,7 +182,7 @@ class McpServers:
                 async with asyncio.timeout(STOP_TIMEOUT):
                     await stack.aclose()
 
-    async def _check(self, server: _Server) -> str | None:
+    async def check(self, server: _Server) -> str | None:
         """Why the server no longer answers, or ``None`` when it does."""
         toolset = server.toolset
         if toolset is None:
@@ -193,7 +195,7 @@ class McpServers:
         except Exception as error:
             if getattr(error, "code", None) == _METHOD_NOT_FOUND:
                 return None  # it answered: a server on a protocol version without ping is alive
-            return _describe(error)
+            return describe_error(error)
         return None
 
     def _build_toolset(self, config: McpServerConfig, stack: AsyncExitStack) -> Any:
@@ -206,7 +208,7 @@ class McpServers:
                                  passed=PASSED_ENVIRONMENT)
 
     def _stderr_tail(self, config: McpServerConfig) -> str:
-        """``: <the last line the server wrote on stderr>`` (its log), or nothing."""
+        """`` (<the last line the server wrote on stderr>)`` (from its log), or nothing."""
         if config.transport != "stdio":
             return ""
         try:
@@ -329,62 +331,12 @@ def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir, pro
     return McpServers(configs, workdir=workdir, log_dir=data_dir.root / MCP_LOG_DIR_NAME, notices=notices)
 
 
-class McpToolset(AbstractToolset[Any]):
-    """The ready servers' tools as one toolset; its servers' lives are :class:`McpServers`' (not a run's)."""
-
-    def __init__(self, servers: McpServers) -> None:
-        self._servers = servers
-
-    @property
-    def id(self) -> str | None:
-        return "mcp-servers"
-
-    @property
-    def label(self) -> str:
-        return "MCP servers"
-
-    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        await self._servers.wait_started()  # a turn sent while servers start gets their tools (bounded)
-        tools: dict[str, ToolsetTool[Any]] = {}
-        for exposed, (server, name) in self._servers.current_tools().items():
-            tool = server.tools[name]
-            definition = dataclasses.replace(tool.tool_def, name=exposed, metadata={
-                **(tool.tool_def.metadata or {}), MCP_SERVER_KEY: server.config.name})
-            tools[exposed] = dataclasses.replace(tool, toolset=self, tool_def=definition)
-        return tools
-
-    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
-                        tool: ToolsetTool[Any]) -> Any:
-        found = self._servers.current_tools().get(name)
-        if found is None:
-            raise ToolFailed(f"{name} is not available: its MCP server is not running (see /mcp)")
-        server, original = found
-        toolset = server.toolset
-        try:
-            return await toolset.call_tool(original, tool_args, ctx, server.tools[original])
-        except Exception as error:
-            problem = await self._servers._check(server)
-            if problem is None:
-                raise
-            self._servers.mark_dead(server.config.name, problem)
-            raise ToolFailed(f"MCP server {server.config.name} stopped during the call to {original} "
-                             f"({_describe(error)}); its tools are no longer available") from error
-
-
 def _tool_listing_context() -> RunContext[Any]:
     """A run context for listing a server's tools outside any run (it only reads ``max_retries``)."""
     from pydantic_ai.models.test import TestModel
     from pydantic_ai.usage import RunUsage
 
     return RunContext(deps=None, model=TestModel(), usage=RunUsage(), max_retries=1)
-
-
-def _describe(error: BaseException) -> str:
-    """An error in one line (the server's text is hostile: made visible, cut)."""
-    if isinstance(error, BaseExceptionGroup) and error.exceptions:
-        return _describe(error.exceptions[0])
-    text = " ".join(str(error).split())
-    return _cut(text or type(error).__name__)
 
 
 def _first_line(text: str) -> str:
