@@ -321,7 +321,10 @@ class DeepTuiApp(TurnActions, SessionActions):
     def action_mcp(self) -> None:
         from tui.app.screens.mcp_servers import McpServersScreen
 
-        mcp = self.factory.mcp if self.factory is not None else None
+        if self.factory is None:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        mcp = self.factory.mcp
         if mcp is None:
             self.push_screen(McpServersScreen(list))
             return
