@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import importlib
 import logging
 import os
 import re
@@ -148,8 +149,9 @@ class McpServers:
         config = server.config
         async with AsyncExitStack() as stack:
             try:
+                client = await asyncio.to_thread(importlib.import_module, "tui.agent.mcp_client")  # ~1 s: off the UI
                 async with asyncio.timeout(config.timeout):
-                    toolset = self._build_toolset(config, stack)
+                    toolset = self._build_toolset(client, config, stack)
                     await stack.enter_async_context(toolset)
                     run_context = _tool_listing_context()
                     server.tools = await toolset.get_tools(run_context)
@@ -198,13 +200,12 @@ class McpServers:
             return describe_error(error)
         return None
 
-    def _build_toolset(self, config: McpServerConfig, stack: AsyncExitStack) -> Any:
-        from tui.agent.mcp_client import build_mcp_toolset
-
+    def _build_toolset(self, client: Any, config: McpServerConfig, stack: AsyncExitStack) -> Any:
+        """``client``: :mod:`tui.agent.mcp_client` (imported in a thread: fastmcp is a large import)."""
         stderr: TextIO | None = None
         if config.transport == "stdio":
             stderr = stack.enter_context(_open_log(self.log_dir / f"{config.name}.log"))
-        return build_mcp_toolset(config, workdir=self.workdir, environ=self.environ, stderr=stderr,
+        return client.build_mcp_toolset(config, workdir=self.workdir, environ=self.environ, stderr=stderr,
                                  passed=PASSED_ENVIRONMENT)
 
     def _stderr_tail(self, config: McpServerConfig) -> str:
