@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tui.mcp_config import McpConfigError, McpSettings, parse_mcp_table
 from tui.nofollow import LinkRefusedError, open_file
 
 
@@ -122,10 +123,14 @@ class ToolSettings:
 
     writes: str = "ask"
     """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+    mcp: str = "ask"
+    """Tools of MCP servers, as for ``writes``; ``[mcp.servers.NAME] approval`` overrides it per server."""
 
     def validate(self) -> None:
-        if self.writes not in WRITE_POLICY_NAMES:
-            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+        for name in ("writes", "mcp"):
+            if getattr(self, name) not in WRITE_POLICY_NAMES:
+                raise ConfigError(f"tools.{name} must be one of {', '.join(WRITE_POLICY_NAMES)} "
+                                  f"(got {getattr(self, name)!r})")
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
@@ -147,6 +152,8 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""
@@ -176,7 +183,7 @@ _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -198,6 +205,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     context: dict[str, Any] = {}
     provider: dict[str, Any] = {}
     tools = ToolSettings()
+    mcp = McpSettings()
     for key, value in data.items():
         if key == "context":
             context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS))
@@ -205,6 +213,11 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
             provider.update(_number_table(value, source, "provider", _PROVIDER_KEYS, _PROVIDER_INT_KEYS))
         elif key == "tools":
             tools = _tool_settings(value, source)
+        elif key == "mcp":
+            try:
+                mcp = parse_mcp_table(value, source)
+            except McpConfigError as error:
+                raise ConfigError(str(error)) from None
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -222,7 +235,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         provider_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, provider=provider_settings, tools=tools, **top)
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, **top)
 
 
 def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str]) -> dict[str, Any]:
@@ -246,9 +259,9 @@ def _tool_settings(value: Any, source: str) -> ToolSettings:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [tools] must be a table")
     for key, item in value.items():
-        if key != "writes":
+        if key not in ("writes", "mcp"):
             raise ConfigError(f"{source}: unknown key tools.{key}")
-        _check_type(source, "tools.writes", item, str)
+        _check_type(source, f"tools.{key}", item, str)
     tools = ToolSettings(**value)
     try:
         tools.validate()

@@ -94,6 +94,23 @@ class _AnswerOut:
 async def _run(
     factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO | _AnswerOut, err: TextIO
 ) -> int:
+    mcp = factory.mcp
+    stop_notices = None
+    if mcp is not None:  # started before the turn; the first request waits for them (each bounded by its timeout)
+        stop_notices = mcp.listen(lambda notice: print(f"deep-tui: {visible(notice.message)}", file=err, flush=True))
+        mcp.start()
+    try:
+        return await _run_turn(factory, request, prompt, out, err)
+    finally:
+        if mcp is not None:
+            await mcp.aclose()
+        if stop_notices is not None:
+            stop_notices()
+
+
+async def _run_turn(
+    factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO | _AnswerOut, err: TextIO
+) -> int:
     runtime = await factory.open_request(request)
     try:
         if runtime.info.offline:
@@ -113,6 +130,7 @@ async def _run(
         status = 0
         wrote_text = False
         refused = 0
+        refused_mcp = 0
         try:
             # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
             async with aclosing(runtime.run_turn(prompt)) as events:
@@ -124,7 +142,10 @@ async def _run(
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:
-                        refused += 1
+                        if runtime.mcp is not None and runtime.mcp.route(event.tool_name) is not None:
+                            refused_mcp += 1
+                        else:
+                            refused += 1
                         print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
                               flush=True)
                     elif isinstance(event, ToolCallFinished) and event.is_error:
@@ -142,6 +163,10 @@ async def _run(
         if refused and runtime.write_gate.writes == "ask":
             print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
                   "(or [tools] writes = \"always\" in config.toml)", file=err)
+        if refused_mcp and runtime.write_gate.mcp is not None:
+            print(f"deep-tui: {plural(refused_mcp, 'MCP tool call')} refused: 'run' calls an MCP server's tools only "
+                  "with [tools] mcp = \"always\" (or [mcp.servers.NAME] approval = \"always\") in config.toml",
+                  file=err)
         print(f"deep-tui: session {runtime.info.session_id} "
               f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
         return status

@@ -200,8 +200,10 @@ def open_factory(context: LaunchContext) -> RuntimeFactory:
     """Resolve the model (a bad name or a missing key fails here, before anything is created)."""
     from tui.agent.runtime import RuntimeFactory
 
+    # project_trusted: the trust work's LaunchContext.project_trusted, once merged; until then a project's
+    # .mcp.json is never read (the safe side).
     return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
-                                 model_flag=context.model_flag)
+                                 model_flag=context.model_flag, project_trusted=False)
 
 
 def open_session(context: LaunchContext, request: SessionRequest) -> tuple[RuntimeFactory, SessionRuntime]:

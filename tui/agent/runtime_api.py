@@ -19,6 +19,7 @@ from tui.chain.summary_plan import SummaryPlan
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
+    from tui.agent.mcp_servers import McpServers
     from tui.store.cost_totals import CostTotals
     from tui.store.search import HistorySearch
 
@@ -164,6 +165,9 @@ class RuntimeFactoryAPI(Protocol):
 
     search: HistorySearch
     """The search index over every session (the picker's content search)."""
+
+    mcp: McpServers | None
+    """The process's MCP servers (``None``: none configured); the app starts them after its first frame."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
 

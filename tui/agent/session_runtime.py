@@ -21,6 +21,7 @@ from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.event_history import EventHistory
 from tui.agent.history_seal import seal
+from tui.agent.mcp_servers import McpServers
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
@@ -84,9 +85,11 @@ class SessionRuntime:
         discard_empty: Callable[[], object] | None = None,
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
-        reach subscribers as provider events."""
+        reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
+        they outlive the session)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -128,14 +131,16 @@ class SessionRuntime:
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp)  # type: ignore[arg-type]
+        self.mcp = mcp
         self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
-            toolsets=parts.toolsets,
+            toolsets=[*parts.toolsets, *parts.extra_toolsets],
             capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
@@ -366,7 +371,8 @@ class SessionRuntime:
         return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()]
 
     def _tool_definitions(self) -> list[ToolDefinition]:
-        return [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
+        own = [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
+        return own + (self.mcp.tool_definitions() if self.mcp is not None else [])
 
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the window now: instructions and memory, tool schemas, then the conversation; and

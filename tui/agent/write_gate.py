@@ -27,6 +27,7 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
+from tui.agent.mcp_approval import McpApprovals, mcp_server_of
 from tui.agent.path_policy import PathPolicy
 from tui.agent.write_approval import (
     DENIED_BY_POLICY,
@@ -59,6 +60,8 @@ class WriteGate(AbstractCapability[None]):
     approver: WriteApprover | None = None
     allowed_for_session: bool = False
     """Set when the user chose "allow for this session"; in memory only."""
+    mcp: McpApprovals | None = None
+    """The MCP servers' tools ask through this gate too, as their own policy says."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -68,6 +71,8 @@ class WriteGate(AbstractCapability[None]):
         return toolset.approval_required(self._needs_approval)
 
     def _needs_approval(self, ctx: RunContext[None], tool_def: ToolDefinition, args: dict[str, Any]) -> bool:
+        if self.mcp is not None and (server := mcp_server_of(tool_def)) is not None:
+            return self.mcp.needs_approval(server)
         if not writes_files(tool_def) or self.writes == "always" or self.allowed_for_session:
             return False
         try:
@@ -82,6 +87,10 @@ class WriteGate(AbstractCapability[None]):
         answers: dict[str, bool | ToolDenied] = {}
         for position, call in enumerate(calls, start=1):
             args = call.args_as_dict()
+            if self.mcp is not None and (answer := await self.mcp.answer(
+                    call.tool_call_id, call.tool_name, args, self.approver, position=position, total=len(calls))) is not None:
+                answers[call.tool_call_id] = answer
+                continue
             shown_as = str(args.get("path", ""))
             try:
                 target = self.policy.resolve_for_write(shown_as)

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer
 
 from tui.agent.cost_events import CostUpdated
+from tui.agent.mcp_status import McpNotice
 from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
@@ -209,10 +210,27 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._show_warnings()
         self._list_sessions_ahead()
         self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
+        self._start_mcp()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
         self.stop_signals.uninstall()
+        mcp = self.factory.mcp if self.factory is not None else None
+        if mcp is not None:
+            await mcp.aclose()  # their processes end with the app
+
+    def _start_mcp(self) -> None:
+        """The MCP servers start in the background (the first frame is already drawn); a server that fails
+        or stops is one notification."""
+        mcp = self.factory.mcp if self.factory is not None else None
+        if mcp is None:
+            return
+
+        def notify(notice: McpNotice) -> None:
+            self.notify(notice.message, severity=notice.severity, timeout=10, markup=False)
+
+        mcp.listen(notify)
+        mcp.start()
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
@@ -283,6 +301,7 @@ class DeepTuiApp(TurnActions, SessionActions):
             await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
+        self._start_mcp()
         # Off while the app starts (tui.cli). What start-up built (modules, widgets, the session) lives on:
         # frozen, later full collections do not rescan it, so they stay short while an answer streams.
         gc.freeze()
@@ -364,6 +383,18 @@ class DeepTuiApp(TurnActions, SessionActions):
         from tui.app.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    def action_mcp(self) -> None:
+        from tui.app.screens.mcp_servers import McpServersScreen
+
+        if self.factory is None:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        mcp = self.factory.mcp
+        if mcp is None:
+            self.push_screen(McpServersScreen(list))
+            return
+        self.push_screen(McpServersScreen(mcp.views, mcp.on_change))
 
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
