@@ -56,6 +56,8 @@ class ContextBreakdown:
     """Tokens kept free for estimate error."""
     calibration: float = 1.0
     """Provider tokens per estimated token, learned from the provider's counts (1.0: not measured yet)."""
+    project_files: tuple[Path, ...] = ()
+    """The project instruction files (AGENTS.md / CLAUDE.md) in the instructions, outermost first."""
 
     @property
     def total(self) -> int:
@@ -124,6 +126,11 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     def context_breakdown(self) -> ContextBreakdown: ...
+
+    def refresh_instructions(self) -> bool:
+        """Look at the project's AGENTS.md / CLAUDE.md again; when they changed, report the new usage. True when
+        they changed."""
+        ...
 
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         """Call ``listener`` for every chain event; returns an unsubscribe function."""

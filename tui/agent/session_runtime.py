@@ -23,6 +23,7 @@ from tui.agent.event_history import EventHistory
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
+from tui.agent.project_instructions import ProjectInstructionsSource
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.run_events import run_events
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
@@ -128,10 +129,13 @@ class SessionRuntime:
                                   writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
         self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
+        self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
+        """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
-            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
+                          self.project_instructions],
             toolsets=parts.toolsets,
             capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
@@ -359,7 +363,27 @@ class SessionRuntime:
         return self.manager.plan_compaction(self.messages)
 
     def _instructions(self) -> list[str]:
-        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()]
+        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions()]
+
+    def refresh_instructions(self) -> bool:
+        """Look at the project instruction files again; when they changed, count them again and report the usage
+        (the gauge follows an edited AGENTS.md before the next request). True when they changed."""
+        if self._busy or not self.project_instructions.changed():
+            return False
+        self._report_fixed_change()
+        return True
+
+    def _report_fixed_change(self) -> None:
+        """Re-count the instructions and tool definitions and report the usage with the new count (and the
+        manager's current window)."""
+        before = self.manager.fixed_tokens
+        self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
+        estimate = self.manager.estimate_usage([])
+        if self.last_usage is not None:
+            tokens = max(0, self.last_usage.tokens + self.manager.fixed_tokens - before)
+            self._on_chain_event(dataclasses.replace(estimate, tokens=tokens))
+        else:
+            self._on_chain_event(self.manager.estimate_usage(self.messages))
 
     def _tool_definitions(self) -> list[ToolDefinition]:
         return [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
@@ -367,9 +391,12 @@ class SessionRuntime:
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the window now: instructions and memory, tool schemas, then the conversation; and
         what the session, its last turn and its last request cost."""
+        project = self.project_instructions()
         breakdown = build_breakdown(
             messages=self.messages,
-            instructions=self._instructions(),
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
+            project_instructions=project,
+            project_files=self.project_instructions.paths,
             tool_defs=self._tool_definitions(),
             window=self.manager.window,
             window_source=self.manager.window_source,

@@ -61,6 +61,9 @@ class OpeningSession:
     def context_breakdown(self) -> ContextBreakdown:
         raise SessionNotReady("the session is still opening")
 
+    def refresh_instructions(self) -> bool:
+        return False
+
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         return lambda: None
 

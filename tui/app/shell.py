@@ -49,6 +49,8 @@ from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.terminal_text import visible
 
+INSTRUCTIONS_CHECK_SECONDS = 2.0
+"""How often the app looks whether the project's instruction files changed."""
 CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
@@ -176,6 +178,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
         prompt.focus()
+        self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
             self.call_after_refresh(self._open_in_background, self._opener)
@@ -187,6 +190,12 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._show_warnings()
         self._list_sessions_ahead()
         self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
+
+    def _check_instructions(self) -> None:
+        """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
+        if self.runtime.refresh_instructions():
+            self.notify("The project instructions (AGENTS.md / CLAUDE.md) changed; the next request uses them.",
+                        timeout=4, markup=False)
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
