@@ -83,6 +83,18 @@ class EvictedOutput:
     """The call's arguments as JSON (empty for outputs saved before deep-tui recorded them)."""
 
 
+@dataclass(frozen=True)
+class ModelSwitch:
+    """What ``/model NAME`` did: the model before and after, the window now and where it came from."""
+
+    previous: str
+    name: str
+    window: int
+    window_source: str
+    over_window: bool
+    """The context is past the compaction threshold of the new window: the next request compacts first."""
+
+
 @dataclass
 class RuntimeInfo:
     """Facts the header, gauge and footer show."""
@@ -140,6 +152,11 @@ class SessionRuntimeAPI(Protocol):
         """Number of messages in messages.json (cheap)."""
         ...
 
+    def switch_model(self, name: str) -> ModelSwitch:
+        """Talk to model ``name`` from the next request on; ``tui.agent.models.ModelConfigError`` (one line) when
+        it cannot be used, and then nothing changed."""
+        ...
+
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before the agent changes a file (the app's approval dialog)."""
         ...
@@ -173,6 +190,10 @@ class RuntimeFactoryAPI(Protocol):
     """The search index over every session (the picker's content search)."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
+
+    def use_model(self, name: str) -> None:
+        """Sessions opened from now on talk to model ``name`` (after a ``/model`` switch)."""
+        ...
 
     async def new_session(self) -> SessionRuntimeAPI: ...
 

@@ -20,15 +20,19 @@ from pydantic_ai.tools import ToolDefinition
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.event_history import EventHistory
+from tui.agent.file_mentions import MentionAttacher
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
-from tui.agent.models import ModelChoice
+from tui.agent.model_catalogue import missing_key
+from tui.agent.models import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError, build_model
+from tui.agent.path_policy import PathPolicy
 from tui.agent.project_instructions import ProjectInstructionsSource
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.run_events import run_events
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, ModelSwitch, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
+    PromptAttached,
     ToolCallFinished,
     TurnEvent,
     TurnFailed,
@@ -91,6 +95,8 @@ class SessionRuntime:
         self.workdir = workdir
         self.handle = handle
         self.choice = choice
+        self._chat_model = chat_model
+        self._summarizer_model = summarizer_model
         self.memory_path = data_dir.memory_file(settings.agent_name)
         self.memory = MemoryFile(self.memory_path)
         self.search = search or HistorySearch(data_dir)
@@ -119,10 +125,14 @@ class SessionRuntime:
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
+        self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
+                                        data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
+                                        self._on_chain_event)
+        """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self.event_history.notify, persist=handle.record_cost,
-                                input_rate=lambda: chat_input_rate(chat_model))
+                                input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
@@ -174,6 +184,53 @@ class SessionRuntime:
 
     def history_count(self) -> int:
         return self.handle.messages.count()
+
+    def switch_model(self, name: str, *, model: Model | None = None) -> ModelSwitch:
+        """Talk to ``name`` from the next request on (``/model``); ``model`` replaces the one built from the name
+        (tests, library use). The window and prices are resolved again and the usage is reported at once
+        against the new window; the session's session.json records the model. A bad name or a missing key
+        raises :class:`~tui.agent.models.ModelConfigError` and changes nothing."""
+        if self._busy:
+            raise ModelConfigError("a turn is running; switch the model when it has finished")
+        name = name.strip()
+        if model is None:
+            chat_model = self._build_model(name)
+        else:
+            chat_model = model
+        offline = name == OFFLINE_MODEL_NAME
+        summarizer = self._summarizer_model
+        if not self.settings.summarization_model:  # the chat model summarizes (the extractive summary offline)
+            summarizer = None if offline else chat_model
+        previous = self.choice.name
+        self._chat_model, self._summarizer_model = chat_model, summarizer
+        self.agent.model = chat_model
+        self.manager.use_model(chat_model, summarizer)
+        self.cost.use_input_rate(lambda: chat_input_rate(chat_model))
+        self.choice = ModelChoice(name, "command")
+        self.info.model_name, self.info.offline = name, offline
+        self.handle.meta.model = name
+        if not self.handle.read_only:
+            self.handle.save_meta_or_log()
+        self._report_fixed_change()
+        return ModelSwitch(previous=previous, name=name, window=self.manager.window,
+                           window_source=self.manager.window_source, over_window=self._over_window())
+
+    def _build_model(self, name: str) -> Model:
+        """The model ``name`` names, or a one-line :class:`ModelConfigError` (unknown provider, key not set)."""
+        if not name:
+            raise ModelConfigError("no model named: /model provider:model (e.g. anthropic:claude-sonnet-5-5)")
+        variable = None if self.settings.base_url else missing_key(name)
+        if variable is not None:
+            raise ModelConfigError(f"cannot use {visible(name)}: {variable} is not set")
+        try:
+            return build_model(name, base_url=self.settings.base_url, connection=self._connection)
+        except ValueError as error:  # pydantic-ai's "Unknown provider: …"
+            raise ModelConfigError(f"cannot use {visible(name)}: {_first_line(str(error))}") from None
+
+    def _over_window(self) -> bool:
+        """Whether the context now measures more than the compaction threshold of the (new) window."""
+        usage = self.last_usage
+        return usage is not None and usage.tokens >= self.manager.budget.at(self.settings.context.compaction_threshold)
 
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
@@ -232,10 +289,14 @@ class SessionRuntime:
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
+            attached = self.attacher.attach(prompt)
+            if attached.attachments:
+                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
-                async for event in run_events(self.agent, prompt, message_history=self.messages, workspace="new"):
+                async for event in run_events(self.agent, attached.content, message_history=self.messages,
+                                              workspace="new"):
                     if isinstance(event, AgentRunResult):
                         result = event
                         continue

@@ -39,6 +39,13 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class PromptAttached:
+    """The ``@path`` files that went with the prompt, one short line each (name and size, or why not)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -53,4 +60,4 @@ class TurnFailed:
     cancelled: bool = False
 
 
-TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed
+TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | PromptAttached | TurnFinished | TurnFailed

@@ -29,6 +29,7 @@ from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
+from tui.app.model_actions import ModelActions
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
@@ -124,6 +125,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
+        self.models = ModelActions(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
@@ -302,6 +304,10 @@ class DeepTuiApp(TurnActions, SessionActions):
         from tui.app.screens.context_report import ContextScreen
 
         self.push_screen(ContextScreen(self.runtime.context_breakdown()))
+
+    def action_model(self, name: str = "") -> None:
+        """``/model NAME`` switches the model; ``/model`` opens the chooser."""
+        self.models.open(name)
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen
