@@ -188,6 +188,8 @@ class RuntimeFactoryAPI(Protocol):
 
     search: HistorySearch
     """The search index over every session (the picker's content search)."""
+    workdir: Path
+    """The working directory the sessions' agents work in (``@`` completes its files)."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
 

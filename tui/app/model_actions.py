@@ -26,6 +26,7 @@ __all__ = ["ModelActions", "describe_switch"]
 logger = logging.getLogger(__name__)
 
 RECENT_LIMIT = 6
+COMPLETION_LIMIT = 40
 
 
 def describe_switch(switch: ModelSwitch) -> str:
@@ -48,6 +49,13 @@ class ModelActions:
     def entries(self) -> list[ModelEntry]:
         """What the chooser and the completion after ``/model`` offer."""
         return catalogue(self.app.runtime.info.model_name, self.recent())
+
+    def completions(self, typed: str) -> list[tuple[str, str]]:
+        """``(name, window and note)`` of the models matching ``typed``, for the completion after ``/model ``."""
+        from tui.app.screens.model_chooser import matching
+
+        return [(entry.name, f"{human_tokens(entry.window) if entry.window else '?':>6}  {entry.note}")
+                for entry in matching(self.entries(), typed)[:COMPLETION_LIMIT]]
 
     def recent(self) -> list[str]:
         """Models used lately: switched to in this run, then those of the newest sessions."""

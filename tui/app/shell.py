@@ -29,6 +29,7 @@ from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
+from tui.app.file_completion import FileCompletion
 from tui.app.model_actions import ModelActions
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
@@ -126,6 +127,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
         self.models = ModelActions(self)
+        self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._welcome_done = False
@@ -179,6 +181,8 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.refresh_title()
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
+        prompt.complete_files = self.files.matches
+        prompt.complete_models = self.models.completions
         prompt.focus()
         self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
