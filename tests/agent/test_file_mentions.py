@@ -36,7 +36,7 @@ def _attacher(tmp_path: Path, limit: int = 1_000) -> tuple[MentionAttacher, list
 
 
 def test_only_mentions_of_existing_paths_count(tmp_path: Path) -> None:
-    _attacher_, _events, work = _attacher(tmp_path)
+    _made, _events, work = _attacher(tmp_path)
     (work / "app.py").write_text("print('hi')\n")
     (work / "my notes.md").write_text("notes\n")
     prompt = 'fix @app.py, see @"my notes.md"; @dataclass and bob@app.py and @missing.txt stay text; again @app.py'

@@ -87,6 +87,11 @@ class CommandSuggestions(OptionList, can_focus=False):
         return self.has_class("-shown")
 
     @property
+    def commands(self) -> list[Command]:
+        """The commands listed (none while the list shows models or files)."""
+        return [item.command for item in self.items if item.command is not None]
+
+    @property
     def chosen_item(self) -> Suggestion | None:
         """The highlighted entry."""
         index = self.highlighted
