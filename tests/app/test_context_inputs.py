@@ -149,7 +149,7 @@ async def test_an_unknown_model_or_missing_key_is_one_notice_and_the_model_stays
         app.clear_notifications()
         await pilot.press(*"/model nosuch:thing", "enter")
         await wait_until(pilot, lambda: app._notifications, "the notice")
-        assert "Unknown provider" in list(app._notifications)[0].message and app.runtime.info.model_name == "offline"
+        assert "Unknown provider" in next(iter(app._notifications)).message and app.runtime.info.model_name == "offline"
 
 
 async def test_model_completion_after_the_command_with_keys_and_a_click(tmp_path: Path,

@@ -220,7 +220,7 @@ class ProjectInstructionsSource:
         for reason in self.current.skipped:
             if reason not in self._warned:
                 self._warned.add(reason)
-                logger.warning("project instructions: %s", reason)
+                logger.info("project instructions: %s", reason)  # the user hears it through warn (once)
                 if self._warn is not None:
                     self._warn(visible(reason))
         return self.current != previous
