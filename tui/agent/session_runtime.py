@@ -23,8 +23,8 @@ from tui.agent.event_history import EventHistory
 from tui.agent.file_mentions import MentionAttacher
 from tui.agent.history_seal import seal
 from tui.agent.memory import MemoryFile, memory_instructions
-from tui.agent.model_catalogue import missing_key
-from tui.agent.models import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError, build_model
+from tui.agent.model_switch import build_for_switch, summarizer_after_switch
+from tui.agent.models import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.path_policy import PathPolicy
 from tui.agent.project_instructions import ProjectInstructionsSource
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
@@ -193,39 +193,21 @@ class SessionRuntime:
         if self._busy:
             raise ModelConfigError("a turn is running; switch the model when it has finished")
         name = name.strip()
-        if model is None:
-            chat_model = self._build_model(name)
-        else:
-            chat_model = model
-        offline = name == OFFLINE_MODEL_NAME
-        summarizer = self._summarizer_model
-        if not self.settings.summarization_model:  # the chat model summarizes (the extractive summary offline)
-            summarizer = None if offline else chat_model
+        chat_model = model or build_for_switch(name, self.settings, self._connection)
+        summarizer = summarizer_after_switch(name, chat_model, self.settings, self._summarizer_model)
         previous = self.choice.name
         self._chat_model, self._summarizer_model = chat_model, summarizer
         self.agent.model = chat_model
         self.manager.use_model(chat_model, summarizer)
         self.cost.use_input_rate(lambda: chat_input_rate(chat_model))
         self.choice = ModelChoice(name, "command")
-        self.info.model_name, self.info.offline = name, offline
+        self.info.model_name, self.info.offline = name, name == OFFLINE_MODEL_NAME
         self.handle.meta.model = name
         if not self.handle.read_only:
             self.handle.save_meta_or_log()
         self._report_fixed_change()
         return ModelSwitch(previous=previous, name=name, window=self.manager.window,
                            window_source=self.manager.window_source, over_window=self._over_window())
-
-    def _build_model(self, name: str) -> Model:
-        """The model ``name`` names, or a one-line :class:`ModelConfigError` (unknown provider, key not set)."""
-        if not name:
-            raise ModelConfigError("no model named: /model provider:model (e.g. anthropic:claude-sonnet-5-5)")
-        variable = None if self.settings.base_url else missing_key(name)
-        if variable is not None:
-            raise ModelConfigError(f"cannot use {visible(name)}: {variable} is not set")
-        try:
-            return build_model(name, base_url=self.settings.base_url, connection=self._connection)
-        except ValueError as error:  # pydantic-ai's "Unknown provider: …"
-            raise ModelConfigError(f"cannot use {visible(name)}: {_first_line(str(error))}") from None
 
     def _over_window(self) -> bool:
         """Whether the context now measures more than the compaction threshold of the (new) window."""
