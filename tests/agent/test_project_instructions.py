@@ -148,9 +148,11 @@ async def test_the_model_gets_them_in_its_instructions_and_sees_an_edit_at_the_n
         usage: list[UsageEvent] = []
         runtime.subscribe(lambda event: usage.append(event) if isinstance(event, UsageEvent) else None)
         assert runtime.refresh_instructions() is False, "unchanged: nothing to report"
-        (repo / "AGENTS.md").write_text("Always answer in German. " * 200 + "\n")
+        assert runtime.last_usage is not None
+        before = runtime.last_usage.tokens
+        (repo / "AGENTS.md").write_text("Always answer in German. " * 200 + "\n")  # ~5,000 characters
         assert runtime.refresh_instructions() is True
-        assert usage and usage[-1].tokens > 0, "the gauge gets the new count at once"
+        assert usage and usage[-1].tokens > before + 1_000, "the gauge counts the new text at once"
         async for _event in runtime.run_turn("again"):
             pass
         assert "Always answer in German." in seen[-1] and "French" not in seen[-1]

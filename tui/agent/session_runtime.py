@@ -271,7 +271,7 @@ class SessionRuntime:
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
-            attached = self.attacher.attach(prompt)
+            attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
                 yield PromptAttached(tuple(item.describe() for item in attached.attachments))
             # workspace="new": the workspace is always this process's --workdir, even when the history

@@ -48,7 +48,10 @@ class ModelChooser(DialogScreen[str | None]):
     ]
     DEFAULT_CSS = """
     ModelChooser .dialog { width: 76; }
-    ModelChooser #models { height: auto; max-height: 12; border: none; padding: 0; background: $surface; }
+    ModelChooser #models {
+        height: auto; max-height: 50vh; border: none; padding: 0; background: $surface;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ModelChooser #filter { margin: 1 0 0 0; }
     """
 
