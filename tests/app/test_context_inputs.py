@@ -232,3 +232,26 @@ async def test_context_shows_project_instructions_with_their_path(tmp_path: Path
         assert isinstance(screen, ContextScreen)
         text = str(breakdown_lines(screen.report))
         assert "project instructions" in text and str(tmp_path / "work" / "AGENTS.md") in text
+
+
+async def test_hostile_and_spaced_file_names_are_shown_defused_and_inserted_quoted(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "evil\x1b]52;c;aGk=\x07name.txt").write_text("x\n")
+    (work / "my notes.md").write_text("notes\n")
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"@evil")
+        await wait_until(pilot, lambda: suggestion_values(app), "the file list")
+        option = app.query_one(CommandSuggestions).get_option_at_index(0)
+        shown = str(option.prompt)
+        assert "\x1b" not in shown and "\x07" not in shown and "␛" in shown
+        prompt(app).clear()
+        await pilot.press(*"@my no")
+        await pilot.pause()
+        assert not app.query_one(CommandSuggestions).shown, "a space ends an unquoted mention"
+        prompt(app).clear()
+        await pilot.press(*'@"my no')
+        await wait_until(pilot, lambda: suggestion_values(app) == ["my notes.md"], "the quoted mention's list")
+        await pilot.press("tab")
+        assert prompt(app).text == '@"my notes.md" '
