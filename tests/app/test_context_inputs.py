@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -255,3 +257,14 @@ async def test_hostile_and_spaced_file_names_are_shown_defused_and_inserted_quot
         await wait_until(pilot, lambda: suggestion_values(app) == ["my notes.md"], "the quoted mention's list")
         await pilot.press("tab")
         assert prompt(app).text == '@"my notes.md" '
+
+
+def test_the_first_frame_still_loads_no_pydantic_ai() -> None:
+    """/model, @ completion and the attachment labels add nothing pydantic-ai to what the first frame imports."""
+    code = ("import sys\n"
+            "import tui.app.shell, tui.app.run, tui.app.widgets.tail_blocks\n"
+            "loaded = sorted(name for name in sys.modules if name.split('.')[0] == 'pydantic_ai')\n"
+            "assert not loaded, loaded\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr

@@ -1,6 +1,7 @@
 """``/model``: switch the session's model (by name, or from the chooser), with one notice saying what changed.
 
-The switch itself is the runtime's (window and prices resolved again, session.json updated, the usage reported
+Nothing here loads pydantic-ai before ``/model`` is used (the first frame never waits for it). The switch
+itself is the runtime's (window and prices resolved again, session.json updated, the usage reported
 at once against the new window); it runs in a thread, since building a provider's client imports its SDK. An
 unknown model or a missing key is one notification and the old model stays.
 """
@@ -11,14 +12,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from tui.agent.model_catalogue import ModelEntry, catalogue
-from tui.agent.models import ModelConfigError
 from tui.agent.runtime_api import ModelSwitch
 from tui.app.formatting import human_tokens
 from tui.app.opening import SessionNotReady
 from tui.chain.events import describe_window_source
 
 if TYPE_CHECKING:
+    from tui.agent.model_catalogue import ModelEntry
     from tui.app.shell import DeepTuiApp
 
 __all__ = ["ModelActions", "describe_switch"]
@@ -47,7 +47,10 @@ class ModelActions:
         """Models switched to in this run, newest first."""
 
     def entries(self) -> list[ModelEntry]:
-        """What the chooser and the completion after ``/model`` offer."""
+        """What the chooser and the completion after ``/model`` offer (pydantic-ai is loaded by now: the app
+        imports the model modules only when ``/model`` is used, never for its first frame)."""
+        from tui.agent.model_catalogue import catalogue
+
         return catalogue(self.app.runtime.info.model_name, self.recent())
 
     def completions(self, typed: str) -> list[tuple[str, str]]:
@@ -81,6 +84,8 @@ class ModelActions:
         self.app.push_screen(ModelChooser(self.entries(), self.app.runtime.info.model_name), chosen)
 
     async def switch(self, name: str) -> None:
+        from tui.agent.models import ModelConfigError
+
         runtime = self.app.runtime
         if runtime.busy:
             self.app.notify("A turn is running; switch the model when it has finished.", title="Model not changed",
