@@ -66,7 +66,7 @@ async def test_a_smaller_window_compacts_before_the_next_request_which_never_exc
         small = Recording("small", window=16_000, answer="short answer")
         events: list[object] = []
         runtime.subscribe(events.append)
-        switch = runtime.switch_model("test:small", model=small.model)
+        switch = await runtime.switch_model("test:small", model=small.model)
         assert (switch.window, switch.window_source, switch.over_window) == (16_000, "model", True)
         usage = [event for event in events if isinstance(event, UsageEvent)]
         assert usage and usage[-1].window == 16_000, "the gauge gets the new window at once"
@@ -87,7 +87,7 @@ async def test_session_json_records_the_model_and_a_new_session_uses_it(tmp_path
     runtime = await _open(tmp_path, Recording("first", answer="hi").model)
     try:
         await _turn(runtime, "hello")
-        runtime.switch_model("offline")
+        await runtime.switch_model("offline")
         meta = json.loads((runtime.handle.messages.path.parent / "session.json").read_text())
         assert meta["model"] == "offline"
         assert runtime.info.offline and runtime.manager.summarizer.model is None, "offline: the extractive summary"
@@ -109,7 +109,7 @@ async def test_an_unusable_model_is_one_error_and_the_old_model_stays(tmp_path: 
     try:
         window = runtime.manager.window
         with pytest.raises(ModelConfigError, match=said):
-            runtime.switch_model(name)
+            await runtime.switch_model(name)
         assert runtime.agent.model is recording.model and runtime.manager.window == window
         await _turn(runtime, "hello")
         assert recording.requests, "the old model still answers"
@@ -122,7 +122,7 @@ async def test_a_real_provider_model_resolves_its_window_from_genai_prices(tmp_p
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
     runtime = await _open(tmp_path, Recording("first", answer="hi").model)
     try:
-        switch = runtime.switch_model("openai:gpt-4o")
+        switch = await runtime.switch_model("openai:gpt-4o")
         assert switch.window == 128_000 and switch.window_source in {"model", "genai-prices"}
         assert runtime.cost.input_rate() is not None and runtime.cost.input_rate() > 0, "prices re-resolved"
     finally:

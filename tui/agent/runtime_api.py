@@ -152,7 +152,7 @@ class SessionRuntimeAPI(Protocol):
         """Number of messages in messages.json (cheap)."""
         ...
 
-    def switch_model(self, name: str) -> ModelSwitch:
+    async def switch_model(self, name: str) -> ModelSwitch:
         """Talk to model ``name`` from the next request on; ``tui.agent.models.ModelConfigError`` (one line) when
         it cannot be used, and then nothing changed."""
         ...

@@ -185,15 +185,19 @@ class SessionRuntime:
     def history_count(self) -> int:
         return self.handle.messages.count()
 
-    def switch_model(self, name: str, *, model: Model | None = None) -> ModelSwitch:
+    async def switch_model(self, name: str, *, model: Model | None = None) -> ModelSwitch:
         """Talk to ``name`` from the next request on (``/model``); ``model`` replaces the one built from the name
-        (tests, library use). The window and prices are resolved again and the usage is reported at once
-        against the new window; the session's session.json records the model. A bad name or a missing key
-        raises :class:`~tui.agent.models.ModelConfigError` and changes nothing."""
+        (tests, library use). The model is built in a thread (a provider's SDK is imported then), the switch is
+        made here. The window and prices are resolved again and the usage is reported at once against the new
+        window; the session's session.json records the model. A bad name or a missing key raises
+        :class:`~tui.agent.models.ModelConfigError` and changes nothing."""
         if self._busy:
             raise ModelConfigError("a turn is running; switch the model when it has finished")
         name = name.strip()
-        chat_model = model or build_for_switch(name, self.settings, self._connection)
+        chat_model: Model = model if model is not None else await asyncio.to_thread(
+            build_for_switch, name, self.settings, self._connection)
+        if self._busy:  # a turn started while the model was being built
+            raise ModelConfigError("a turn is running; switch the model when it has finished")
         summarizer = summarizer_after_switch(name, chat_model, self.settings, self._summarizer_model)
         previous = self.choice.name
         self._chat_model, self._summarizer_model = chat_model, summarizer

@@ -1,14 +1,13 @@
 """``/model``: switch the session's model (by name, or from the chooser), with one notice saying what changed.
 
 Nothing here loads pydantic-ai before ``/model`` is used (the first frame never waits for it). The switch
-itself is the runtime's (window and prices resolved again, session.json updated, the usage reported
-at once against the new window); it runs in a thread, since building a provider's client imports its SDK. An
-unknown model or a missing key is one notification and the old model stays.
+itself is the runtime's (the model built in a thread, since a provider's client imports its SDK; window and
+prices resolved again, session.json updated, the usage reported at once against the new window). An unknown
+model or a missing key is one notification and the old model stays.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -92,7 +91,7 @@ class ModelActions:
                             severity="warning", markup=False)
             return
         try:
-            switch = await asyncio.to_thread(runtime.switch_model, name)
+            switch = await runtime.switch_model(name)
         except (ModelConfigError, SessionNotReady) as error:
             self.app.notify(str(error), title="Model not changed", severity="error", timeout=8, markup=False)
             return

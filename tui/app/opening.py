@@ -68,7 +68,7 @@ class OpeningSession:
     def context_breakdown(self) -> ContextBreakdown:
         raise SessionNotReady("the session is still opening")
 
-    def switch_model(self, name: str) -> ModelSwitch:
+    async def switch_model(self, name: str) -> ModelSwitch:
         raise SessionNotReady("the session is still opening")
 
     def refresh_instructions(self) -> bool:
