@@ -29,8 +29,8 @@ COMPLETION_LIMIT = 40
 
 
 def describe_switch(switch: ModelSwitch) -> str:
-    """``Model: openai:gpt-5 (was offline) — window 400k tokens, from genai-prices.`` plus a compaction note."""
-    said = (f"Model: {switch.name} (was {switch.previous}) — window {human_tokens(switch.window)} tokens, "
+    """``Model: openai:gpt-5 (was offline) — 400k tokens, window from genai-prices.`` plus a compaction note."""
+    said = (f"Model: {switch.name} (was {switch.previous}) — {human_tokens(switch.window)} tokens, "
             f"{describe_window_source(switch.window_source)}.")
     if switch.over_window:
         said += " The context is past the new window's compaction threshold: it is compacted before the next request."
