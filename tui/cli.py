@@ -131,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Run one turn without the app: the answer goes to stdout, "
                                           "compaction events to stderr; the turn is recorded.")
     _add_session_options(run, suppress=True)
-    run.add_argument("prompt", nargs="+", metavar="PROMPT", help="the prompt (words are joined)")
+    run.add_argument("prompt", nargs="+", metavar="PROMPT",
+                     help="the prompt (words are joined; @path attaches a file of the working directory)")
 
     sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
                                    description="List sessions, or rename/delete one.")

@@ -17,7 +17,14 @@ from typing import Any, TextIO
 
 from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
-from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.agent.turn_events import (
+    PromptAttached,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFailed,
+    TurnFinished,
+)
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.errors import STOP_SIGNALS, stopped_by
@@ -139,6 +146,9 @@ async def _run_turn(
                         out.write(event.text)
                         out.flush()
                         wrote_text = True
+                    elif isinstance(event, PromptAttached):
+                        for line in event.lines:
+                            print(f"deep-tui: attached {line}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:

@@ -106,6 +106,9 @@ class RuntimeFactory:
 
     # -- RuntimeFactoryAPI --
 
+    def use_model(self, name: str) -> None:
+        self.choice = ModelChoice(name, "command")
+
     async def open_request(self, request: SessionRequest) -> SessionRuntime:
         return await asyncio.to_thread(self.open_request_sync, request)
 

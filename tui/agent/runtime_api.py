@@ -57,6 +57,8 @@ class ContextBreakdown:
     """Tokens kept free for estimate error."""
     calibration: float = 1.0
     """Provider tokens per estimated token, learned from the provider's counts (1.0: not measured yet)."""
+    project_files: tuple[Path, ...] = ()
+    """The project instruction files (AGENTS.md / CLAUDE.md) in the instructions, outermost first."""
 
     @property
     def total(self) -> int:
@@ -80,6 +82,18 @@ class EvictedOutput:
     tool_call_id: str = ""
     args: str = ""
     """The call's arguments as JSON (empty for outputs saved before deep-tui recorded them)."""
+
+
+@dataclass(frozen=True)
+class ModelSwitch:
+    """What ``/model NAME`` did: the model before and after, the window now and where it came from."""
+
+    previous: str
+    name: str
+    window: int
+    window_source: str
+    over_window: bool
+    """The context is past the compaction threshold of the new window: the next request compacts first."""
 
 
 @dataclass
@@ -126,12 +140,22 @@ class SessionRuntimeAPI(Protocol):
 
     def context_breakdown(self) -> ContextBreakdown: ...
 
+    def refresh_instructions(self) -> bool:
+        """Look at the project's AGENTS.md / CLAUDE.md again; when they changed, report the new usage. True when
+        they changed."""
+        ...
+
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         """Call ``listener`` for every chain event; returns an unsubscribe function."""
         ...
 
     def history_count(self) -> int:
         """Number of messages in messages.json (cheap)."""
+        ...
+
+    async def switch_model(self, name: str) -> ModelSwitch:
+        """Talk to model ``name`` from the next request on; ``tui.agent.models.ModelConfigError`` (one line) when
+        it cannot be used, and then nothing changed."""
         ...
 
     def set_write_approver(self, approver: WriteApprover | None) -> None:
@@ -165,11 +189,17 @@ class RuntimeFactoryAPI(Protocol):
 
     search: HistorySearch
     """The search index over every session (the picker's content search)."""
+    workdir: Path
+    """The working directory the sessions' agents work in (``@`` completes its files)."""
 
     mcp: McpServers | None
     """The process's MCP servers (``None``: none configured); the app starts them after its first frame."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
+
+    def use_model(self, name: str) -> None:
+        """Sessions opened from now on talk to model ``name`` (after a ``/model`` switch)."""
+        ...
 
     async def new_session(self) -> SessionRuntimeAPI: ...
 

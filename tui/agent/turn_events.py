@@ -47,6 +47,13 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class PromptAttached:
+    """The ``@path`` files that went with the prompt, one short line each (name and size, or why not)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -65,4 +72,4 @@ class TurnFailed:
         object.__setattr__(self, "message", redact(self.message))
 
 
-TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed
+TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | PromptAttached | TurnFinished | TurnFailed

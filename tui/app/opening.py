@@ -10,7 +10,14 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeFactoryAPI, RuntimeInfo, SessionRuntimeAPI
+from tui.agent.runtime_api import (
+    ContextBreakdown,
+    EvictedOutput,
+    ModelSwitch,
+    RuntimeFactoryAPI,
+    RuntimeInfo,
+    SessionRuntimeAPI,
+)
 from tui.agent.turn_events import TurnEvent, TurnFailed
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
@@ -60,6 +67,12 @@ class OpeningSession:
 
     def context_breakdown(self) -> ContextBreakdown:
         raise SessionNotReady("the session is still opening")
+
+    async def switch_model(self, name: str) -> ModelSwitch:
+        raise SessionNotReady("the session is still opening")
+
+    def refresh_instructions(self) -> bool:
+        return False
 
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         return lambda: None

@@ -58,8 +58,8 @@ class PromptFlow:
     async def submitted(self, message: PromptInput.Submitted) -> None:
         """Run a command, send a prompt, or queue it while a turn runs or the session opens."""
         if message.command is not None:
-            if message.command.name == "compact":
-                self.app.action_compact(message.argument)
+            if message.command.argument and message.argument:  # "/compact keep the API", "/model NAME"
+                await self.app.run_action(f"{message.command.action}({message.argument!r})")
             else:
                 await self.app.run_action(message.command.action)
             return

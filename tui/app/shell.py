@@ -30,6 +30,8 @@ from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
+from tui.app.file_completion import FileCompletion
+from tui.app.model_actions import ModelActions
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
@@ -53,6 +55,8 @@ from tui.log_setup import RedactingFormatter
 from tui.redaction import redact
 from tui.terminal_text import visible
 
+INSTRUCTIONS_CHECK_SECONDS = 2.0
+"""How often the app looks whether the project's instruction files changed."""
 CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
@@ -135,6 +139,8 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
+        self.models = ModelActions(self)
+        self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._log_handler.setFormatter(RedactingFormatter())  # `textual console` shows no key either
@@ -195,7 +201,10 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.refresh_title()
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
+        prompt.complete_files = self.files.matches
+        prompt.complete_models = self.models.completions
         prompt.focus()
+        self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
             if self._trust is not None:
@@ -211,6 +220,12 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._list_sessions_ahead()
         self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
         self._start_mcp()
+
+    def _check_instructions(self) -> None:
+        """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
+        if self.runtime.refresh_instructions():
+            self.notify("The project instructions (AGENTS.md / CLAUDE.md) changed; the next request uses them.",
+                        timeout=4, markup=False)
 
     async def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
@@ -378,6 +393,10 @@ class DeepTuiApp(TurnActions, SessionActions):
         from tui.app.screens.context_report import ContextScreen
 
         self.push_screen(ContextScreen(self.runtime.context_breakdown()))
+
+    def action_model(self, name: str = "") -> None:
+        """``/model NAME`` switches the model; ``/model`` opens the chooser."""
+        self.models.open(name)
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

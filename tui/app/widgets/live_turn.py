@@ -19,7 +19,15 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
+from tui.agent.turn_events import (
+    PromptAttached,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEvent,
+    TurnFailed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -137,6 +145,8 @@ class LiveTurn:
                 await chat.add_tool_call(event)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
+            elif isinstance(event, PromptAttached):
+                await chat.add_notice("attached: " + "; ".join(event.lines))
             elif isinstance(event, TurnFailed):
                 await self._close_answer()
                 await chat.add_notice(f"turn failed: {event.message}", "error")
