@@ -30,6 +30,7 @@ SIZE = (80, 24)
 @pytest.fixture(autouse=True)
 def fixed_ids(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEEP_TUI_CONFIG_HOME", str(tmp_path / "config"))  # the welcome names it: relative here
     counter = itertools.count(1)
     monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
 
