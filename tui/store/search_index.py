@@ -21,16 +21,13 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
-from pydantic_core import ValidationError
+from typing import TYPE_CHECKING
 
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
-from tui.store.messages_file import MessagesFile
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import (
     DEFAULT_TOKENIZER,
@@ -44,7 +41,9 @@ from tui.store.search_db import (
     read_row,
     read_rows,
 )
-from tui.store.search_text import message_docs
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +53,8 @@ SYNC_BUSY_MS = 3_000
 """Catching up in the background may wait this long for another writer."""
 QUERY_BUSY_MS = 500
 """A search waits at most this long for an index another deep-tui holds; then it scans the files."""
+_DEEP_TUI_HEAD = b'[\n{"parts":['
+"""How deep-tui's messages.json starts (``messages_layout.RECORD_START`` after the bracket)."""
 CHUNK_CHARS = 4_000_000
 """A large session is indexed in transactions of about this much text (short locks for others)."""
 
@@ -86,6 +87,10 @@ class SyncReport:
 
 
 DocRow = tuple[int, str, str | None, str | None, str]
+Progress = Callable[[int, int], None]
+"""``progress(done_bytes, total_bytes)`` of history indexed by a :meth:`SearchIndex.sync`."""
+CHECK_EVERY = 24 * 3600.0
+"""``deep-tui search`` runs SQLite's quick_check on the index when the last one is older than this."""
 
 
 class SearchIndex:
@@ -112,6 +117,28 @@ class SearchIndex:
             if problem.kind != "corrupt" or not self.db.discard_corrupt():
                 raise
         return self.db.connection(busy_ms)
+
+    def check(self, max_age: float | None = None) -> IndexProblem | None:
+        """Look for damage anywhere in the file (``PRAGMA quick_check``; a query finds it only when it reads
+        the damaged page) unless the last sound check is younger than ``max_age`` seconds. A damaged index
+        is removed, so the next use rebuilds it from messages.json; returns the problem, ``None`` when sound
+        (or not checked, or the check could not run now)."""
+        if not self.path.exists():
+            return None
+        try:
+            connection = self.connection()
+            if max_age is not None and time.time() - self.db.last_check(connection) < max_age:
+                return None
+            damage = self.db.quick_check(connection)
+        except (sqlite3.Error, IndexProblem, OSError) as error:
+            return self.fail(error)
+        if damage is None:
+            return None
+        problem = IndexProblem("corrupt", f"the search index {self.path} is damaged ({damage})")
+        logger.warning("%s; it is rebuilt from messages.json", problem)
+        self.db.discard_corrupt(known_bad=True)
+        self.last_problem = problem
+        return problem
 
     def fail(self, error: BaseException) -> IndexProblem:
         """Note a failure: drop the connection, remove a corrupt file (rebuilt on next use); returns why."""
@@ -152,6 +179,8 @@ class SearchIndex:
             return False
 
     def _doc_rows(self, first: int, messages: Sequence[ModelMessage]) -> list[DocRow]:
+        from tui.store.search_text import message_docs  # pydantic-ai: only when indexing
+
         return [(first + offset, doc.role, doc.tool, doc.path, doc.text)
                 for offset, message in enumerate(messages) for doc in message_docs(message, self.saved_dir)]
 
@@ -216,9 +245,10 @@ class SearchIndex:
         return [found for found in disk.values() if _changed(found, rows.get(found.id))]
 
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
-             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS) -> SyncReport:
+             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
         """Index what changed on disk (all sessions, or ``only`` these), within ``byte_budget`` bytes of
-        changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending."""
+        changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending.
+        ``progress(done_bytes, total_bytes)`` is called before the first session indexed and after each."""
         report = SyncReport()
         try:
             disk = self.disk_sessions(only)
@@ -240,6 +270,9 @@ class SearchIndex:
             return report
         changed = [found for found in disk.values() if _changed(found, rows.get(found.id))]
         changed.sort(key=lambda found: found.size)
+        total = sum(found.size for found in changed)
+        if progress is not None and changed:
+            progress(0, total)
         spent = 0
         for position, found in enumerate(changed):
             out_of_budget = byte_budget is not None and spent + found.size > byte_budget and spent > 0
@@ -250,6 +283,8 @@ class SearchIndex:
                 self._index_session(connection, found, rows.get(found.id))
                 report.indexed.append(found.id)
                 spent += found.size
+                if progress is not None:
+                    progress(spent, total)
             except (sqlite3.Error, IndexProblem, OSError) as error:
                 report.problem = self.fail(error)
                 report.pending.extend(changed[position:])
@@ -372,23 +407,22 @@ def _title_and_parent(found: DiskSession) -> tuple[str, ParentRef | None]:
 
 
 def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[list[ModelMessage], int]:
-    """Messages ``[start:stop]`` of a history file and its total count, without rewriting the file.
+    """Messages ``[start:stop]`` of a history file and its total count, never rewriting the file.
 
     deep-tui's layout is read line by line (only the wanted lines are parsed); another layout
-    (a pydantic-deep export: one JSON array) is parsed whole — it is converted only when the
-    session itself is opened.
+    (a pydantic-deep export: one indented JSON array) is parsed whole in memory — it is converted
+    only when the session itself is opened.
     """
+    from tui.store.messages_file import MessagesFile, read_foreign  # pydantic-ai: only when reading histories
+
     try:
         with path.open("rb") as handle:
-            head = handle.read(2)
+            head = handle.read(len(_DEEP_TUI_HEAD))
+            foreign = None if head == _DEEP_TUI_HEAD else read_foreign(head + handle.read())
     except OSError as error:
         raise CorruptSessionError(f"cannot read {path}: {error.strerror or error}") from None
-    if head in (b"", b"[\n"):
-        history = MessagesFile(path)
-        count = history.count()
-        return history.load_range(start, count if stop is None else stop), count
-    try:
-        messages = list(ModelMessagesTypeAdapter.validate_json(path.read_bytes()))
-    except (ValidationError, ValueError, OSError) as error:
-        raise CorruptSessionError(f"{path} is not a readable message history ({type(error).__name__})") from None
-    return messages[start:stop], len(messages)
+    if foreign is not None:
+        return foreign[start:stop], len(foreign)
+    history = MessagesFile(path, convert_foreign=False)
+    count = history.count()
+    return history.load_range(start, count if stop is None else stop), count
