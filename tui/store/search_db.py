@@ -170,6 +170,8 @@ class Database:
                     dropped = True
                 for statement in _schema(self.tokenizer):
                     connection.execute(statement)
+                # A file made just now is sound: the first check is due a day later (see SearchIndex.check).
+                connection.execute("INSERT INTO checks(name, at) VALUES ('quick_check', ?)", (time.time(),))
                 connection.execute(f"PRAGMA user_version={self.version}")
             connection.execute("COMMIT")
         except BaseException:
