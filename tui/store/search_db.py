@@ -305,7 +305,7 @@ def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
     for doc_id, body in rows:
         text = unpack(body)
         connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) VALUES ('delete', ?, ?)", (doc_id, text))
-        grams = cjk_grams(fold(text))
+        grams = () if text.isascii() else cjk_grams(fold(text))
         if grams:
             connection.execute("INSERT INTO cjk_fts(cjk_fts, rowid, grams) VALUES ('delete', ?, ?)",
                                (doc_id, " ".join(sorted(grams))))
@@ -319,7 +319,7 @@ def insert_docs(connection: sqlite3.Connection, session_id: str,
         cursor = connection.execute("INSERT INTO docs(session, message, role, tool, path, body) VALUES (?,?,?,?,?,?)",
                                     (session_id, message, role, tool, path, pack(body)))
         connection.execute("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", (cursor.lastrowid, body))
-        grams = cjk_grams(fold(body))
+        grams = () if body.isascii() else cjk_grams(fold(body))
         if grams:
             connection.execute("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)",
                                (cursor.lastrowid, " ".join(sorted(grams))))

@@ -31,7 +31,9 @@ CANDIDATES = 2_000
 """A query scores at most this many matches, the newest ones (a common word matches tens of thousands):
 bounded work, so every query answers within the target and always with the same hits."""
 RERANK = 200
-"""The best-scored matches whose text is read to put exact matches first (and to check short words)."""
+"""At most this many of the best-scored matches are read to put exact matches first (fewer when enough of
+the first ones match exactly; more only while short words leave too few hits)."""
+EXAMINE_BATCH = 25
 
 
 class QueryTooShort(ValueError):
@@ -110,7 +112,7 @@ def scope_of(session_id: str, rows: dict[str, IndexedSession]) -> list[tuple[str
     return scope
 
 
-def _scope_sql(scope: list[tuple[str, int | None]]) -> tuple[str, list[object]]:
+def _scope_where(scope: list[tuple[str, int | None]]) -> tuple[str, list[object]]:
     alternatives: list[str] = []
     params: list[object] = []
     for session, limit in scope:
@@ -120,12 +122,11 @@ def _scope_sql(scope: list[tuple[str, int | None]]) -> tuple[str, list[object]]:
         else:
             alternatives.append("(session = ? AND message < ?)")
             params.extend([session, limit])
-    return "SELECT id FROM docs WHERE " + " OR ".join(alternatives), params
+    return " OR ".join(alternatives), params
 
 
-def _candidates_sql(match: Match, scope: list[tuple[str, int | None]] | None,
-                    *, scored: bool) -> tuple[str, list[object]]:
-    """Matching document ids (and their bm25 score), newest first."""
+def _candidates_sql(match: Match, *, scored: bool, rowid_range: bool = False) -> tuple[str, list[object]]:
+    """Matching document ids (and their bm25 score), newest first (within ``rowid BETWEEN ? AND ?``)."""
     table, expression = ("docs_fts", match.expression) if match.expression else ("cjk_fts", match.cjk_expression)
     score = f"bm25({table})" if scored else "NULL"
     sql = f"SELECT {table}.rowid, {score} FROM {table} WHERE {table} MATCH ?"
@@ -133,11 +134,33 @@ def _candidates_sql(match: Match, scope: list[tuple[str, int | None]] | None,
     if match.expression and match.cjk_expression:
         sql += " AND docs_fts.rowid IN (SELECT rowid FROM cjk_fts WHERE cjk_fts MATCH ?)"
         params.append(match.cjk_expression)
-    if scope is not None:
-        scope_sql, scope_params = _scope_sql(scope)
-        sql += f" AND {table}.rowid IN ({scope_sql})"
-        params.extend(scope_params)
+    if rowid_range:
+        sql += f" AND {table}.rowid BETWEEN ? AND ?"
     return sql + f" ORDER BY {table}.rowid DESC", params
+
+
+def _scored_candidates(connection: sqlite3.Connection, match: Match, scope: list[tuple[str, int | None]] | None,
+                       count: int) -> list[tuple[int, float]]:
+    """The newest ``count`` matches (id, bm25), in every session or in ``scope``'s documents.
+
+    A scope's documents are found by their id range (one session's are close together) and kept by
+    membership; only the kept ones are scored, so a common word costs the same in a session as overall."""
+    if scope is None:
+        sql, params = _candidates_sql(match, scored=True)
+        return connection.execute(sql + " LIMIT ?", [*params, count]).fetchall()
+    where, scope_params = _scope_where(scope)
+    members = {doc_id for (doc_id,) in connection.execute(f"SELECT id FROM docs WHERE {where}", scope_params)}
+    if not members:
+        return []
+    sql, params = _candidates_sql(match, scored=False, rowid_range=True)
+    kept = [doc_id for doc_id, _ in connection.execute(sql, [*params, min(members), max(members)])
+            if doc_id in members][:count]
+    if not kept:
+        return []
+    sql, params = _candidates_sql(match, scored=True, rowid_range=True)
+    wanted = set(kept)
+    return [(doc_id, score) for doc_id, score in connection.execute(sql, [*params, min(kept), max(kept)])
+            if doc_id in wanted]
 
 
 _COLUMNS = "d.id, d.session, d.message, d.role, d.tool, d.path"
@@ -167,12 +190,13 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
     Among the newest ``candidates`` matches (at least ``4 × limit``), the best by bm25 are read, exact
     matches put first (:func:`tui.store.search_terms.exactness`), then bm25, then the newest."""
     scope = scope_of(session_id, rows) if session_id is not None else None
-    sql, params = _candidates_sql(match, scope, scored=True)
-    found = connection.execute(sql + " LIMIT ?", [*params, max(candidates, limit * 4)]).fetchall()
+    found = _scored_candidates(connection, match, scope, max(candidates, limit * 4))
     found.sort(key=lambda item: (item[1], -item[0]))
     short = [fold(term) for term in match.short_terms]
     ranked: list[tuple[int, float, int, Row]] = []
-    for batch in _batches(found, max(RERANK, limit * 4)):
+    exact: set[tuple[str, int]] = set()
+    examined = 0
+    for batch in _batches(found, max(EXAMINE_BATCH, limit)):
         docs = _docs(connection, [doc_id for doc_id, _ in batch])
         for doc_id, score in batch:
             doc = docs.get(doc_id)
@@ -181,8 +205,14 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
             text = fold(doc[6])
             if short and not matches(text, short):
                 continue
-            ranked.append((exactness(text, match.query), score, -doc_id, doc))
-        if len({(doc[1], doc[2]) for *_, doc in ranked}) >= limit:
+            tier = exactness(text, match.query)
+            ranked.append((tier, score, -doc_id, doc))
+            if tier == 0:
+                exact.add((doc[1], doc[2]))
+        examined += len(batch)
+        # Sorted by (exactness, bm25): once ``limit`` messages match exactly, nothing later can enter the top.
+        if len(exact) >= limit or (examined >= max(RERANK, limit * 4)
+                                   and len({(doc[1], doc[2]) for *_, doc in ranked}) >= limit):
             break
     ranked.sort(key=lambda item: item[:3])
     best: dict[tuple[str, int], Row] = {}
@@ -195,7 +225,7 @@ def matching_sessions(connection: sqlite3.Connection, match: Match, *, checks: i
     """Every session with a match in what it recorded itself → the document of its newest matching message.
 
     With short words to check on the text, at most ``checks`` documents are read (newest first)."""
-    sql, params = _candidates_sql(match, None, scored=False)
+    sql, params = _candidates_sql(match, scored=False)
     if not match.short_terms:
         return {session: doc_id for session, doc_id in connection.execute(
             f"SELECT d.session, max(d.id) FROM docs d WHERE d.id IN (SELECT rowid FROM ({sql})) GROUP BY d.session",
