@@ -231,19 +231,6 @@ class SearchIndex:
             found[entry.name] = DiskSession(entry.name, entry.path, history.st_size, history.st_mtime_ns, meta_mtime)
         return found
 
-    def changed_sessions(self) -> list[DiskSession]:
-        """Sessions whose history changed since they were indexed (every one when the index is unreadable)."""
-        try:
-            disk = self.disk_sessions()
-        except OSError:
-            return []
-        try:
-            rows = read_rows(self.connection()) if self.path.exists() else {}
-        except (sqlite3.Error, IndexProblem, OSError) as error:
-            self.fail(error)
-            rows = {}
-        return [found for found in disk.values() if _changed(found, rows.get(found.id))]
-
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
              deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
         """Index what changed on disk (all sessions, or ``only`` these), within ``byte_budget`` bytes of
