@@ -140,6 +140,17 @@ def _catch_up_ms(data: DataDir, session_id: str) -> float:
     return statistics.median(samples)
 
 
+def _query_ms(search: HistorySearch, query: str, session_id: str | None = None) -> tuple[float, float]:
+    """Median wall and CPU milliseconds of one in-process query (5 runs)."""
+    walls, cpus = [], []
+    for _ in range(5):
+        start, cpu = time.perf_counter(), time.process_time()
+        search.search(query, session_id=session_id, limit=10)
+        walls.append((time.perf_counter() - start) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def _quality(search: HistorySearch, truth: dict[str, set[tuple[str, int]]]) -> tuple[int, int]:
     """(queries missing a true match, false hits in all) against the substring scan."""
     missing = false_hits = 0
@@ -263,19 +274,21 @@ def main() -> list[BenchResult]:
 
         needles = [*NEEDLES, SAVED_ONLY, *corpus_queries()]
         common = COMMON_QUERIES
-        per_needle = [median_ms(lambda: search.search(query, limit=10), runs=5) for query in needles]
-        per_common = [median_ms(lambda: search.search(query, limit=10), runs=5) for query in common]
-        figures.append(result(f"query, all sessions, worst of {len(needles)} needle queries", max(per_needle), "ms",
-                              50.0))
-        figures.append(info("  median needle query", statistics.median(per_needle), "ms"))
+        search.search(needles[0])  # the first query of a process looks at the session folders once
+        per_needle = [_query_ms(search, query) for query in needles]
+        per_common = [_query_ms(search, query) for query in common]
+        figures.append(result(f"query, all sessions, worst of {len(needles)} needle queries", max(
+            wall for wall, _ in per_needle), "ms", 50.0))
+        figures.append(info("  CPU of the worst", max(cpu for _, cpu in per_needle), "ms"))
+        figures.append(info("  median needle query", statistics.median(wall for wall, _ in per_needle), "ms"))
         figures.append(result(f"query, all sessions, worst of {len(common)} common-word queries "
-                              f"({', '.join(common)})", max(per_common), "ms", 50.0))
-        one_session = max(corpus.session_ids, key=lambda session: (data.session_dir(session) / "messages.json")
-                          .stat().st_size)
-        per_one = [median_ms(lambda: search.search(query, session_id=one_session, limit=10), runs=5)
-                   for query in [*common, *needles[:6]]]
-        figures.append(result("query one session's history, worst (common words and needles)", max(per_one), "ms",
-                              50.0))
+                              f"({', '.join(common)})", max(wall for wall, _ in per_common), "ms", 50.0))
+        figures.append(info("  CPU of the worst", max(cpu for _, cpu in per_common), "ms"))
+        one_session = max(own, key=lambda session: (data.session_dir(session) / "messages.json").stat().st_size)
+        per_one = [_query_ms(search, query, one_session) for query in [*common, *needles[:6]]]
+        figures.append(result("query one session's history, worst (common words and needles)",
+                              max(wall for wall, _ in per_one), "ms", 50.0))
+        figures.append(info("  CPU of the worst", max(cpu for _, cpu in per_one), "ms"))
         repeat = {query: [[(hit.session, hit.message) for hit in search.search(query, limit=10).hits]
                           for _ in range(3)] for query in common}
         figures.append(result("common-word queries whose answer changed between runs",

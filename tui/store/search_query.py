@@ -7,9 +7,10 @@ finds ``src/tui/app.py``). One- and two-character CJK words are looked up in the
 short words are checked on the text of what the longer ones found.
 
 Ranking is deterministic — the same answer every time, however loaded the machine: the newest
-:data:`CANDIDATES` matches are scored (bm25), and among the best of them an exact match (the whole
-query as typed, then every word as a whole word or identifier) comes before a match inside a longer
-word. No Textual here.
+:data:`CANDIDATES` matches are read and an exact match (the whole query as typed, then every word as
+a whole word or identifier) comes before a match inside a longer word, then the more relevant
+(term counts against length, as bm25), then the newer. (SQLite's own bm25 first counts every match
+of every term in the whole index: tens of milliseconds for a common word at 100 MB.) No Textual here.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ Row = tuple[Any, ...]
 """A row as sqlite3 returns it."""
 
 MIN_TERM = 3
-CANDIDATES = 2_000
-"""A query scores at most this many matches, the newest ones (a common word matches tens of thousands):
+CANDIDATES = 300
+"""A query ranks at most this many matches, the newest ones (a common word matches tens of thousands):
 bounded work, so every query answers within the target and always with the same hits."""
-RERANK = 200
-"""At most this many of the best-scored matches are read to put exact matches first (fewer when enough of
-the first ones match exactly; more only while short words leave too few hits)."""
-EXAMINE_BATCH = 25
+POOL_CHARS = 3_000_000
+"""…and stops reading candidates past this much text (a few saved outputs can be megabytes each)."""
+AVERAGE_CHARS = 1_000
+"""A typical piece of a message, in characters: the length a relevance score is normalised against."""
 
 
 class QueryTooShort(ValueError):
@@ -54,7 +55,7 @@ class SearchHit:
     path: str | None = None
     """A saved (evicted) output's file, for a hit inside it (where it is now)."""
     score: float | None = None
-    """bm25 rank (lower is better); ``None`` for a hit from the linear scan."""
+    """Relevance rank (lower is better, see :func:`relevance`); ``None`` for a hit from the linear scan."""
     forks: tuple[str, ...] = ()
     """Forks that copied this message with their parent's prefix (the same text, listed once)."""
     excerpt: str = ""
@@ -125,11 +126,10 @@ def _scope_where(scope: list[tuple[str, int | None]]) -> tuple[str, list[object]
     return " OR ".join(alternatives), params
 
 
-def _candidates_sql(match: Match, *, scored: bool, rowid_range: bool = False) -> tuple[str, list[object]]:
-    """Matching document ids (and their bm25 score), newest first (within ``rowid BETWEEN ? AND ?``)."""
+def _candidates_sql(match: Match, *, rowid_range: bool = False) -> tuple[str, list[object]]:
+    """Matching document ids, newest first (within ``rowid BETWEEN ? AND ?``)."""
     table, expression = ("docs_fts", match.expression) if match.expression else ("cjk_fts", match.cjk_expression)
-    score = f"bm25({table})" if scored else "NULL"
-    sql = f"SELECT {table}.rowid, {score} FROM {table} WHERE {table} MATCH ?"
+    sql = f"SELECT {table}.rowid FROM {table} WHERE {table} MATCH ?"
     params: list[object] = [expression]
     if match.expression and match.cjk_expression:
         sql += " AND docs_fts.rowid IN (SELECT rowid FROM cjk_fts WHERE cjk_fts MATCH ?)"
@@ -139,28 +139,20 @@ def _candidates_sql(match: Match, *, scored: bool, rowid_range: bool = False) ->
     return sql + f" ORDER BY {table}.rowid DESC", params
 
 
-def _scored_candidates(connection: sqlite3.Connection, match: Match, scope: list[tuple[str, int | None]] | None,
-                       count: int) -> list[tuple[int, float]]:
-    """The newest ``count`` matches (id, bm25), in every session or in ``scope``'s documents.
-
-    A scope's documents are found by their id range (one session's are close together) and kept by
-    membership; only the kept ones are scored, so a common word costs the same in a session as overall."""
+def _candidate_ids(connection: sqlite3.Connection, match: Match, scope: list[tuple[str, int | None]] | None,
+                   count: int) -> list[int]:
+    """The newest ``count`` matching document ids, in every session or in ``scope``'s documents (found by
+    their id range — one session's are close together — and kept by membership)."""
     if scope is None:
-        sql, params = _candidates_sql(match, scored=True)
-        return connection.execute(sql + " LIMIT ?", [*params, count]).fetchall()
+        sql, params = _candidates_sql(match)
+        return [doc_id for (doc_id,) in connection.execute(sql + " LIMIT ?", [*params, count])]
     where, scope_params = _scope_where(scope)
     members = {doc_id for (doc_id,) in connection.execute(f"SELECT id FROM docs WHERE {where}", scope_params)}
     if not members:
         return []
-    sql, params = _candidates_sql(match, scored=False, rowid_range=True)
-    kept = [doc_id for doc_id, _ in connection.execute(sql, [*params, min(members), max(members)])
+    sql, params = _candidates_sql(match, rowid_range=True)
+    return [doc_id for (doc_id,) in connection.execute(sql, [*params, min(members), max(members)])
             if doc_id in members][:count]
-    if not kept:
-        return []
-    sql, params = _candidates_sql(match, scored=True, rowid_range=True)
-    wanted = set(kept)
-    return [(doc_id, score) for doc_id, score in connection.execute(sql, [*params, min(kept), max(kept)])
-            if doc_id in wanted]
 
 
 _COLUMNS = "d.id, d.session, d.message, d.role, d.tool, d.path"
@@ -187,51 +179,61 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
                 candidates: int = CANDIDATES) -> list[SearchHit]:
     """The best ``limit`` messages, one hit per message; all sessions, or ``session_id``'s history.
 
-    Among the newest ``candidates`` matches (at least ``4 × limit``), the best by bm25 are read, exact
-    matches put first (:func:`tui.store.search_terms.exactness`), then bm25, then the newest."""
+    The newest ``candidates`` matches (at least ``4 × limit``; fewer when their text passes
+    :data:`POOL_CHARS`) are read and ranked: exact matches first
+    (:func:`tui.store.search_terms.exactness`), then by relevance (:func:`relevance`), then newest."""
     scope = scope_of(session_id, rows) if session_id is not None else None
-    found = _scored_candidates(connection, match, scope, max(candidates, limit * 4))
-    found.sort(key=lambda item: (item[1], -item[0]))
+    ids = _candidate_ids(connection, match, scope, max(candidates, limit * 4))
     short = [fold(term) for term in match.short_terms]
+    terms = [fold(term) for term in match.terms]
     ranked: list[tuple[int, float, int, Row]] = []
-    exact: set[tuple[str, int]] = set()
-    examined = 0
-    for batch in _batches(found, max(EXAMINE_BATCH, limit)):
-        docs = _docs(connection, [doc_id for doc_id, _ in batch])
-        for doc_id, score in batch:
+    read = 0
+    for batch in _batches(ids, 100):
+        docs = _docs(connection, batch)
+        for doc_id in batch:
             doc = docs.get(doc_id)
             if doc is None:
                 continue
             text = fold(doc[6])
+            read += len(text)
             if short and not matches(text, short):
                 continue
-            tier = exactness(text, match.query)
-            ranked.append((tier, score, -doc_id, doc))
-            if tier == 0:
-                exact.add((doc[1], doc[2]))
-        examined += len(batch)
-        # Sorted by (exactness, bm25): once ``limit`` messages match exactly, nothing later can enter the top.
-        if len(exact) >= limit or (examined >= max(RERANK, limit * 4)
-                                   and len({(doc[1], doc[2]) for *_, doc in ranked}) >= limit):
+            ranked.append((exactness(text, match.query), relevance(text, terms), -doc_id, doc))
+        if read > POOL_CHARS and len(ranked) >= limit:
             break
     ranked.sort(key=lambda item: item[:3])
-    best: dict[tuple[str, int], Row] = {}
-    for _, score, _, doc in ranked:
-        best.setdefault((doc[1], doc[2]), (*doc, score))
-    return _hits(list(best.values())[:limit], match, rows, excerpts=excerpts, root=root)
+    best: dict[tuple[str, int], tuple[int, Row]] = {}
+    for tier, score, _, doc in ranked:
+        key = (doc[1], doc[2])
+        if key not in best:
+            best[key] = (tier, (*doc, score))
+        elif doc[3] == "saved output" and best[key][0] == tier:  # the same text, whole: name its file
+            best[key] = (tier, (*doc, best[key][1][7]))
+    return _hits([row for _, row in best.values()][:limit], match, rows, excerpts=excerpts, root=root)
+
+
+def relevance(text_folded: str, terms_folded: Sequence[str]) -> float:
+    """Minus a bm25-style score of ``text_folded`` for the terms (lower is better): each term's count,
+    saturated, against the text's length (every candidate holds every term, so no term weighting)."""
+    length = max(len(text_folded), 1) / AVERAGE_CHARS
+    score = 0.0
+    for term in terms_folded:
+        count = text_folded.count(term) if term else 0
+        score += count * 2.2 / (count + 1.2 * (0.25 + 0.75 * length))
+    return -round(score, 6)
 
 
 def matching_sessions(connection: sqlite3.Connection, match: Match, *, checks: int = CANDIDATES) -> dict[str, int]:
     """Every session with a match in what it recorded itself → the document of its newest matching message.
 
     With short words to check on the text, at most ``checks`` documents are read (newest first)."""
-    sql, params = _candidates_sql(match, scored=False)
+    sql, params = _candidates_sql(match)
     if not match.short_terms:
         return {session: doc_id for session, doc_id in connection.execute(
             f"SELECT d.session, max(d.id) FROM docs d WHERE d.id IN (SELECT rowid FROM ({sql})) GROUP BY d.session",
             params)}
     short = [fold(term) for term in match.short_terms]
-    ids = [doc_id for doc_id, _ in connection.execute(sql, params)]
+    ids = [doc_id for (doc_id,) in connection.execute(sql, params)]
     newest: dict[str, int] = {}
     read = 0
     for batch in _batches(ids, 500):
