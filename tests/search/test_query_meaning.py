@@ -63,6 +63,8 @@ def test_backslashes_quotes_and_two_character_cjk_words_are_found(corpus: tuple[
     assert {hit.message for hit in search.search("東京", limit=5).hits} == {0, 1}
     assert {hit.session for hit in search.search("京都").hits} == {sessions["cjk"], sessions["kyoto"]}
     assert search.search("東京 ました").hits[0].session == sessions["cjk"]
+    picked = search.session_hits("東京")  # the picker's content search too
+    assert list(picked.by_session) == [sessions["cjk"]] and picked.matching_sessions == 1
     # The linear scan (used when the index cannot be) means the same.
     targets = all_targets(search.data_dir)
     assert {hit.session for hit in scan(search.data_dir, targets, query_terms("東京"), limit=10)} == {sessions["cjk"]}
