@@ -186,7 +186,11 @@ class Database:
 
     @contextmanager
     def write(self, connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``: waits up to the busy timeout for other writers)."""
+        """One write transaction (``BEGIN IMMEDIATE``: waits up to the busy timeout for other writers); inside
+        one already open (a catch-up's batch), part of it."""
+        if connection.in_transaction:
+            yield connection
+            return
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection

@@ -56,7 +56,12 @@ QUERY_BUSY_MS = 500
 _DEEP_TUI_HEAD = b'[\n{"parts":['
 """How deep-tui's messages.json starts (``messages_layout.RECORD_START`` after the bracket)."""
 CHUNK_CHARS = 4_000_000
-"""A large session is indexed in transactions of about this much text (short locks for others)."""
+"""A large session is indexed in pieces of about this much text."""
+CATCH_UP_CACHE_KIB = -32_000
+"""SQLite's page cache while catching up (32 MB; negative: KiB)."""
+BATCH_BYTES = 8_000_000
+"""A catch-up commits after about this much history: one FTS5 flush per few MB (not per session) keeps a
+cold build's merging work down, while the write lock is held for a couple of seconds at most."""
 
 
 @dataclass(frozen=True)
@@ -261,22 +266,41 @@ class SearchIndex:
         if progress is not None and changed:
             progress(0, total)
         spent = 0
-        for position, found in enumerate(changed):
-            out_of_budget = byte_budget is not None and spent + found.size > byte_budget and spent > 0
-            if out_of_budget or (deadline is not None and time.monotonic() > deadline):
-                report.pending.extend(changed[position:])
-                break
-            try:
+        batch: list[DiskSession] = []  # indexed in the open transaction, not committed yet
+        if changed:
+            connection.execute(f"PRAGMA cache_size={CATCH_UP_CACHE_KIB}")  # FTS5's merges re-read less
+        try:
+            for position, found in enumerate(changed):
+                out_of_budget = byte_budget is not None and spent + found.size > byte_budget and spent > 0
+                if out_of_budget or (deadline is not None and time.monotonic() > deadline):
+                    report.pending.extend(changed[position:])
+                    break
+                if not connection.in_transaction:
+                    connection.execute("BEGIN IMMEDIATE")
                 self._index_session(connection, found, rows.get(found.id))
-                report.indexed.append(found.id)
+                batch.append(found)
                 spent += found.size
+                if sum(item.size for item in batch) >= BATCH_BYTES:
+                    self._commit(connection, batch, report)
                 if progress is not None:
                     progress(spent, total)
-            except (sqlite3.Error, IndexProblem, OSError) as error:
-                report.problem = self.fail(error)
-                report.pending.extend(changed[position:])
-                break
+            self._commit(connection, batch, report)
+        except (sqlite3.Error, IndexProblem, OSError) as error:
+            report.problem = self.fail(error)  # closes the connection: the open batch is rolled back
+            done = set(report.indexed)
+            report.pending.extend(found for found in changed if found.id not in done
+                                  and found not in report.pending)
+            return report
+        if changed:
+            connection.execute("PRAGMA cache_size=-2000")  # SQLite's default again: queries need little
         return report
+
+    @staticmethod
+    def _commit(connection: sqlite3.Connection, batch: list[DiskSession], report: SyncReport) -> None:
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+        report.indexed.extend(found.id for found in batch)
+        batch.clear()
 
     def _index_session(self, connection: sqlite3.Connection, found: DiskSession, row: IndexedSession | None) -> None:
         title, parent = _title_and_parent(found)
