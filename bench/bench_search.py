@@ -32,7 +32,8 @@ from tui.store.messages_file import MessagesFile
 from tui.store.meta import read_meta
 from tui.store.search import HistorySearch
 from tui.store.search_db import read_rows
-from tui.store.search_index import SearchIndex, load_history_from
+from tui.store.search_history import load_history_from
+from tui.store.search_index import SearchIndex
 from tui.store.search_query import build_match, ranked_hits
 from tui.store.search_scan import all_targets, scan
 from tui.store.search_terms import exactness, fold, parse_query, plain_snippet, query_terms

@@ -41,6 +41,7 @@ from tui.store.search_db import (
     read_row,
     read_rows,
 )
+from tui.store.search_history import load_history_from
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -53,8 +54,6 @@ SYNC_BUSY_MS = 3_000
 """Catching up in the background may wait this long for another writer."""
 QUERY_BUSY_MS = 500
 """A search waits at most this long for an index another deep-tui holds; then it scans the files."""
-_DEEP_TUI_HEAD = b'[\n{"parts":['
-"""How deep-tui's messages.json starts (``messages_layout.RECORD_START`` after the bracket)."""
 CHUNK_CHARS = 4_000_000
 """A large session is indexed in pieces of about this much text."""
 CATCH_UP_CACHE_KIB = -32_000
@@ -415,25 +414,3 @@ def _title_and_parent(found: DiskSession) -> tuple[str, ParentRef | None]:
         except (ValueError, TypeError, KeyError, OSError) as error:
             logger.debug("search index: unreadable %s: %s", meta_path, error)
     return "", None
-
-
-def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[list[ModelMessage], int]:
-    """Messages ``[start:stop]`` of a history file and its total count, never rewriting the file.
-
-    deep-tui's layout is read line by line (only the wanted lines are parsed); another layout
-    (a pydantic-deep export: one indented JSON array) is parsed whole in memory — it is converted
-    only when the session itself is opened.
-    """
-    from tui.store.messages_file import MessagesFile, read_foreign  # pydantic-ai: only when reading histories
-
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(_DEEP_TUI_HEAD))
-            foreign = None if head == _DEEP_TUI_HEAD else read_foreign(head + handle.read())
-    except OSError as error:
-        raise CorruptSessionError(f"cannot read {path}: {error.strerror or error}") from None
-    if foreign is not None:
-        return foreign[start:stop], len(foreign)
-    history = MessagesFile(path, convert_foreign=False)
-    count = history.count()
-    return history.load_range(start, count if stop is None else stop), count

@@ -18,7 +18,7 @@ from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import IndexedSession
-from tui.store.search_index import load_history_from
+from tui.store.search_history import load_history_from
 from tui.store.search_query import SearchHit, saved_path, sharing_forks
 from tui.store.search_terms import fold, make_excerpt, make_snippet, matches
 
