@@ -152,9 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         "search", help="search every session's full history",
         description="Search every session's full history (summarized turns, tool results and saved outputs "
                     "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
-                    "date first. Every word must occur; \"quote\" a phrase; any substring of 3 or more "
-                    "characters matches, ignoring case. Prints ranked hits: session, message number, role, "
-                    "title and a snippet. Exit status: 0 with hits, 1 with none, 2 for a bad query or id.")
+                    "date first. Every word must occur, taken as typed (backslashes and quotes inside a word "
+                    "are part of it); \"quote\" a phrase; any substring of 3 or more characters (or a CJK "
+                    "word) matches, ignoring case; exact matches come first. Prints ranked hits: session, "
+                    "message number, role, title and a snippet. Exit status: 0 with hits, 1 with none, 2 for "
+                    "a bad query or id.")
     _add_storage_options(search, suppress=True)
     search.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
     search.add_argument("--session", metavar="ID",
