@@ -125,7 +125,8 @@ class SessionRuntime:
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  tool_timeout=settings.tools.timeout)
         self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)
         self._toolsets = parts.toolsets

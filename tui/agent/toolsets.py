@@ -14,6 +14,7 @@ from tui.agent.file_tools import file_toolset
 from tui.agent.history_search import history_toolset
 from tui.agent.memory import MemoryFile, memory_toolset
 from tui.agent.path_policy import PathPolicy
+from tui.agent.tool_time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.agent.write_approval import WritePolicy
 from tui.agent.write_gate import WriteGate
 from tui.paths import DataDir
@@ -30,12 +31,13 @@ class AgentParts:
 
 def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
                       search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
-                      writes: WritePolicy = "ask") -> AgentParts:
+                      writes: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
     the first message of the running turn (the history search leaves the turn's own messages out);
-    ``writes``: whether file writes ask first, always run or never run.
+    ``writes``: whether file writes ask first, always run or never run; ``tool_timeout``: seconds one tool
+    call may run (``None``: no cap; Esc still stops it).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
@@ -43,5 +45,5 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     return AgentParts(
         toolsets=[file_toolset(policy), memory_toolset(memory), history],
         write_gate=gate,
-        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate],
+        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout)],
     )
