@@ -133,6 +133,10 @@ class _FileScan:
                 self.budget.stopped = (f"stopped at the time limit of {self.deadline.seconds:g} s ([tools] timeout); "
                                        "give a narrower path or pattern")
                 return
+            if self.budget.scanned_bytes >= MAX_SCAN_BYTES:
+                self.budget.stopped = (f"stopped after reading {MAX_SCAN_BYTES // (1024 * 1024)} MB (the limit of one "
+                                       "search); give a narrower path or pattern")
+                return
             block = os.read(self.descriptor, BLOCK_BYTES)
             if first and b"\x00" in block[:BINARY_SNIFF_BYTES]:
                 return  # binary: grep skips it
@@ -158,9 +162,6 @@ class _FileScan:
                 if cut:
                     self._search(text[:cut])
                 carry = text[cut:]
-            if self.budget.scanned_bytes >= MAX_SCAN_BYTES and not self.budget.done:
-                self.budget.stopped = (f"stopped after reading {MAX_SCAN_BYTES // (1024 * 1024)} MB (the limit of one "
-                                       "search); give a narrower path or pattern")
 
     def _search(self, text: bytes) -> None:
         """Every matching line of ``text`` (whole lines; the last may lack its newline) becomes a hit."""
