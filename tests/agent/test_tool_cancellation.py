@@ -141,7 +141,7 @@ def test_the_cap_is_a_tools_setting() -> None:
     assert settings_from_mapping({"tools": {"timeout": 30}}).tools.timeout == 30.0
     assert settings_from_mapping({}).tools.timeout == 120.0
     for bad in (0, -5, "soon", 10**9):
-        with pytest.raises(ConfigError, match="tools.timeout"):
+        with pytest.raises(ConfigError, match=r"tools\.timeout"):
             settings_from_mapping({"tools": {"timeout": bad}})
 
 
