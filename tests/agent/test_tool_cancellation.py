@@ -19,7 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tui.agent import text_search
 from tui.agent.memory import MemoryFile
-from tui.agent.tool_deadline import ToolDeadline, current_deadline, run_blocking
+from tui.agent.tool_deadline import ToolDeadline, blocking_work_inline, current_deadline, run_blocking
 from tui.agent.tool_time_limit import ToolTimeLimit
 from tui.agent.toolsets import build_agent_parts
 from tui.config import ConfigError, settings_from_mapping
@@ -133,8 +133,11 @@ def test_an_async_tool_that_never_returns_is_stopped_at_the_cap() -> None:
 
 async def test_run_blocking_hands_back_results_and_errors() -> None:
     assert await run_blocking(lambda deadline: deadline.remaining()) is None
+    assert await run_blocking(lambda deadline: threading.current_thread().name) == TOOL_THREAD
     with pytest.raises(ValueError, match="bad"):
         await run_blocking(lambda deadline: int("bad"))
+    with blocking_work_inline():  # the fuzz farm's mode: no thread per call
+        assert await run_blocking(lambda deadline: threading.current_thread().name) == "MainThread"
 
 
 def test_the_cap_is_a_tools_setting() -> None:

@@ -89,6 +89,7 @@ class ToolDeadline:
 
 
 _CURRENT: ContextVar[ToolDeadline | None] = ContextVar("deep_tui_tool_deadline", default=None)
+_INLINE: ContextVar[bool] = ContextVar("deep_tui_blocking_inline", default=False)
 
 
 def current_deadline() -> ToolDeadline:
@@ -107,6 +108,17 @@ def deadline_scope(deadline: ToolDeadline) -> Iterator[ToolDeadline]:
         _CURRENT.reset(token)
 
 
+@contextlib.contextmanager
+def blocking_work_inline() -> Iterator[None]:
+    """Within this block :func:`run_blocking` runs its work in the calling thread (the fuzz farm: no screen to
+    keep live, and a thread per call would cost more than the work). Such work cannot be cancelled midway."""
+    token = _INLINE.set(True)
+    try:
+        yield
+    finally:
+        _INLINE.reset(token)
+
+
 async def run_blocking(work: Callable[[ToolDeadline], T], deadline: ToolDeadline | None = None) -> T:
     """Run ``work(deadline)`` in a daemon thread and await its result, off the event loop.
 
@@ -115,6 +127,8 @@ async def run_blocking(work: Callable[[ToolDeadline], T], deadline: ToolDeadline
     stuck in a system call can never keep the process from exiting.
     """
     deadline = deadline or current_deadline()
+    if _INLINE.get():
+        return work(deadline)
     loop = asyncio.get_running_loop()
     outcome: asyncio.Future[T] = loop.create_future()
 
