@@ -110,6 +110,29 @@ def test_grep_finds_lines_across_blocks_and_counts_them_right(work: Path) -> Non
     assert str(anchored.content).splitlines() == ["big.txt:50007: line 50007 needle"]
 
 
+def test_glob_features_and_missing_paths(work: Path) -> None:
+    for name in ("src/app.py", "src/view.tsx", "src/deep/x.ts", "notes.md", "b.md"):
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text("needle\n")
+    braces, classes, literal, unclosed, missing_glob, missing_grep, missing_ls, one_file = run_calls(work, [
+        ("glob", {"pattern": "src/**/*.{ts,tsx}"}),
+        ("glob", {"pattern": "[!n]*.md"}),
+        ("glob", {"pattern": "{a,b"}),  # no closing brace: literal, as in a shell
+        ("glob", {"pattern": "{a,{b}"}),
+        ("glob", {"pattern": "*", "path": "nowhere"}),
+        ("grep", {"pattern": "x", "path": "nowhere"}),
+        ("ls", {"path": "nowhere"}),
+        ("grep", {"pattern": "needle", "path": "src/app.py"}),
+    ])
+    assert str(braces.content).splitlines() == ["src/deep/x.ts", "src/view.tsx"]
+    assert str(classes.content).splitlines() == ["b.md"]
+    assert literal.outcome == "success" and str(literal.content) == "no files match '{a,b'"
+    assert unclosed.outcome == "failed" and "has no matching '}'" in str(unclosed.content)
+    for result in (missing_glob, missing_grep, missing_ls):
+        assert result.outcome == "failed" and "No such file or directory" in str(result.content), result.content
+    assert str(one_file.content) == "src/app.py:1: needle"
+
+
 # -- bounded work ------------------------------------------------------------------------------------------
 
 

@@ -201,7 +201,7 @@ def list_directory(policy: PathPolicy, target: Path, shown_as: str, deadline: To
     rows: list[tuple[bool, str, str]] = []
     more = 0
     with reported_as_tool_error(f"listing {shown_as}"):
-        if not target.is_dir():
+        if not stat.S_ISDIR(os.stat(target).st_mode):  # a missing path: "no such file or directory"
             raise refuse(f"{shown_as} is not a directory")
         with os.scandir(target) as scan:
             for entry in scan:

@@ -9,6 +9,8 @@ bounded or stopped. Every one of them is bounded in time, memory and output, and
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset, RunContext
@@ -96,6 +98,8 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             stats = WalkStats()
             found: list[str] = []
             with reported_as_tool_error(f"searching {path}"):
+                if not stat.S_ISDIR(os.stat(base).st_mode):
+                    raise refuse(f"{path} is not a directory; glob searches under a directory")
                 for file in walk_files(policy, base, deadline, stats):
                     if matches(file.relative):
                         found.append(policy.display(Path(file.path)))
@@ -120,7 +124,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
             stats = WalkStats()
             budget = SearchBudget()
             with reported_as_tool_error(f"searching {path}"):
-                if base.is_dir():
+                if stat.S_ISDIR(os.stat(base).st_mode):
                     files = ((file, policy.display(Path(file.path))) for file in walk_files(policy, base, deadline, stats)
                              if matches is None or matches(file.relative) or matches(Path(file.path).name))
                 else:
