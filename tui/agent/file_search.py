@@ -190,12 +190,13 @@ def walk_files(policy: PathPolicy, base: Path, deadline: ToolDeadline, stats: Wa
             stats.files += 1
             if stats.files > MAX_VISITED_FILES:
                 stats.files -= 1
-                stats.stopped = stats.stopped or (f"stopped after looking at {MAX_VISITED_FILES:,} files (the limit of one search); "
-                                 "give a narrower path or pattern")
+                stats.stopped = stats.stopped or (f"stopped after looking at {MAX_VISITED_FILES:,} files (the limit "
+                                                  "of one search); give a narrower path or pattern")
                 return
             yield FoundFile(path, relative)
         if stats.stopped:
             return
+
 
 def _read_dir(directory: str, deadline: ToolDeadline,
               stats: WalkStats) -> list[tuple[str, bool, bool]] | None:
