@@ -282,3 +282,18 @@ async def test_a_bad_glob_and_a_10_mb_path_are_tool_errors_and_the_turn_goes_on(
     assert "the path is 10,000,000 characters long" in finished[1].preview
     assert "the path is 100,000 characters long" in finished[2].preview
     assert len(sent_sizes) == 4 and max(sent_sizes) < 200_000, sent_sizes  # every request fits the window
+
+
+def test_an_overflow_names_a_tool_calls_arguments_not_memory() -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.chain.budget import WindowBudget
+    from tui.chain.overflow import describe_overflow
+    from tui.config import ContextSettings
+
+    messages = [ModelRequest(parts=[UserPromptPart("go")]),
+                ModelResponse(parts=[ToolCallPart("read_file", {"path": "a" * 1_000_000}, "call-1")]),
+                ModelRequest(parts=[ToolReturnPart("read_file", "refused", "call-1")])]
+    text = describe_overflow(messages, tokens=250_000, fixed_tokens=1_400,
+                             budget=WindowBudget.for_window(200_000, ContextSettings()), ratio=1.0)
+    assert "the arguments of a read_file call take about 250," in text and "MEMORY.md" not in text
