@@ -3,7 +3,7 @@
 Each figure runs the real tool through a real agent run (FunctionModel makes the one call). Targets are the
 promises in docs/reliability.md ("Every tool is bounded"); memory is the tracemalloc peak of the whole run.
 ``DEEP_TUI_BENCH_ENTRIES`` sets the crowded directory's size (default 300,000: past every bound — a walk
-reads at most 100,000 entries, ls 205,000 — so a directory of 1,000,000 costs the same, only longer to
+reads at most 100,000 entries, ls 105,000 — so a directory of 1,000,000 costs the same, only longer to
 create; tmpfs is used when there is one, as creating the entries is most of this benchmark's time).
 """
 

@@ -29,7 +29,7 @@ LIST_LIMIT = 500
 """Entries ls shows."""
 LS_SCAN_LIMIT = 5_000
 """Entries ls reads and sorts; beyond them it only counts (up to :data:`LS_COUNT_LIMIT`)."""
-LS_COUNT_LIMIT = 200_000
+LS_COUNT_LIMIT = 100_000
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
