@@ -232,6 +232,9 @@ def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespac
         return error.exit_code
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
+        # The user wants out now: the interpreter's last collection over the whole heap at exit takes about a
+        # second on a busy machine; frozen objects are left to the operating system instead.
+        gc.freeze()
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()

@@ -125,12 +125,16 @@ class ToolSettings:
     """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
     mcp: str = "ask"
     """Tools of MCP servers, as for ``writes``; ``[mcp.servers.NAME] approval`` overrides it per server."""
+    timeout: float = 120.0
+    """Seconds one tool call may run; then it stops and the model reads why (Esc stops it at once)."""
 
     def validate(self) -> None:
         for name in ("writes", "mcp"):
             if getattr(self, name) not in WRITE_POLICY_NAMES:
                 raise ConfigError(f"tools.{name} must be one of {', '.join(WRITE_POLICY_NAMES)} "
                                   f"(got {getattr(self, name)!r})")
+        if not (1 <= self.timeout <= 86_400):
+            raise ConfigError(f"tools.timeout must be between 1 and 86400 seconds (got {self.timeout})")
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
@@ -258,11 +262,16 @@ def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: 
 def _tool_settings(value: Any, source: str) -> ToolSettings:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [tools] must be a table")
+    table = dict(value)
     for key, item in value.items():
-        if key not in ("writes", "mcp"):
+        if key == "timeout":
+            _check_type(source, "tools.timeout", item, (int, float))
+            table[key] = float(item)
+        elif key in ("writes", "mcp"):
+            _check_type(source, f"tools.{key}", item, str)
+        else:
             raise ConfigError(f"{source}: unknown key tools.{key}")
-        _check_type(source, f"tools.{key}", item, str)
-    tools = ToolSettings(**value)
+    tools = ToolSettings(**table)
     try:
         tools.validate()
     except ConfigError as error:

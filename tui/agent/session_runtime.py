@@ -143,7 +143,8 @@ class SessionRuntime:
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
                                   writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
-                                  mcp=mcp, mcp_default=settings.tools.mcp)  # type: ignore[arg-type]
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout)
         self.mcp = mcp
         self.write_gate = parts.write_gate
         self._memory_instructions = memory_instructions(self.memory)

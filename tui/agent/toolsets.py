@@ -17,6 +17,7 @@ from tui.agent.history_search import history_toolset
 from tui.agent.mcp_approval import McpApprovals, McpRoute
 from tui.agent.memory import MemoryFile, memory_toolset
 from tui.agent.path_policy import PathPolicy
+from tui.agent.tool_time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.agent.write_approval import WritePolicy
 from tui.agent.write_gate import WriteGate
 from tui.mcp_config import McpServerConfig
@@ -47,13 +48,14 @@ class McpToolSource(Protocol):
 def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
                       search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
                       writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
-                      mcp_default: WritePolicy = "ask") -> AgentParts:
+                      mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
     the first message of the running turn (the history search leaves the turn's own messages out);
     ``writes``: whether file writes ask first, always run or never run; ``mcp``: the MCP servers, whose
-    tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say.
+    tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say; ``tool_timeout``:
+    seconds one tool call may run (``None``: no cap; Esc still stops it).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
@@ -68,6 +70,6 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     return AgentParts(
         toolsets=toolsets,
         write_gate=gate,
-        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate],
+        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout)],
         extra_toolsets=extra,
     )
