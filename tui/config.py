@@ -115,10 +115,18 @@ class ToolSettings:
 
     writes: str = "ask"
     """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+    commands: str = "ask"
+    """Shell commands (the ``execute`` tool): ``ask``, ``always`` or ``never``, as for ``writes``."""
+    network: bool = False
+    """Whether commands may reach the network (their sandbox has none by default)."""
+    sandbox: bool = True
+    """``False`` only with the ``--no-sandbox`` flag (never from a file): commands then run unsandboxed."""
 
     def validate(self) -> None:
-        if self.writes not in WRITE_POLICY_NAMES:
-            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+        for key in ("writes", "commands"):
+            value = getattr(self, key)
+            if value not in WRITE_POLICY_NAMES:
+                raise ConfigError(f"tools.{key} must be one of {', '.join(WRITE_POLICY_NAMES)} (got {value!r})")
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
@@ -159,8 +167,10 @@ class Settings:
         provider = replace(self.provider, **provider_values)
         provider.validate()
         tools = self.tools
-        if values.get("writes") is not None:
-            tools = replace(tools, writes=values["writes"])
+        tool_values = {key: values[key] for key in ("writes", "commands", "network", "sandbox")
+                       if values.get(key) is not None}
+        if tool_values:
+            tools = replace(tools, **tool_values)
             tools.validate()
         return replace(self, context=context, provider=provider, tools=tools, **top_values)
 
@@ -171,6 +181,10 @@ _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
 _TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
+
+
+_TOOL_FILE_KEYS = {"writes", "commands", "network"}
+"""``sandbox`` is not among them: only the ``--no-sandbox`` flag turns the sandbox off."""
 
 
 _TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string"}
@@ -239,9 +253,13 @@ def _tool_settings(value: Any, source: str) -> ToolSettings:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [tools] must be a table")
     for key, item in value.items():
-        if key != "writes":
+        if key not in _TOOL_FILE_KEYS:
             raise ConfigError(f"{source}: unknown key tools.{key}")
-        _check_type(source, "tools.writes", item, str)
+        if key == "network":
+            if not isinstance(item, bool):
+                raise ConfigError(f"{source}: tools.network must be true or false (got {item!r})")
+        else:
+            _check_type(source, f"tools.{key}", item, str)
     tools = ToolSettings(**value)
     try:
         tools.validate()

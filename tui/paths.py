@@ -10,6 +10,17 @@ DATA_DIR_ENV = "DEEP_TUI_HOME"
 DEFAULT_DATA_DIR_NAME = ".deep-tui"
 
 
+def user_config_dir() -> Path:
+    """$DEEP_TUI_CONFIG_HOME, else $XDG_CONFIG_HOME/deep-tui, else ~/.config/deep-tui."""
+    explicit = os.environ.get("DEEP_TUI_CONFIG_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "deep-tui"
+    return Path.home() / ".config" / "deep-tui"
+
+
 @dataclass(frozen=True)
 class DataDir:
     """Paths inside one data directory. Nothing is created until asked."""

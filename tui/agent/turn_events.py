@@ -25,6 +25,14 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolOutputDelta:
+    """A piece of a running tool's output (a shell command's), terminal-safe; append it to the tool block."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     call_id: str
     tool_name: str
@@ -53,4 +61,4 @@ class TurnFailed:
     cancelled: bool = False
 
 
-TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed
+TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolCallFinished | TurnFinished | TurnFailed

@@ -6,7 +6,7 @@ every panel can be composed (empty) and typing works from the first frame.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,8 @@ from tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+
+    from tui.agent.user_command import UserCommandResult
 
 OPENING_TITLE = "opening the session…"
 
@@ -69,6 +71,14 @@ class OpeningSession:
 
     def set_write_approver(self, approver: object) -> None:
         """No turn runs before the session is open."""
+
+    def set_command_approver(self, approver: object) -> None:
+        """No turn runs before the session is open."""
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        from tui.agent.user_command import UserCommandResult
+
+        return UserCommandResult(command, "the session is still opening; run the command in a moment", ran=False)
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return []

@@ -44,7 +44,7 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.write_approvals import DialogApprover
+from tui.app.write_approvals import CommandDialogApprover, DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.terminal_text import visible
@@ -121,6 +121,8 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
+        self.command_approver = CommandDialogApprover(self)
+        runtime.set_command_approver(self.command_approver)  # so do shell commands ([tools] commands)
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
@@ -323,6 +325,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
         runtime.set_write_approver(self.write_approver)
+        runtime.set_command_approver(self.command_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()

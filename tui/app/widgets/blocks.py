@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,6 +14,9 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+
+if TYPE_CHECKING:
+    from tui.app.widgets.command_output import CommandOutputView
 from tui.terminal_text import visible
 from tui.wording import plural
 
@@ -90,12 +93,27 @@ class ToolBlock(Collapsible):
         self._saved = Button("open saved output", classes="tool-saved", compact=True)
         self._saved.display = False
         self.saved_path: Path | None = None
+        self.output_view: CommandOutputView | None = None
+        """A running command's output, once some arrived."""
         self._call_title = f"{tool_name}({args_summary(args_json)})"
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
         self.title = Content(self._call_title)  # type: ignore[assignment]
 
+    def stream_output(self, pieces: list[str]) -> None:
+        """Append a running command's output (shown as it arrives, the block open)."""
+        from tui.app.widgets.command_output import CommandOutputView
+
+        if self.output_view is None:
+            self.output_view = CommandOutputView()
+            self.query_one(Collapsible.Contents).mount(self.output_view, before=self._result)
+            self.collapsed = False
+        self.output_view.feed(pieces)
+
     def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool) -> None:
+        if self.output_view is not None:  # the output is on screen already: the result adds how it ended
+            lines = preview.rstrip("\n").rsplit("\n", 1)
+            preview = lines[-1]
         self._result.update(Content(preview[:PREVIEW_LIMIT]))
         size = f"{size_chars:,} chars"
         if evicted_path:

@@ -216,6 +216,12 @@ class ChatView(VerticalScroll):
         self._tools[event.call_id] = block
         await self._append(block)
 
+    def tool_output(self, call_id: str, pieces: list[str]) -> None:
+        """A running tool's output arrived (a shell command's): append it to its block."""
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.stream_output(pieces)
+
     def finish_tool_call(self, event: ToolCallFinished) -> None:
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet

@@ -1,0 +1,103 @@
+"""The ``execute`` tool: a shell command in the sandbox, its output streamed live, then exit status and duration.
+
+Named and shaped like pydantic-deep's (``execute(command, timeout=None)``) so adopted sessions read the same.
+It asks first (:class:`~tui.agent.write_gate.WriteGate` with :mod:`tui.agent.command_approval`); it runs through
+:func:`tui.agent.command_run.run_command` in the session's :class:`~tui.agent.sandbox.Sandbox`. Each piece of
+output reaches the run's event stream as a :class:`CommandOutput` event the moment it is read (the app appends
+it to the tool block); the whole output is the tool's return, so the chain evicts a large one like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from pydantic_ai import CustomEvent, FunctionToolset, RunContext
+
+from tui.agent import tool_schemas
+from tui.agent.command_run import MAX_TIMEOUT, CommandRun, clamp_timeout, run_command
+from tui.agent.sandbox import Sandbox
+from tui.agent.tool_errors import refuse
+from tui.metadata_keys import RUNS_COMMANDS_KEY
+
+RUNS_COMMANDS_METADATA = {RUNS_COMMANDS_KEY: True}
+"""Tool metadata marking a tool that runs shell commands (it needs approval)."""
+
+INTERRUPTED_KEEP_CHARS = 8_000
+"""Of a cancelled command's output, what the sealed tool return keeps (head and tail)."""
+
+
+@dataclass(kw_only=True)
+class CommandOutput(CustomEvent, name="command_output"):
+    """A piece of a running command's output (decoded, not yet made terminal-safe)."""
+
+    text: str
+
+
+@dataclass
+class ShellState:
+    """The session's shell: its sandbox, and what cancelled commands printed (for the sealed return)."""
+
+    sandbox: Sandbox
+    interrupted: dict[str, str] = field(default_factory=dict)
+    """Tool call id → what the model reads for a command the user cancelled (its output so far)."""
+
+    def take_interrupted(self) -> dict[str, str]:
+        taken, self.interrupted = self.interrupted, {}
+        return taken
+
+
+def command_result_text(run: CommandRun, note: str = "") -> str:
+    """What the model reads: the output as the command wrote it, then how it ended."""
+    return f"{_ended_by_newline(run.output)}{note}{run.status_line()}"
+
+
+def _ended_by_newline(output: str) -> str:
+    if not output:
+        return "(no output)\n"
+    return output if output.endswith("\n") else output + "\n"
+
+
+def interrupted_text(run: CommandRun) -> str:
+    """A cancelled command's sealed return: the status, and the output so far (head and tail when long)."""
+    output = run.output
+    if len(output) > INTERRUPTED_KEEP_CHARS:
+        half = INTERRUPTED_KEEP_CHARS // 2
+        output = f"{output[:half]}\n[… {len(output) - 2 * half:,} characters not kept …]\n{output[-half:]}"
+    return f"{_ended_by_newline(output)}{run.status_line()}"
+
+
+def shell_toolset(shell: ShellState) -> FunctionToolset[None]:
+    """The ``execute`` tool, running in ``shell.sandbox``."""
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @tool_schemas.tool(toolset, metadata=RUNS_COMMANDS_METADATA)  # asks the user first (tui.agent.write_gate)
+    async def execute(ctx: RunContext[None], command: str, timeout: int | None = None) -> str:
+        """Run a shell command (``/bin/sh -c``) in the working directory and return its output (stdout and stderr
+        together) and exit status. ``timeout`` in seconds: 120 by default, at most 600. It runs in a sandbox:
+        the rest of the filesystem is read-only, there is no network unless the user allowed it, and no secrets
+        are in the environment; nothing can be typed into it (stdin is empty)."""
+        if not command.strip():
+            raise refuse("the command is empty")
+        unavailable = shell.sandbox.unavailable()
+        if unavailable:
+            raise refuse(unavailable)
+        note = ""
+        if timeout is not None and timeout > MAX_TIMEOUT:
+            note = f"[the timeout asked for ({timeout} s) was cut to {MAX_TIMEOUT} s]\n"
+        if timeout is not None and timeout <= 0:
+            raise refuse("timeout must be a positive number of seconds")
+        run = CommandRun(command)
+
+        async def stream(text: str) -> None:
+            await ctx.emit(CommandOutput(text=text))
+
+        try:
+            await run_command(shell.sandbox, command, timeout=clamp_timeout(timeout), on_output=stream, run=run)
+        except asyncio.CancelledError:
+            if ctx.tool_call_id:
+                shell.interrupted[ctx.tool_call_id] = interrupted_text(run)
+            raise
+        return command_result_text(run, note)
+
+    return toolset
