@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import logging
 import os
 import signal
@@ -99,14 +100,24 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
     the command (``run.ending`` becomes ``cancelled``) and re-raises; pass ``run`` to keep its output then."""
     run = run if run is not None else CommandRun(command)
     run.cap_bytes = cap_bytes
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, cwd=sandbox.policy.workdir, env=sandbox.environment(),
+        start_new_session=True, limit=READ_SIZE))
     try:
-        process = await asyncio.create_subprocess_exec(
-            *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, cwd=sandbox.policy.workdir, env=sandbox.environment(),
-            start_new_session=True, limit=READ_SIZE)
+        # shielded: a cancel while asyncio connects the pipes would kill the shell alone, leaving its children
+        process = await asyncio.shield(starting)
     except OSError as error:
         run.ending, run.error, run.finished = "failed_to_start", error.strerror or str(error), time.monotonic()
         return run
+    except asyncio.CancelledError:
+        run.ending = "cancelled"
+        with contextlib.suppress(OSError):
+            started = await starting
+            kill_group(started.pid)
+            await started.wait()
+        run.finished = time.monotonic()
+        raise
     assert process.stdout is not None
     reader = asyncio.create_task(_read(process.stdout, run, on_output, cap_bytes, process.pid))
     exited = asyncio.ensure_future(process.wait())
