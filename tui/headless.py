@@ -15,6 +15,7 @@ from typing import TextIO
 from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.agent.write_gate import EXECUTE_TOOL_NAME
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.formatting_plain import describe_event
@@ -73,6 +74,7 @@ async def _run(
         status = 0
         wrote_text = False
         refused = 0
+        refused_by_name: dict[str, int] = {}
         try:
             # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
             async with aclosing(runtime.run_turn(prompt)) as events:
@@ -85,6 +87,7 @@ async def _run(
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:
                         refused += 1
+                        refused_by_name[event.tool_name] = refused_by_name.get(event.tool_name, 0) + 1
                         print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
                               flush=True)
                     elif isinstance(event, ToolCallFinished) and event.is_error:
@@ -99,6 +102,12 @@ async def _run(
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
+        commands = runtime.write_gate.commands
+        refused_commands = commands.refused if commands is not None else 0  # asked for, and nobody to ask here
+        refused -= refused_by_name.get(EXECUTE_TOOL_NAME, 0)
+        if refused_commands:
+            print(f"deep-tui: {plural(refused_commands, 'shell command')} refused: 'run' runs commands only with "
+                  "--allow-commands (or [tools] commands = \"always\" in config.toml)", file=err)
         if refused and runtime.write_gate.writes == "ask":
             print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
                   "(or [tools] writes = \"always\" in config.toml)", file=err)

@@ -115,7 +115,8 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
         with contextlib.suppress(OSError):
             started = await starting
             kill_group(started.pid)
-            await started.wait()
+            if started.stdout is not None:  # what it printed before the kill is still in the pipe
+                await _reap(started, asyncio.create_task(_read(started.stdout, run, None, cap_bytes, started.pid)))
         run.finished = time.monotonic()
         raise
     assert process.stdout is not None
