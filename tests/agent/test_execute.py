@@ -228,7 +228,7 @@ def test_run_refuses_commands_unless_allowed(tmp_path: Path, work: Path, monkeyp
         err = capsys.readouterr().err
         assert not (work / "ran.txt").exists()
         assert "1 shell command refused: 'run' runs commands only with --allow-commands" in err
-        tool_text = [m for m in served.requests[-1]["messages"] if m["role"] == "tool"][0]["content"]
+        tool_text = next(m for m in served.requests[-1]["messages"] if m["role"] == "tool")["content"]
         assert "rerun with --allow-commands" in tool_text
 
         served.tool_calls.append(("c2", "execute", call))

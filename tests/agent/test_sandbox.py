@@ -24,7 +24,6 @@ from tui.agent.command_run import CommandRun, run_command
 from tui.agent.sandbox import Sandbox, SandboxPolicy, clean_environment, is_secret_variable, sandbox_for
 
 
-
 async def run(sandbox: Sandbox, command: str, timeout: float = 20) -> CommandRun:
     return await run_command(sandbox, command, timeout=timeout)
 

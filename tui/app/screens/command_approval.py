@@ -61,6 +61,7 @@ class CommandApprovalScreen(DialogScreen[CommandDecision]):
     }
     CommandApprovalScreen .dialog--buttons {
         height: auto;
+        margin-top: 0;
     }
     CommandApprovalScreen .dialog--buttons Button {
         margin-left: 1;
@@ -101,9 +102,10 @@ class CommandApprovalScreen(DialogScreen[CommandDecision]):
                         id="command-reason")
             with Horizontal(classes="dialog--buttons", id="allow-buttons"):
                 yield action_button("Allow all commands (a)", "screen.answer('session')", id="allow-session")
-                if prefix:
-                    yield action_button(f"Allow {_clip(prefix)} … (p)", "screen.answer('prefix')", id="allow-prefix")
                 yield action_button("Allow once (y)", "screen.answer('once')", variant="primary", id="allow-once")
+            if prefix:
+                with Horizontal(classes="dialog--buttons", id="prefix-buttons"):
+                    yield action_button(f"Allow {_clip(prefix)} … (p)", "screen.answer('prefix')", id="allow-prefix")
             with Horizontal(classes="dialog--buttons", id="deny-buttons"):
                 yield action_button("Deny with reason (r)", "screen.answer('reason')", id="deny-reason")
                 yield action_button("Deny (n)", "screen.answer('deny')", variant="error", id="deny")

@@ -85,17 +85,19 @@ class ToolBlock(Collapsible):
 
         path: Path
 
-    def __init__(self, call_id: str, tool_name: str, args_json: str) -> None:
+    def __init__(self, call_id: str, tool_name: str, args_json: str, *, call_title: str | None = None) -> None:
+        """``call_title``: the title instead of ``tool_name(arguments)`` (a ``!command``: the command line)."""
         self.call_id = call_id
         self.tool_name = tool_name
         self._args = Static(Content(args_json[:PREVIEW_LIMIT] or "{}"), classes="tool-args")
+        self._args.display = bool(args_json)
         self._result = Static(Content("running…"), classes="tool-result")
         self._saved = Button("open saved output", classes="tool-saved", compact=True)
         self._saved.display = False
         self.saved_path: Path | None = None
         self.output_view: CommandOutputView | None = None
         """A running command's output, once some arrived."""
-        self._call_title = f"{tool_name}({args_summary(args_json)})"
+        self._call_title = _one_line(call_title)[:100] if call_title else f"{tool_name}({args_summary(args_json)})"
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
         self.title = Content(self._call_title)  # type: ignore[assignment]

@@ -216,6 +216,14 @@ class ChatView(VerticalScroll):
         self._tools[event.call_id] = block
         await self._append(block)
 
+    async def add_user_command(self, command: str) -> ToolBlock:
+        """The block of the user's ``!command``: its output streams into it."""
+        block = ToolBlock(f"user-command-{len(self._tools)}", "!", "", call_title=f"! {command}")
+        await self._append(block)
+        self.anchor()
+        self.scroll_end(animate=False)
+        return block
+
     def tool_output(self, call_id: str, pieces: list[str]) -> None:
         """A running tool's output arrived (a shell command's): append it to its block."""
         block = self._tools.get(call_id)
