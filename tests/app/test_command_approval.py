@@ -172,14 +172,14 @@ async def test_the_output_streams_into_the_block_while_the_command_runs(tmp_path
                          "while [ ! -e go ]; do sleep 0.05; done; echo second")
         await pilot.press("y")
         await wait_until(pilot, lambda: app.query(ToolBlock) and app.query_one(ToolBlock).output_view is not None
-                         and "first" in app.query_one(ToolBlock).output_view.text_view.text, "the first line")
+                         and "first" in app.query_one(ToolBlock).output_view.shown_text, "the first line")
         block = app.query_one(ToolBlock)
         assert app.runtime.busy and not block.collapsed  # still running, and the output is on screen
-        shown = block.output_view.text_view.text  # type: ignore[union-attr]
+        shown = block.output_view.shown_text  # type: ignore[union-attr]
         assert "hostile ␛]0;pwned␇ end" in shown and "\x1b" not in shown
         release.touch()
         await wait_idle(app, pilot)
-        assert "second" in block.output_view.text_view.text  # type: ignore[union-attr]
+        assert "second" in block.output_view.shown_text  # type: ignore[union-attr]
         assert str(block.query(".tool-result").first(Static).render()).startswith("[exit status 0 · ")
 
 
@@ -192,7 +192,7 @@ async def test_user_command_runs_without_asking_and_the_model_reads_it_next_turn
         await wait_idle(app, pilot)
         assert not isinstance(app.screen, CommandApprovalScreen)
         [block] = app.query(ToolBlock)
-        assert "from the user's command" in block.output_view.text_view.text  # type: ignore[union-attr]
+        assert "from the user's command" in block.output_view.shown_text  # type: ignore[union-attr]
         assert str(block.query(".tool-result").first(Static).render()).startswith("[exit status 4 · ")
         assert seen == []  # nothing went to the model yet
 
@@ -216,7 +216,7 @@ async def test_escape_stops_a_user_command(tmp_path: Path) -> None:
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.runtime.busy, "the command to stop", timeout=2)
         await wait_idle(app, pilot)
-        assert "begun" in app.query_one(ToolBlock).output_view.text_view.text  # type: ignore[union-attr]
+        assert "begun" in app.query_one(ToolBlock).output_view.shown_text  # type: ignore[union-attr]
 
 
 @pytest.fixture

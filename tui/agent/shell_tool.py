@@ -48,14 +48,12 @@ class ShellState:
 
 
 def command_result_text(run: CommandRun, note: str = "") -> str:
-    """What the model reads: the output as the command wrote it, then how it ended."""
-    return f"{_ended_by_newline(run.output)}{note}{run.status_line()}"
-
-
-def _ended_by_newline(output: str) -> str:
-    if not output:
-        return "(no output)\n"
-    return output if output.endswith("\n") else output + "\n"
+    """What the model reads: the output as the command wrote it, then how it ended (one copy of the output)."""
+    pieces = run.pieces
+    if not pieces:
+        return f"(no output)\n{note}{run.status_line()}"
+    end = "" if pieces[-1].endswith("\n") else "\n"
+    return "".join([*pieces, end, note, run.status_line()])
 
 
 def interrupted_text(run: CommandRun) -> str:
@@ -64,7 +62,8 @@ def interrupted_text(run: CommandRun) -> str:
     if len(output) > INTERRUPTED_KEEP_CHARS:
         half = INTERRUPTED_KEEP_CHARS // 2
         output = f"{output[:half]}\n[… {len(output) - 2 * half:,} characters not kept …]\n{output[-half:]}"
-    return f"{_ended_by_newline(output)}{run.status_line()}"
+    return command_result_text(CommandRun(run.command, pieces=[output] if output else [], ending=run.ending,
+                                          started=run.started, finished=run.finished))
 
 
 def shell_toolset(shell: ShellState) -> FunctionToolset[None]:

@@ -44,6 +44,8 @@ class ToolCallFinished:
     is_error: bool = False
     denied: bool = False
     """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""
+    last_line: str = ""
+    """The result's last line (a command's exit status), whatever the preview cut."""
 
 
 @dataclass(frozen=True)

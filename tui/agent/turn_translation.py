@@ -62,12 +62,17 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
             return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
                                     visible(text[:PREVIEW_CHARS]), len(text),
                                     evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
-                                    denied=part.outcome == "denied")
+                                    denied=part.outcome == "denied", last_line=_last_line(text))
         if isinstance(part, RetryPromptPart):
             text = part.model_response()
             return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),
                                     visible(text[:PREVIEW_CHARS]), len(text), is_error=True)
     return None
+
+
+def _last_line(text: str) -> str:
+    stripped = text.rstrip("\n")
+    return visible(stripped[stripped.rfind("\n") + 1:][:PREVIEW_CHARS])
 
 
 def shown(delta: str) -> str:

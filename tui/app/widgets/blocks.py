@@ -112,10 +112,12 @@ class ToolBlock(Collapsible):
             self.collapsed = False
         self.output_view.feed(pieces)
 
-    def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool) -> None:
-        if self.output_view is not None:  # the output is on screen already: the result adds how it ended
-            lines = preview.rstrip("\n").rsplit("\n", 1)
-            preview = lines[-1]
+    def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool,
+                   last_line: str = "") -> None:
+        """``last_line``: the result's last line; for a command whose output is on screen, it is all that is added
+        (how it ended)."""
+        if self.output_view is not None:
+            preview = last_line or preview.rstrip("\n").rsplit("\n", 1)[-1]
         self._result.update(Content(preview[:PREVIEW_LIMIT]))
         size = f"{size_chars:,} chars"
         if evicted_path:

@@ -1,82 +1,86 @@
-"""A running command's output in its tool block: the newest lines, appended as they arrive.
+"""A running command's output in its tool block: its newest lines, as they arrive.
 
-Each frame appends what arrived since the last one at O(new): the text goes to a
-:class:`~tui.app.widgets.growing_text.GrowingText` (which wraps and repaints only the changed end), and only the
-last :data:`TAIL_CHARS` characters are kept on screen — a command printing megabytes costs a count of its
-newlines and a copy of its tail, never a re-render of everything. The whole output is the tool's result (saved
-to disk by the chain when large: the block's "open saved output" shows it). Everything shown passes through
-:func:`~tui.terminal_text.visible` (GrowingText does it): escape sequences from a command never reach the terminal.
+Each frame costs O(what arrived since the last one) and a constant draw: the new text's newlines are counted, its
+last :data:`TAIL_LINES` lines replace the oldest shown, and the view (one row per line, cut at the width) keeps
+its height once full, so a command printing megabytes never re-lays out the chat. The whole output is the tool's
+result, saved to disk by the chain when large (the block's "open saved output" shows it). Everything shown
+passes through :func:`~tui.terminal_text.visible`: escape sequences from a command never reach the terminal.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from collections import deque
+
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.app.widgets.growing_text import GrowingText
+from tui.terminal_text import visible
 from tui.wording import plural
 
-__all__ = ["TAIL_CHARS", "CommandOutputView"]
+__all__ = ["LINE_CHARS", "TAIL_LINES", "CommandOutputView"]
 
-TAIL_CHARS = 32_000
-"""How much of the newest output is on screen; the view is cut back to this once it holds twice as much."""
+TAIL_LINES = 12
+"""Lines of the newest output on screen."""
+LINE_CHARS = 400
+"""A longer line is cut (the view shows one row per line anyway)."""
 
 
-class CommandOutputView(VerticalScroll):
-    """The tail of a command's output, scrolled to its end while it runs, and a count of what came."""
+class CommandOutputView(Static):
+    """The last :data:`TAIL_LINES` lines of a command's output, and how much came before them."""
 
     DEFAULT_CSS = """
-    CommandOutputView { height: auto; max-height: 16; border-left: thick $panel; padding-left: 1; }
-    CommandOutputView .command-output-count { color: $text-muted; }
+    CommandOutputView { height: auto; border-left: thick $panel; padding-left: 1; text-wrap: nowrap;
+                        text-overflow: ellipsis; }
     """
 
     def __init__(self) -> None:
-        super().__init__(classes="command-output")
-        self.text_view = GrowingText(classes="command-output-text")
-        self.count = Static("", classes="command-output-count")
-        self.count.display = False
+        super().__init__("", classes="command-output")
         self.chars = 0
         self.lines = 0
-        self._shown = 0
-        """Characters in ``text_view`` now."""
+        """Complete lines received (newlines)."""
+        self._tail: deque[str] = deque([""], maxlen=TAIL_LINES + 1)
+        """The newest lines; the last one is still being written."""
+        self._rows = 0
 
-    def compose(self) -> ComposeResult:
-        yield self.count
-        yield self.text_view
-
-    def on_mount(self) -> None:
-        self.anchor()
+    @property
+    def shown_text(self) -> str:
+        """What the view shows now (terminal-safe), without the count line."""
+        return "\n".join(self._shown_lines())
 
     def feed(self, pieces: list[str]) -> None:
         """Append ``pieces`` (raw output, in order)."""
-        arrived = sum(len(piece) for piece in pieces)
-        if not arrived:
-            return
-        self.chars += arrived
-        self.lines += sum(piece.count("\n") for piece in pieces)
-        tail = _tail(pieces, TAIL_CHARS)
-        if self._shown + len(tail) > 2 * TAIL_CHARS or len(tail) >= TAIL_CHARS:
-            kept = self.text_view.text[-max(TAIL_CHARS - len(tail), 0):] if len(tail) < TAIL_CHARS else ""
-            self.text_view.reset(kept)
-            self._shown = len(kept)
-        self.text_view.append(tail)
-        self._shown += len(tail)
-        if self.chars > self._shown:
-            self.count.display = True
-            self.count.update(Content(f"… {self.chars - self._shown:,} earlier characters not shown here "
-                                      f"({plural(self.lines, 'line')} so far)"))
+        for piece in pieces:
+            if not piece:
+                continue
+            self.chars += len(piece)
+            newlines = piece.count("\n")
+            self.lines += newlines
+            if not newlines:
+                self._tail[-1] = (self._tail[-1] + piece)[:LINE_CHARS]
+                continue
+            first, rest = piece.split("\n", 1)
+            self._tail[-1] = (self._tail[-1] + first)[:LINE_CHARS]
+            newest = rest.rsplit("\n", TAIL_LINES + 1)  # only the newest lines of a large piece are split out
+            if len(newest) == TAIL_LINES + 2:
+                newest = newest[1:]  # the first holds every older line, joined
+            self._tail.extend(line[:LINE_CHARS] for line in newest)
+        self._draw()
 
+    def _shown_lines(self) -> list[str]:
+        lines = list(self._tail)
+        if lines and not lines[-1]:
+            lines.pop()  # the output ended with a newline: no empty last row
+        return [visible(line).replace("\n", " ") for line in lines[-TAIL_LINES:]]
 
-def _tail(pieces: list[str], limit: int) -> str:
-    """The last ``limit`` characters of ``"".join(pieces)``, joining only what is needed."""
-    taken: list[str] = []
-    size = 0
-    for piece in reversed(pieces):
-        taken.append(piece)
-        size += len(piece)
-        if size >= limit:
-            break
-    text = "".join(reversed(taken))
-    return text[-limit:] if len(text) > limit else text
+    def _draw(self) -> None:
+        shown = self._shown_lines()
+        hidden = self.lines + (1 if self._tail[-1] else 0) - len(shown)
+        rows = [*([f"… {plural(hidden, 'earlier line')} ({self.chars:,} characters in all)"] if hidden > 0 else []),
+                *shown]
+        pieces: list[tuple[str, str] | str] = []
+        for number, row in enumerate(rows):
+            if number:
+                pieces.append("\n")
+            pieces.append((row, "$text-muted") if hidden > 0 and number == 0 else row)
+        self.update(Content.assemble(*pieces), layout=len(rows) != self._rows)
+        self._rows = len(rows)
