@@ -234,3 +234,23 @@ def test_run_refuses_commands_unless_allowed(tmp_path: Path, work: Path, monkeyp
         served.tool_calls.append(("c2", "execute", call))
         assert main(["run", "--allow-commands", "--model", "openai-chat:loopback", "--base-url", url, "again"]) == 0
         assert (work / "ran.txt").exists() and "refused" not in capsys.readouterr().err
+
+
+async def test_without_a_sandbox_execute_refuses_and_says_how(tmp_path: Path, work: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.agent.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
+    runtime = await open_runtime(tmp_path, work, CommandModel("touch x.txt"), commands="always")
+    assert "no sandbox is available" in str(runtime.sandbox_notice())
+    await turn(runtime)
+    [refused] = returns_on_disk(tmp_path, runtime)
+    assert "user namespaces are disabled" in refused.content and "--no-sandbox" in refused.content
+    assert not (work / "x.txt").exists()
+    await runtime.aclose()
+
+
+async def test_no_sandbox_runs_the_command_and_warns(tmp_path: Path, work: Path) -> None:
+    runtime = await open_runtime(tmp_path, work, CommandModel("touch x.txt"), commands="always", sandbox=False)
+    assert "WITHOUT a sandbox" in str(runtime.sandbox_notice())
+    await turn(runtime)
+    assert (work / "x.txt").exists()
+    await runtime.aclose()

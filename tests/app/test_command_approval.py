@@ -243,3 +243,17 @@ def test_command_dialog_snapshot(snap_compare, tmp_path: Path, fixed_ids: None, 
         await pilot.pause(0.1)
 
     assert snap_compare(app_for(tmp_path), terminal_size=size, run_before=asked)
+
+
+async def test_without_a_sandbox_the_app_says_so_and_runs_nothing(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.agent.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("no sandbox is available" in str(n.message) and "--no-sandbox"
+                                            in str(n.message) for n in app._notifications), "the notice")
+        await pilot.press(*"!touch made.txt", "enter")
+        await wait_idle(app, pilot)
+        assert not (tmp_path / "work" / "made.txt").exists()
+        [block] = app.query(ToolBlock)
+        assert "user namespaces are disabled" in str(block.query(".tool-result").first(Static).render())

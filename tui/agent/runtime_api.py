@@ -143,6 +143,10 @@ class SessionRuntimeAPI(Protocol):
         """Who is asked before the agent runs a shell command (the app's command dialog)."""
         ...
 
+    def sandbox_notice(self) -> str | None:
+        """Why commands cannot run sandboxed here (or that ``--no-sandbox`` is on), or ``None``; may block briefly."""
+        ...
+
     async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
         """Run the user's ``!command`` in the sandbox (``on_output`` gets its output as it arrives); the model reads
         it with the next prompt. Cancelling the caller kills the command."""

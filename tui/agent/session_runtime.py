@@ -191,6 +191,14 @@ class SessionRuntime:
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
 
+    def sandbox_notice(self) -> str | None:
+        """What the user must know about how commands run (no sandbox here, or ``--no-sandbox``), or ``None``.
+        Runs the sandbox probe (cached per process): call it off the UI thread."""
+        sandbox = self.shell.sandbox
+        if not sandbox.enabled:
+            return "--no-sandbox: shell commands run WITHOUT a sandbox and can read and change anything you can"
+        return sandbox.unavailable()
+
     async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
         """Run the user's ``!command`` in the sandbox; its output goes before the next prompt for the model."""
         if self._busy:

@@ -75,6 +75,9 @@ class OpeningSession:
     def set_command_approver(self, approver: object) -> None:
         """No turn runs before the session is open."""
 
+    def sandbox_notice(self) -> None:
+        """Checked once the real session is open."""
+
     async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
         from tui.agent.user_command import UserCommandResult
 

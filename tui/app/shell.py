@@ -197,6 +197,15 @@ class DeepTuiApp(TurnActions, SessionActions):
         for warning in self.runtime.info.warnings:
             logger.warning("session %s: %s", self.runtime.info.session_id, warning)
             self.notify(warning, severity="warning", timeout=10, markup=False)
+        self._check_sandbox()
+
+    @work(thread=True, exclusive=True, group="sandbox-check")
+    def _check_sandbox(self) -> None:
+        """Say at once when shell commands cannot run sandboxed (the probe runs a process: off the UI thread)."""
+        notice = self.runtime.sandbox_notice()
+        if notice:
+            logger.warning("%s", notice)
+            self.call_from_thread(self.notify, notice, severity="warning", timeout=10, markup=False)
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:
