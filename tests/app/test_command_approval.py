@@ -79,34 +79,31 @@ async def answered(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-d
     await wait_idle(app, pilot)
 
 
-@pytest.mark.parametrize(("how", "what"), [("click", "#allow-once"), ("key", "y"), ("key", "enter")])
-async def test_allow_once_runs_it_and_asks_again_next_time(tmp_path: Path, how: str, what: str) -> None:
+async def test_allow_once_by_click_y_or_enter_runs_it_and_asks_again_next_time(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await ask(pilot, "touch one.txt")
-        assert screen.request.command == "touch one.txt" and screen.request.workdir == str(tmp_path / "work")
-        await (pilot.click(what) if how == "click" else pilot.press(what))
-        await answered(app, pilot)
-        assert (tmp_path / "work" / "one.txt").exists()
-        await ask(pilot, "touch two.txt")
-        await pilot.press("y")
-        await answered(app, pilot)
-        assert (tmp_path / "work" / "two.txt").exists()
-        assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["success", "success"]
+        for number, (how, what) in enumerate([("click", "#allow-once"), ("key", "y"), ("key", "enter")]):
+            screen = await ask(pilot, f"touch {number}.txt")  # asked each time: "once" grants nothing more
+            assert screen.request.command == f"touch {number}.txt"
+            assert screen.request.workdir == str(tmp_path / "work")
+            await (pilot.click(what) if how == "click" else pilot.press(what))
+            await answered(app, pilot)
+            assert (tmp_path / "work" / f"{number}.txt").exists()
+        assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["success"] * 3
 
 
-@pytest.mark.parametrize(("how", "what"), [("click", "#deny"), ("key", "n"), ("key", "escape")])
-async def test_deny_runs_nothing_and_the_block_says_so(tmp_path: Path, how: str, what: str) -> None:
+async def test_deny_by_click_n_or_esc_runs_nothing_and_the_block_says_so(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "touch no.txt")
-        await (pilot.click(what) if how == "click" else pilot.press(what))
-        await answered(app, pilot)
-        assert not (tmp_path / "work" / "no.txt").exists()
-        [denied] = returns_on_disk(app, tmp_path)
-        assert denied.outcome == "denied" and "the user denied running `touch no.txt`" in denied.content
-        [block] = app.query(ToolBlock)
-        assert "the user denied running" in str(block.query(".tool-result").first(Static).render())
+        for number, (how, what) in enumerate([("click", "#deny"), ("key", "n"), ("key", "escape")]):
+            await ask(pilot, f"touch no{number}.txt")
+            await (pilot.click(what) if how == "click" else pilot.press(what))
+            await answered(app, pilot)
+            assert not (tmp_path / "work" / f"no{number}.txt").exists()
+            denied = returns_on_disk(app, tmp_path)[-1]
+            assert denied.outcome == "denied" and f"the user denied running `touch no{number}.txt`" in denied.content
+            block = app.query(ToolBlock).last()
+            assert "the user denied running" in str(block.query(".tool-result").first(Static).render())
 
 
 @pytest.mark.parametrize("how", ["click", "key"])
@@ -123,21 +120,22 @@ async def test_deny_with_a_reason_tells_the_model(tmp_path: Path, how: str) -> N
         assert denied.content.endswith("The user's reason: run make test instead")
 
 
-@pytest.mark.parametrize("how", ["click", "key"])
-async def test_allow_the_prefix_for_the_session(tmp_path: Path, how: str) -> None:
+async def test_allow_the_prefix_for_the_session_by_click_or_p(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await ask(pilot, "touch a.txt")
-        assert "touch" in str(screen.query_one("#allow-prefix").render())
-        await (pilot.click("#allow-prefix") if how == "click" else pilot.press("p"))
-        await answered(app, pilot)
-        await pilot.press(*"touch b.txt", "enter")  # the same prefix: no dialog
-        await wait_idle(app, pilot)
-        assert not isinstance(app.screen, CommandApprovalScreen) and (tmp_path / "work" / "b.txt").exists()
-        await ask(pilot, "touch c.txt; touch d.txt")  # compound: asked again
+        for how, (first, second) in (("click", ("touch a.txt", "touch b.txt")), ("key", ("mkdir c", "mkdir d"))):
+            screen = await ask(pilot, first)
+            assert first.split()[0] in str(screen.query_one("#allow-prefix").render())
+            await (pilot.click("#allow-prefix") if how == "click" else pilot.press("p"))
+            await answered(app, pilot)
+            await pilot.press(*second, "enter")  # the same prefix: no dialog
+            await wait_idle(app, pilot)
+            assert not isinstance(app.screen, CommandApprovalScreen)
+            assert (tmp_path / "work" / second.split()[1]).exists()
+        await ask(pilot, "touch e.txt; touch f.txt")  # compound: asked again
         await pilot.press("n")
         await answered(app, pilot)
-        assert not (tmp_path / "work" / "c.txt").exists()
+        assert not (tmp_path / "work" / "e.txt").exists()
 
 
 @pytest.mark.parametrize("how", ["click", "key"])
