@@ -143,10 +143,14 @@ class CommandApprovals:
     prefixes: list[str] = field(default_factory=list)
     refused: int = 0
     """Commands refused because nobody could be asked (``run`` with ``ask``)."""
+    unavailable: Callable[[], str | None] | None = None
+    """Why no command can run at all (no sandbox): then nobody is asked, the tool itself refuses and says why."""
 
     def allowed_without_asking(self, command: str) -> bool:
         if self.policy == "always" or self.allow_all:
             return True
+        if self.policy == "ask" and self.unavailable is not None and self.unavailable():
+            return True  # nothing to ask about: the tool refuses, telling the model (and so the user) why
         return self.policy == "ask" and any(matches_prefix(command, prefix) for prefix in self.prefixes)
 
     async def answer(self, request: CommandRequest) -> str | None:

@@ -48,7 +48,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed))
-    gate = WriteGate(policy, writes, commands=CommandApprovals(commands), sandbox_line=shell.sandbox.describe())
+    approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
+    gate = WriteGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
     return AgentParts(
         toolsets=[file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)],
         write_gate=gate,
