@@ -35,6 +35,3 @@ WRITES_FILES_KEY = "deep_tui_writes_files"
 
 RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 """In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""
-
-USER_COMMAND_KEY = "deep_tui_user_command"
-"""On a user prompt part carrying a ``!command`` the user ran and its output (for the model to read)."""

@@ -259,3 +259,16 @@ async def test_no_sandbox_runs_the_command_and_warns(tmp_path: Path, work: Path)
     await turn(runtime)
     assert (work / "x.txt").exists()
     await runtime.aclose()
+
+
+async def test_a_cancelled_long_output_is_saved_whole_for_the_model(tmp_path: Path, work: Path) -> None:
+    from tui.agent.command_run import CommandRun
+    from tui.agent.shell_tool import interrupted_text
+
+    output = "".join(f"line {number}\n" for number in range(5_000))
+    run = CommandRun("make", pieces=[output], ending="cancelled", started=0.0, finished=2.0)
+    text = interrupted_text(run, "call-9", tmp_path / "saved")
+    saved = Path(text.split("the whole output so far is saved at ", 1)[1].split(" …]", 1)[0])
+    assert saved.read_text() == output  # nothing lost
+    assert text.startswith("line 0\n") and "line 4999\n[cancelled by the user after 2.0 s" in text
+    assert len(text) < 10_000

@@ -10,7 +10,9 @@ it to the tool block); the whole output is the tool's return, so the chain evict
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pydantic_ai import CustomEvent, FunctionToolset, RunContext
 
@@ -18,7 +20,10 @@ from tui.agent import tool_schemas
 from tui.agent.command_run import MAX_TIMEOUT, CommandRun, clamp_timeout, run_command
 from tui.agent.sandbox import Sandbox
 from tui.agent.tool_errors import refuse
+from tui.chain.safe_names import write_output
 from tui.metadata_keys import RUNS_COMMANDS_KEY
+
+logger = logging.getLogger(__name__)
 
 RUNS_COMMANDS_METADATA = {RUNS_COMMANDS_KEY: True}
 """Tool metadata marking a tool that runs shell commands (it needs approval)."""
@@ -39,6 +44,8 @@ class ShellState:
     """The session's shell: its sandbox, and what cancelled commands printed (for the sealed return)."""
 
     sandbox: Sandbox
+    saved_dir: Path | None = None
+    """Where a cancelled command's long output is saved whole (the data dir's ``large_tool_results/``)."""
     interrupted: dict[str, str] = field(default_factory=dict)
     """Tool call id → what the model reads for a command the user cancelled (its output so far)."""
 
@@ -56,12 +63,19 @@ def command_result_text(run: CommandRun, note: str = "") -> str:
     return "".join([*pieces, end, note, run.status_line()])
 
 
-def interrupted_text(run: CommandRun) -> str:
-    """A cancelled command's sealed return: the status, and the output so far (head and tail when long)."""
+def interrupted_text(run: CommandRun, call_id: str, saved_dir: Path | None) -> str:
+    """A cancelled command's sealed return: the output so far and the status. A long output is saved whole to
+    ``saved_dir`` (``large_tool_results/``) and the return keeps its head and tail with the path to read it."""
     output = run.output
     if len(output) > INTERRUPTED_KEEP_CHARS:
         half = INTERRUPTED_KEEP_CHARS // 2
-        output = f"{output[:half]}\n[… {len(output) - 2 * half:,} characters not kept …]\n{output[-half:]}"
+        where = "not kept"
+        if saved_dir is not None:
+            try:
+                where = f"the whole output so far is saved at {write_output(saved_dir, call_id, output, '.txt')}"
+            except (OSError, ValueError) as error:
+                logger.warning("the cancelled command's output could not be saved: %s", error)
+        output = f"{output[:half]}\n[… {len(output) - 2 * half:,} characters: {where} …]\n{output[-half:]}"
     return command_result_text(CommandRun(run.command, pieces=[output] if output else [], ending=run.ending,
                                           started=run.started, finished=run.finished))
 
@@ -95,7 +109,7 @@ def shell_toolset(shell: ShellState) -> FunctionToolset[None]:
             await run_command(shell.sandbox, command, timeout=clamp_timeout(timeout), on_output=stream, run=run)
         except asyncio.CancelledError:
             if ctx.tool_call_id:
-                shell.interrupted[ctx.tool_call_id] = interrupted_text(run)
+                shell.interrupted[ctx.tool_call_id] = interrupted_text(run, ctx.tool_call_id, shell.saved_dir)
             raise
         return command_result_text(run, note)
 

@@ -47,7 +47,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
-    shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed))
+    shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed),
+                       saved_dir=data_dir.large_results_dir)
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
     gate = WriteGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
     return AgentParts(
