@@ -101,6 +101,17 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         default=argparse.SUPPRESS,
                         help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
                              "app asks each time and 'run' refuses")
+    commands = parser.add_mutually_exclusive_group()
+    commands.add_argument("--allow-commands", dest="commands", action="store_const", const="always", default=default,
+                          help="let the agent run shell commands (in the sandbox) without asking "
+                               "([tools] commands = \"always\")")
+    commands.add_argument("--deny-commands", dest="commands", action="store_const", const="never",
+                          default=argparse.SUPPRESS,
+                          help="refuse every shell command ([tools] commands = \"never\"); by default the app asks "
+                               "each time and 'run' refuses")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default=default,
+                        help="run shell commands (the agent's and !command) WITHOUT the bubblewrap sandbox: they "
+                             "can then read and change anything you can; only where no sandbox can be set up")
     _add_storage_options(parser, suppress=suppress)
 
 

@@ -127,9 +127,15 @@ class ToolSettings:
     """Tools of MCP servers, as for ``writes``; ``[mcp.servers.NAME] approval`` overrides it per server."""
     timeout: float = 120.0
     """Seconds one tool call may run; then it stops and the model reads why (Esc stops it at once)."""
+    commands: str = "ask"
+    """Shell commands (the ``execute`` tool): ``ask``, ``always`` or ``never``, as for ``writes``."""
+    network: bool = False
+    """Whether commands may reach the network (their sandbox has none by default)."""
+    sandbox: bool = True
+    """``False`` only with the ``--no-sandbox`` flag (never from a file): commands then run unsandboxed."""
 
     def validate(self) -> None:
-        for name in ("writes", "mcp"):
+        for name in ("writes", "mcp", "commands"):
             if getattr(self, name) not in WRITE_POLICY_NAMES:
                 raise ConfigError(f"tools.{name} must be one of {', '.join(WRITE_POLICY_NAMES)} "
                                   f"(got {getattr(self, name)!r})")
@@ -177,8 +183,10 @@ class Settings:
         provider = replace(self.provider, **provider_values)
         provider.validate()
         tools = self.tools
-        if values.get("writes") is not None:
-            tools = replace(tools, writes=values["writes"])
+        tool_values = {key: values[key] for key in ("writes", "commands", "network", "sandbox")
+                       if values.get(key) is not None}
+        if tool_values:
+            tools = replace(tools, **tool_values)
             tools.validate()
         return replace(self, context=context, provider=provider, tools=tools, **top_values)
 
@@ -189,6 +197,10 @@ _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
 _TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
+
+
+_TOOL_FILE_KEYS = {"writes", "mcp", "timeout", "commands", "network"}
+"""``sandbox`` is not among them: only the ``--no-sandbox`` flag turns the sandbox off."""
 
 
 _TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string"}
@@ -264,13 +276,16 @@ def _tool_settings(value: Any, source: str) -> ToolSettings:
         raise ConfigError(f"{source}: [tools] must be a table")
     table = dict(value)
     for key, item in value.items():
+        if key not in _TOOL_FILE_KEYS:
+            raise ConfigError(f"{source}: unknown key tools.{key}")
         if key == "timeout":
             _check_type(source, "tools.timeout", item, (int, float))
             table[key] = float(item)
-        elif key in ("writes", "mcp"):
-            _check_type(source, f"tools.{key}", item, str)
+        elif key == "network":
+            if not isinstance(item, bool):
+                raise ConfigError(f"{source}: tools.network must be true or false (got {item!r})")
         else:
-            raise ConfigError(f"{source}: unknown key tools.{key}")
+            _check_type(source, f"tools.{key}", item, str)
     tools = ToolSettings(**table)
     try:
         tools.validate()

@@ -25,6 +25,7 @@ from tui.agent.turn_events import (
     TurnFailed,
     TurnFinished,
 )
+from tui.agent.write_gate import EXECUTE_TOOL_NAME
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.errors import STOP_SIGNALS, stopped_by
@@ -138,6 +139,7 @@ async def _run_turn(
         wrote_text = False
         refused = 0
         refused_mcp = 0
+        refused_by_name: dict[str, int] = {}
         try:
             # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
             async with aclosing(runtime.run_turn(prompt)) as events:
@@ -156,6 +158,7 @@ async def _run_turn(
                             refused_mcp += 1
                         else:
                             refused += 1
+                            refused_by_name[event.tool_name] = refused_by_name.get(event.tool_name, 0) + 1
                         print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
                               flush=True)
                     elif isinstance(event, ToolCallFinished) and event.is_error:
@@ -170,6 +173,12 @@ async def _run_turn(
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
+        commands = runtime.write_gate.commands
+        refused_commands = commands.refused if commands is not None else 0  # asked for, and nobody to ask here
+        refused -= refused_by_name.get(EXECUTE_TOOL_NAME, 0)
+        if refused_commands:
+            print(f"deep-tui: {plural(refused_commands, 'shell command')} refused: 'run' runs commands only with "
+                  "--allow-commands (or [tools] commands = \"always\" in config.toml)", file=err)
         if refused and runtime.write_gate.writes == "ask":
             print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
                   "(or [tools] writes = \"always\" in config.toml)", file=err)

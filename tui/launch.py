@@ -70,6 +70,8 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         ("read_timeout", getattr(args, "read_timeout", None)),
         ("retries", getattr(args, "retries", None)),
         ("writes", getattr(args, "writes", None)),
+        ("commands", getattr(args, "commands", None)),
+        ("sandbox", getattr(args, "sandbox", None)),
     ) if value is not None}
     pending: PendingProject | None = None
     try:

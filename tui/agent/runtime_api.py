@@ -6,11 +6,12 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui.agent.command_approval import CommandApprover
 from tui.agent.turn_events import TurnEvent
 from tui.agent.write_approval import WriteApprover
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from pydantic_ai.messages import ModelMessage
 
     from tui.agent.mcp_servers import McpServers
+    from tui.agent.user_command import UserCommandResult
     from tui.store.cost_totals import CostTotals
     from tui.store.search import HistorySearch
 
@@ -160,6 +162,19 @@ class SessionRuntimeAPI(Protocol):
 
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before the agent changes a file (the app's approval dialog)."""
+        ...
+
+    def set_command_approver(self, approver: CommandApprover | None) -> None:
+        """Who is asked before the agent runs a shell command (the app's command dialog)."""
+        ...
+
+    def sandbox_notice(self) -> str | None:
+        """Why commands cannot run sandboxed here (or that ``--no-sandbox`` is on), or ``None``; may block briefly."""
+        ...
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        """Run the user's ``!command`` in the sandbox (``on_output`` gets its output as it arrives); the model reads
+        it with the next prompt. Cancelling the caller kills the command."""
         ...
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai import Agent, capture_run_messages
@@ -17,6 +17,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import ToolDefinition
 
+from tui.agent.command_approval import CommandApprover
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.event_history import EventHistory
@@ -41,6 +42,7 @@ from tui.agent.turn_events import (
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.agent.turn_translation import translate
+from tui.agent.user_command import UserCommandResult, run_user_command
 from tui.agent.write_approval import WriteApprover
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
@@ -66,7 +68,8 @@ logger = logging.getLogger(__name__)
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
-tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
+tools (read_file, write_file, edit_file, ls, glob, grep), shell commands (execute: sandboxed,
+each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
@@ -144,9 +147,14 @@ class SessionRuntime:
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
                                   writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
                                   mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
-                                  tool_timeout=settings.tools.timeout)
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
         self.mcp = mcp
         self.write_gate = parts.write_gate
+        self.shell = parts.shell
+        self._user_commands: list[str] = []
+        """``!command`` outputs the model has not seen yet: they go before the next prompt."""
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
@@ -231,8 +239,38 @@ class SessionRuntime:
         """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
         self.write_gate.approver = approver
 
+    def set_command_approver(self, approver: CommandApprover | None) -> None:
+        """Who is asked before a shell command runs (the app's dialog); ``None``: an ``ask`` is refused."""
+        if self.write_gate.commands is not None:
+            self.write_gate.commands.approver = approver
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
+
+    def sandbox_notice(self) -> str | None:
+        """What the user must know about how commands run (no sandbox here, or ``--no-sandbox``), or ``None``.
+        Runs the sandbox probe (cached per process): call it off the UI thread."""
+        sandbox = self.shell.sandbox
+        if not sandbox.enabled:
+            return "--no-sandbox: shell commands run WITHOUT a sandbox and can read and change anything you can"
+        return sandbox.unavailable()
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        """Run the user's ``!command`` in the sandbox; its output goes before the next prompt for the model."""
+        if self._busy:
+            return UserCommandResult(command, "a turn is running: run the command when it ends", ran=False)
+        self._busy = True
+        try:
+            result = await run_user_command(
+                self.shell.sandbox, command, on_output=on_output,
+                large_results_dir=DataDir(self.data_root).large_results_dir,
+                large_result_tokens=self.settings.context.large_result_tokens,
+                number=self.handle.meta.message_count * 100 + len(self._user_commands))
+        finally:
+            self._busy = False
+        if result.context:
+            self._user_commands.append(result.context)
+        return result
 
     def rename(self, title: str) -> None:
         self.handle.rename(title)
@@ -276,6 +314,9 @@ class SessionRuntime:
             yield TurnFailed("this session is open read-only")
             return
         prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
+        if self._user_commands:  # the user's !commands since the last turn, for the model to read first
+            prompt = "\n\n".join([*self._user_commands, prompt])
+            self._user_commands = []
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()
@@ -376,7 +417,7 @@ class SessionRuntime:
         """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
         record whatever of the working context is not on disk yet."""
         messages = self.messages
-        messages.extend(seal(messages, reason))
+        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
         self.manager.record_pending(messages)
 
     def _memory_note(self, error: AgentRunError) -> str:

@@ -64,6 +64,9 @@ class PromptFlow:
                 await self.app.run_action(message.command.action)
             return
         self.app.dismiss_welcome()
+        if message.text.startswith("!") and message.text[1:].strip():
+            self._user_command(message.text)
+            return
         if self._can_send() and not len(self.queue):
             self.app.run_turn(message.text)
             return
@@ -72,6 +75,15 @@ class PromptFlow:
             self.app.notify("The session is still opening; your message is queued and will be sent as soon as "
                             "it is open.", timeout=4, markup=False)
         self.send_next()  # idle with older prompts waiting (a turn that ended in an error): oldest first
+
+    def _user_command(self, text: str) -> None:
+        """``!command``: runs now (the user typed it: no approval); while a turn runs it goes back to the prompt."""
+        if self._can_send():
+            self.app.run_user_command(text[1:].strip())
+            return
+        self.prompt.put_back(text)
+        self.app.notify("A turn is running: run the command when it ends (Esc stops the turn).", timeout=4,
+                        markup=False)
 
     def turn_ended(self, *, cancelled: bool) -> None:
         """After a turn: send the next queued prompt — unless the user cancelled the turn."""

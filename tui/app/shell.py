@@ -48,7 +48,7 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.write_approvals import DialogApprover
+from tui.app.write_approvals import CommandDialogApprover, DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.log_setup import RedactingFormatter
@@ -138,6 +138,8 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
+        self.command_approver = CommandDialogApprover(self)
+        runtime.set_command_approver(self.command_approver)  # so do shell commands ([tools] commands)
         self.prompts = PromptFlow(self)
         self.models = ModelActions(self)
         self.files = FileCompletion(self)
@@ -251,6 +253,15 @@ class DeepTuiApp(TurnActions, SessionActions):
         for warning in self.runtime.info.warnings:
             logger.warning("session %s: %s", self.runtime.info.session_id, warning)
             self.notify(warning, severity="warning", timeout=10, markup=False)
+        self._check_sandbox()
+
+    @work(thread=True, exclusive=True, group="sandbox-check")
+    def _check_sandbox(self) -> None:
+        """Say at once when shell commands cannot run sandboxed (the probe runs a process: off the UI thread)."""
+        notice = self.runtime.sandbox_notice()
+        if notice:
+            logger.warning("%s", notice)
+            self.call_from_thread(self.notify, notice, severity="warning", timeout=10, markup=False)
 
     def _ask_trust(self, trust: TrustDecider) -> None:
         """The project trust prompt; the session opens once it is answered, with the settings it gives."""
@@ -439,6 +450,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
         runtime.set_write_approver(self.write_approver)
+        runtime.set_command_approver(self.command_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()

@@ -25,6 +25,7 @@ from tui.agent.turn_events import (
     ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutputDelta,
     TurnEvent,
     TurnFailed,
 )
@@ -143,6 +144,12 @@ class LiveTurn:
             elif isinstance(event, ToolCallStarted):
                 await self._close_answer()
                 await chat.add_tool_call(event)
+            elif isinstance(event, ToolOutputDelta):
+                pieces = [event.text]  # everything the command printed since the last frame: one append
+                while self._queue and isinstance(self._queue[0], ToolOutputDelta) \
+                        and self._queue[0].call_id == event.call_id:
+                    pieces.append(self._queue.popleft().text)  # type: ignore[union-attr]
+                chat.tool_output(event.call_id, pieces)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
             elif isinstance(event, PromptAttached):
