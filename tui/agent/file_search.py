@@ -162,11 +162,11 @@ def _re2_reason(error: re2.error) -> str:
 def walk_files(policy: PathPolicy, base: Path, deadline: ToolDeadline, stats: WalkStats) -> Iterator[FoundFile]:
     """Every file under ``base`` (resolved, allowed by ``policy``), breadth-first, sorted per directory.
 
-    Skips tool and VCS directories, deep-tui's data directory, links whose target leaves the allowed roots,
+    Skips tool and VCS directories, deep-tui's data and config directories, links whose target leaves the allowed roots,
     directories already seen (link loops) and special files; stops at the bounds or the deadline, saying why
     in ``stats.stopped``. Raises :class:`~tui.agent.tool_deadline.ToolStopped` when cancelled.
     """
-    data_root = str(policy.data_root.resolve())
+    own_roots = [str(root) for root in policy.own_roots]
     seen: set[str] = {str(base)}
     pending: deque[tuple[str, str, str]] = deque([(str(base), str(base), "")])  # (as listed, real, relative)
     while pending:
@@ -177,7 +177,7 @@ def walk_files(policy: PathPolicy, base: Path, deadline: ToolDeadline, stats: Wa
         for name, is_dir, is_link in sorted(entries):
             path = os.path.join(directory, name)
             real = os.path.realpath(path) if is_link else os.path.join(real_directory, name)
-            if real == data_root or real.startswith(data_root + os.sep):
+            if any(real == root or real.startswith(root + os.sep) for root in own_roots):
                 continue
             if is_link and not policy.allows(Path(real)):
                 continue

@@ -130,6 +130,12 @@ class PathPolicy:
         root = self._data_root
         return resolved == root or resolved.is_relative_to(root) or self._in_config_dir(resolved)
 
+    @property
+    def own_roots(self) -> tuple[Path, ...]:
+        """deep-tui's own directories (the data directory, the user's config directory), resolved: listings and
+        searches leave them out."""
+        return (self._data_root, self._config_root)
+
     def _in_config_dir(self, resolved: Path) -> bool:
         root = self._config_root
         return resolved == root or resolved.is_relative_to(root)

@@ -88,8 +88,8 @@ class ToolDeadline:
                 "ask for less at a time (a narrower path, pattern or range)")
 
 
-_CURRENT: ContextVar[ToolDeadline | None] = ContextVar("deep_tui_tool_deadline", default=None)
-_INLINE: ContextVar[bool] = ContextVar("deep_tui_blocking_inline", default=False)
+_CURRENT: ContextVar[ToolDeadline | None] = ContextVar("tool_deadline", default=None)
+_INLINE: ContextVar[bool] = ContextVar("blocking_inline", default=False)
 
 
 def current_deadline() -> ToolDeadline:
