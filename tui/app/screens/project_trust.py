@@ -129,9 +129,10 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
             if pending.trustable:
                 warning = f"{WARNING} {SERVERS_WARNING}" if pending.servers else WARNING
                 yield Static(Content(warning), id="trust-warning")
-                yield Static(changes_content(pending.changes), id="trust-changes")
-                if pending.servers:
+                if pending.servers:  # first: a server is a program that runs as the user
                     yield Static(servers_content(pending.servers), id="trust-servers")
+                if pending.changes or not pending.servers:
+                    yield Static(changes_content(pending.changes), id="trust-changes")
             else:
                 yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:
