@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.cli import main
+from tui.cli import build_parser, main
+from tui.launch import LaunchContext, ProjectTrustGate, resolve_context
 from tui.paths import trust_store_file, user_config_file
+from tui.trust.project import TrustChoice
 from tui.trust.store import TrustStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -167,3 +169,26 @@ def test_a_mcp_json_that_is_a_link_is_refused_in_one_line(clone: Path, tmp_path:
     code, _, err = cli(capsys, "trust", "--yes")
     assert code == 2 and "it is a symbolic link (not followed)" in err
     assert TrustStore(trust_store_file()).records() == {}
+
+
+def test_the_answer_decides_which_servers_the_session_gets(clone: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def context() -> LaunchContext:
+        return resolve_context(build_parser().parse_args([]))
+
+    untrusted = context()
+    assert untrusted.pending_project is not None and untrusted.project_servers == ()
+    assert [server.name for server in untrusted.pending_project.config.servers] == ["tester"]
+    gate = ProjectTrustGate(untrusted)
+    gate.decide(TrustChoice.NOT_NOW)
+    assert gate.context.project_servers == ()
+    gate = ProjectTrustGate(context())
+    gate.decide(TrustChoice.ONCE)  # this session only: started, not remembered
+    assert [server.name for server in gate.context.project_servers] == ["tester"]
+    assert TrustStore(trust_store_file()).records() == {} and context().pending_project is not None
+
+    monkeypatch.setenv("DEEP_TUI_HOME", str(tmp_path / "mine"))  # the user's data directory: no project config
+    chosen = context()
+    assert chosen.pending_project is None and chosen.project_servers == ()
+    assert chosen.mcp_notices == (".mcp.json ignored: with $DEEP_TUI_HOME the project's config is not read, so its "
+                                  "MCP servers were not started",)
