@@ -162,9 +162,10 @@ def _read_file(dir_fd: int, name: str, limit: int, path: Path | None) -> bytes |
         if error.errno == errno.ELOOP:
             raise _Unusable("it is a symbolic link (not followed)", path) from None
         raise _Unusable(f"cannot read it: {error.strerror}", path) from None
+    if not stat.S_ISREG(os.fstat(file_fd).st_mode):  # before fdopen, which refuses a directory
+        os.close(file_fd)
+        raise _Unusable("it is not a regular file", path)
     with os.fdopen(file_fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _Unusable("it is not a regular file", path)
         raw = handle.read(limit + 1)
     if len(raw) > limit:
         raise _Unusable(f"it is larger than {limit:,} bytes", path)
