@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from tui.agent.mcp_client import server_environment
 from tui.agent.mcp_servers import PASSED_ENVIRONMENT, mcp_servers_for
 from tui.config import ConfigError, Settings, load_settings
-from tui.mcp_config import McpServerConfig, McpSettings, expand_variables, read_project_servers
+from tui.mcp_config import McpConfigError, McpServerConfig, McpSettings, expand_variables, parse_project_servers
 from tui.paths import DataDir
 
 
@@ -70,35 +69,31 @@ def test_bad_entries_name_the_key(tmp_path: Path, text: str, message: str) -> No
     assert str(path) in str(raised.value)
 
 
-def test_project_file_is_ignored_with_a_notice_until_the_project_is_trusted(tmp_path: Path) -> None:
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
+def test_a_project_file_is_parsed_into_servers_from_its_bytes() -> None:
+    raw = json.dumps({"mcpServers": {
         "local": {"command": "python", "args": ["server.py"], "env": {"A": "b"}},
         "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}},
         "events": {"type": "sse", "url": "http://localhost:9/sse"},
-    }}))
-    untrusted = read_project_servers(tmp_path, project_trusted=False)
-    assert untrusted.servers == () and untrusted.notice is not None and "not trusted" in untrusted.notice
-    trusted = read_project_servers(tmp_path, project_trusted=True)
-    assert trusted.notice is None
-    assert [(s.name, s.transport, s.source) for s in trusted.servers] == [
+    }}).encode()
+    servers = parse_project_servers(raw, "/p/.mcp.json")
+    assert [(s.name, s.transport, s.source) for s in servers] == [
         ("local", "stdio", ".mcp.json"), ("remote", "http", ".mcp.json"), ("events", "sse", ".mcp.json")]
-    assert read_project_servers(tmp_path / "nowhere", project_trusted=False) == read_project_servers(
-        tmp_path / "nowhere", project_trusted=True) and read_project_servers(tmp_path / "nowhere",
-                                                                             project_trusted=True).notice is None
+    assert servers[0].args == ("server.py",) and dict(servers[0].env) == {"A": "b"}
+    assert parse_project_servers(b"{}", "/p/.mcp.json") == ()
 
 
 def test_the_user_config_keeps_its_server_when_the_project_names_one_the_same(tmp_path: Path) -> None:
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "shared": {"command": "project-server"}, "extra": {"command": "extra-server"}}}))
+    project = parse_project_servers(json.dumps({"mcpServers": {
+        "shared": {"command": "project-server"}, "extra": {"command": "extra-server"}}}).encode(), ".mcp.json")
     mine = McpServerConfig("shared", "stdio", command="my-server")
     settings = Settings(mcp=McpSettings((mine,)))
     data = DataDir(tmp_path / "data")
-    trusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data, project_trusted=True)
+    trusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data, project_servers=project)
     assert trusted is not None and [(s.name, s.command) for s in trusted.servers] == [
         ("shared", "my-server"), ("extra", "extra-server")]
-    untrusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data, project_trusted=False)
+    untrusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data)
     assert untrusted is not None and [s.command for s in untrusted.servers] == ["my-server"]
-    assert mcp_servers_for(Settings(), workdir=tmp_path / "data", data_dir=data, project_trusted=True) is None
+    assert mcp_servers_for(Settings(), workdir=tmp_path, data_dir=data) is None
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -107,20 +102,10 @@ def test_the_user_config_keeps_its_server_when_the_project_names_one_the_same(tm
     ('{"mcpServers": {"x": {"type": "ws", "url": "http://h/"}}}', "type must be stdio, http or sse"),
     ('{"mcpServers": {"x": {"command": "a", "cwd": "/"}}}', "unknown key mcpServers.x.cwd"),
 ])
-def test_a_bad_project_file_is_a_notice_not_a_failure(tmp_path: Path, content: str, message: str) -> None:
-    (tmp_path / ".mcp.json").write_text(content)
-    found = read_project_servers(tmp_path, project_trusted=True)
-    assert found.servers == () and found.notice is not None and message in found.notice
-
-
-def test_a_project_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
-    target = tmp_path / "elsewhere.json"
-    target.write_text(json.dumps({"mcpServers": {"x": {"command": "a"}}}))
-    project = tmp_path / "project"
-    project.mkdir()
-    os.symlink(target, project / ".mcp.json")
-    found = read_project_servers(project, project_trusted=True)
-    assert found.servers == () and found.notice is not None and "could not be read" in found.notice
+def test_a_bad_project_file_names_the_file_and_the_problem(content: str, message: str) -> None:
+    with pytest.raises(McpConfigError, match=message) as raised:
+        parse_project_servers(content.encode(), "/p/.mcp.json")
+    assert str(raised.value).startswith("/p/.mcp.json: ")
 
 
 def test_variables_and_the_minimal_environment() -> None:

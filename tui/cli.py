@@ -44,13 +44,15 @@ commands:
   deep-tui serve [--host H] [--port P] [app options]
                                          serve the app to a browser (each tab its own deep-tui);
                                          prints the address to open, with its one-time token
-  deep-tui trust [DIR] [--yes]           show what DIR's .deep-tui/config.toml would change, then trust it
+  deep-tui trust [DIR] [--yes]           show what DIR's .deep-tui/config.toml would change and which
+                                         MCP servers its .mcp.json would start, then trust it
   deep-tui trust --revoke [DIR]          ignore that project config again
   deep-tui trust --list                  list the trusted projects
 
 config: defaults < ~/.config/deep-tui/config.toml (yours) < the project's ./.deep-tui/config.toml, only
   once you trust the project (or --config FILE, or <data-dir>/config.toml with --data-dir/DEEP_TUI_HOME)
-  < environment < flags. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
+  < environment < flags. A project's ./.mcp.json is part of its config: its MCP servers start only once
+  you trust the project. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
 
 exit status:
   0 done, 1 the turn failed (or a delete or trust was declined), 2 a usage or data problem
@@ -190,14 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
     trust = commands.add_parser(
         "trust", help="trust a project's config (or revoke, or list)",
-        description="A project's own config (DIR/.deep-tui/config.toml) can send your API key to another "
-                    "server or let the agent write without asking, so deep-tui ignores it until you trust the "
-                    "project. 'trust DIR' shows what the config would change in your settings, asks, and records "
-                    "the trust in your config directory (trusted-projects.json), for the config as it is now: "
-                    "if it changes, deep-tui asks again. Flags and environment still win over it.")
+        description="A project's own config (DIR/.deep-tui/config.toml and DIR/.mcp.json) can send your API key "
+                    "to another server, let the agent write without asking, or start programs as you (the MCP "
+                    "servers of .mcp.json), so deep-tui ignores it until you trust the project. 'trust DIR' shows "
+                    "what the config would change in your settings and which MCP servers it would start, asks, "
+                    "and records the trust in your config directory (trusted-projects.json), for both files as "
+                    "they are now: if either changes, deep-tui asks again. Flags and environment still win over "
+                    "it.")
     trust.add_argument("directory", nargs="?", metavar="DIR", help="the project directory (default: .)")
     trust_actions = trust.add_mutually_exclusive_group()
-    trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config is ignored again")
+    trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config and its MCP servers are ignored again")
     trust_actions.add_argument("--list", action="store_true", help="list the trusted projects")
     trust.add_argument("--yes", action="store_true", help="trust without asking (it still shows what changes)")
     return parser

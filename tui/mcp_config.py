@@ -5,7 +5,8 @@ Parsing only (no MCP client here): every value is checked when loaded and a bad 
 
 ``.mcp.json`` is Claude Code's format, ``{"mcpServers": {NAME: {...}}}``, where a server is
 ``{"command", "args", "env"}`` (stdio) or ``{"type": "http" | "sse", "url", "headers"}``. It belongs to the
-project, so it is read only when the user trusts the project (:func:`read_project_servers`).
+project: it is part of the project's config, covered by the project's trust (:mod:`tui.trust.project`), and
+its servers start only once the user trusts the project (:func:`parse_project_servers`).
 
 ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and ``headers`` are replaced by
 deep-tui's environment when the server starts (:func:`expand_variables`): the way to hand a server a token
@@ -15,14 +16,12 @@ minimal set (see docs/security.md).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 McpTransport = Literal["stdio", "http", "sse"]
@@ -162,53 +161,17 @@ def _string_table(value: Any, source: str, key: str) -> dict[str, str]:
 # -- the project's .mcp.json ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProjectServers:
-    """What a project's ``.mcp.json`` gave: its servers, and a one-line notice when it was not used."""
+def parse_project_servers(raw: bytes, where: str) -> tuple[McpServerConfig, ...]:
+    """The servers of a ``.mcp.json`` whose bytes are ``raw`` (``where`` names the file in errors).
 
-    servers: tuple[McpServerConfig, ...] = ()
-    notice: str | None = None
-
-
-def read_project_servers(workdir: Path, *, project_trusted: bool) -> ProjectServers:
-    """The servers of ``workdir/.mcp.json`` when the project is trusted.
-
-    Untrusted: the file is not even parsed, and the notice says it was ignored. A file that is not a
-    regular file (a symbolic link, a device), too large, or not valid is skipped with a notice too: the
-    project is the user's, but its file must not stop the app from starting.
-    """
-    path = workdir / PROJECT_FILE_NAME
+    Reading the file is the trust code's (:func:`tui.trust.project.read_project_config`): it reads it without
+    following a link, covers its bytes with the project's trust, and hands these servers to the launch only
+    once the project is trusted. Raises :class:`McpConfigError` for bad JSON or a bad entry."""
     try:
-        if not path.exists() and not path.is_symlink():
-            return ProjectServers()
-    except OSError as error:
-        return ProjectServers(notice=f"{PROJECT_FILE_NAME} could not be read: {error.strerror or error}")
-    if not project_trusted:
-        return ProjectServers(notice=f"{PROJECT_FILE_NAME} ignored: this project is not trusted, so its MCP servers "
-                                     "were not started")
-    try:
-        data = _read_json(path)
-        return ProjectServers(_servers_from_json(data, f"{PROJECT_FILE_NAME}"))
-    except McpConfigError as error:
-        return ProjectServers(notice=f"{error}; its MCP servers were not started")
-
-
-def _read_json(path: Path) -> Any:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError as error:
-        raise McpConfigError(f"{PROJECT_FILE_NAME} could not be read ({error.strerror or error})") from None
-    with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise McpConfigError(f"{PROJECT_FILE_NAME} is not a regular file")
-        raw = handle.read(PROJECT_FILE_LIMIT + 1)
-    if len(raw) > PROJECT_FILE_LIMIT:
-        raise McpConfigError(f"{PROJECT_FILE_NAME} is larger than {PROJECT_FILE_LIMIT:,} bytes")
-    try:
-        return json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise McpConfigError(f"{PROJECT_FILE_NAME} is not valid JSON ({error})") from None
+        raise McpConfigError(f"{where}: not valid JSON ({error})") from None
+    return tuple(dataclasses.replace(server, source=PROJECT_FILE_NAME) for server in _servers_from_json(data, where))
 
 
 def _servers_from_json(data: Any, source: str) -> tuple[McpServerConfig, ...]:

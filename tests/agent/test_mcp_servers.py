@@ -31,17 +31,18 @@ from tui.config import ContextSettings, Settings, ToolSettings
 from tui.headless import _run
 from tui.mcp_config import McpServerConfig, McpSettings
 from tui.paths import DataDir
+from tui.trust.project import read_project_config
 
 
 def make_factory(tmp_path: Path, model: ScriptedModel, *servers: McpServerConfig, mcp: str = "ask",
-                 large_result_tokens: int = 20_000, project_trusted: bool = False) -> RuntimeFactory:
+                 large_result_tokens: int = 20_000, project_servers: tuple[McpServerConfig, ...] = ()) -> RuntimeFactory:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     settings = Settings(context=ContextSettings(large_result_tokens=large_result_tokens),
                         tools=ToolSettings(mcp=mcp), mcp=McpSettings(tuple(servers)))
     return RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
                           choice=choose_model("offline", None), chat_model=model.model,
-                          project_trusted=project_trusted)
+                          project_servers=project_servers)
 
 
 async def wait_for(condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
@@ -162,7 +163,10 @@ async def test_a_server_that_fails_to_start_or_never_answers_is_a_notice_and_the
     (tmp_path / "work" / ".mcp.json").write_text(json.dumps({"mcpServers": {
         "broken": {"command": "sh", "args": ["-c", 'exec "$PY" -m tests.support.mcp_server --exit'],
                    "env": {"PY": sys.executable, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}}}}))
-    factory = make_factory(tmp_path, model, server_config("silent", "--hang", timeout=1.0), project_trusted=True)
+    project = read_project_config(tmp_path / "work")  # a trusted project's .mcp.json, as the launch hands it over
+    assert project is not None and project.error is None
+    factory = make_factory(tmp_path, model, server_config("silent", "--hang", timeout=1.0),
+                           project_servers=project.servers)
     out, err = io.StringIO(), io.StringIO()
     assert await _run(factory, SessionRequest(), "go", out, err) == 0
     assert out.getvalue().startswith("done")

@@ -1,5 +1,6 @@
 """``deep-tui run`` as a process with MCP servers in config.toml: a server that cannot start and a project's
-``.mcp.json`` in an untrusted project are one stderr line each; the turn runs and exits 0."""
+``.mcp.json`` left unread (``--data-dir`` replaces the project's config) are one stderr line each; the turn runs
+and exits 0. (An untrusted project's ``.mcp.json``: tests/cli/test_mcp_trust.py.)"""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def test_run_reports_a_failed_server_and_an_ignored_project_file_and_goes_on(tmp
     mcp_lines = [line for line in result.stderr.splitlines() if "MCP" in line or ".mcp.json" in line]
     assert len(mcp_lines) == 2, result.stderr
     assert any(line.startswith("deep-tui: MCP server gone failed to start: ") for line in mcp_lines)
-    assert any(".mcp.json ignored: this project is not trusted" in line for line in mcp_lines)
-    assert not (tmp_path / "pwned").exists()  # the untrusted project's server was never started
+    assert "deep-tui: .mcp.json ignored: with --data-dir the project's config is not read, so its MCP servers were " \
+           "not started" in mcp_lines
+    assert not (tmp_path / "pwned").exists()  # the project's server was never started
     assert result.stdout.strip()  # the offline model answered

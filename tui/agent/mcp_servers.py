@@ -37,7 +37,7 @@ from tui.agent.mcp_approval import McpRoute
 from tui.agent.mcp_status import McpNotice, McpServerView, McpStatus, McpToolInfo
 from tui.agent.mcp_toolset import McpToolset, describe_error
 from tui.config import Settings
-from tui.mcp_config import McpServerConfig, read_project_servers
+from tui.mcp_config import McpServerConfig
 from tui.paths import DataDir
 from tui.terminal_text import visible
 
@@ -82,7 +82,7 @@ class McpServers:
                  notices: Sequence[str] = (), environ: Mapping[str, str] | None = None,
                  health_interval: float = HEALTH_INTERVAL) -> None:
         """``log_dir``: where each stdio server's stderr goes (``NAME.log``, rewritten at each start);
-        ``notices``: lines to announce on start (a project's ``.mcp.json`` ignored); ``environ``: where
+        ``notices``: lines to announce on start; ``environ``: where
         ``${VAR}`` and the passed-through variables come from (deep-tui's environment by default)."""
         self.workdir = workdir
         self.log_dir = log_dir
@@ -315,14 +315,14 @@ class McpServers:
         return McpRoute(found[0].config.name, found[1]) if found else None
 
 
-def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir, project_trusted: bool) -> McpServers | None:
-    """The user's servers, then the project's ``.mcp.json`` ones when the project is trusted (a name the user
-    configured keeps the user's server); ``None`` when there is nothing to start or say."""
+def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir,
+                    project_servers: Sequence[McpServerConfig] = (), notices: Sequence[str] = ()) -> McpServers | None:
+    """The user's servers, then ``project_servers`` (a trusted project's ``.mcp.json``, as the trust code read
+    it; a name the user configured keeps the user's server); ``notices`` are announced when they start;
+    ``None`` when there is nothing to start or say."""
     configs = list(settings.mcp.servers)
-    project = read_project_servers(workdir, project_trusted=project_trusted)
-    notices = [project.notice] if project.notice else []
     names = {config.name for config in configs}
-    for config in project.servers:
+    for config in project_servers:
         if config.name in names:
             logger.info("MCP server %s of .mcp.json left out: the user's config has a server of that name", config.name)
             continue
