@@ -53,6 +53,11 @@ class ModelChoice:
     def offline(self) -> bool:
         return self.name == OFFLINE_MODEL_NAME
 
+    @property
+    def offline_chosen(self) -> bool:
+        """The user asked for the offline model (``--model``, ``$DEEP_TUI_MODEL`` or config), not: none was set."""
+        return self.offline and self.source != "offline"
+
 
 def choose_model(
     flag: str | None,
