@@ -6,8 +6,13 @@ them back, so a key typed twice could silently drift and lose a summary or a sav
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 """On a tool return: where its full output was saved (eviction or tool-call compaction)."""
+
+SAVED_CHARS_KEY = "deep_tui_saved_chars"
+"""On an evicted tool return: how many characters the saved output holds (the return is only its preview)."""
 
 EVICTION_ERROR_KEY = "deep_tui_eviction_error"
 """On a tool return: why its output could not be saved."""
@@ -32,3 +37,10 @@ DAMAGED_METADATA_KEY = "deep_tui_damaged"
 
 WRITES_FILES_KEY = "deep_tui_writes_files"
 """In a tool definition's metadata (not in messages.json): the tool changes files, so it asks first."""
+
+
+def saved_chars(metadata: Mapping[str, object]) -> int | None:
+    """The saved output's size in characters, from a tool return's metadata (``None``: not recorded, or not a
+    count — metadata comes from messages.json, which may have been edited)."""
+    value = metadata.get(SAVED_CHARS_KEY)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

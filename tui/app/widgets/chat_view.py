@@ -220,7 +220,8 @@ class ChatView(VerticalScroll):
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet
             block.call_after_refresh(block.set_result, event.preview, event.size_chars,
-                                     evicted_path=event.evicted_path, is_error=event.is_error)
+                                     evicted_path=event.evicted_path, is_error=event.is_error,
+                                     saved_chars=event.saved_chars)
 
     async def add_divider(self, event: CompactionFinished, summary: str) -> None:
         info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,
