@@ -111,8 +111,8 @@ def _evicted(event: EvictedEvent) -> list[Content]:
                   _label("Why not saved", event.error)]
     else:
         lines += [_label("Size", size),
-                  _label("What happened", "too large for the context: saved whole, and the model got a preview it "
-                                          "can page on from with read_file."),
+                  _label("What happened", "too large for the context: saved whole; the model got a preview and "
+                                          "can read the rest with read_file."),
                   _label("Saved as", event.path)]
     if event.tool_call_id:
         lines.append(_label("Call id", event.tool_call_id))
