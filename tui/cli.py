@@ -77,7 +77,7 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        default=argparse.SUPPRESS if suppress else False,
-                       help="continue the most recently updated session")
+                       help="continue the session used last (a rename is not use)")
     group.add_argument("-r", "--resume", metavar="ID", default=default,
                        help="resume a session by id or any unique id prefix")
     parser.add_argument("--fork", action="store_true", default=argparse.SUPPRESS if suppress else False,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -39,6 +41,42 @@ def trim_zeros(number: str) -> str:
     return number
 
 
+PATH_ARGUMENTS = ("path", "file_path")
+PATTERN_ARGUMENTS = ("pattern", "query", "url", "command")
+
+
+def _arguments(args_json: str) -> dict[str, object]:
+    try:
+        parsed = json.loads(args_json) if args_json else {}
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _first_text(arguments: dict[str, object], names: tuple[str, ...]) -> str | None:
+    for name in names:
+        value = arguments.get(name)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())[:120]
+    return None
+
+
+def path_argument(args_json: str) -> str | None:
+    """The file a tool call read or wrote (its ``path`` argument), or ``None``."""
+    return _first_text(_arguments(args_json), PATH_ARGUMENTS)
+
+
+def call_source(tool_name: str, args_json: str) -> str:
+    """What a tool call looked at, as a user would say it: ``read_file src/app.py``, ``grep 'TODO' in src``,
+    or just the tool's name when it took neither a path nor a pattern."""
+    arguments = _arguments(args_json)
+    path = _first_text(arguments, PATH_ARGUMENTS)
+    pattern = _first_text(arguments, PATTERN_ARGUMENTS)
+    if pattern is not None:
+        return f"{tool_name} '{pattern}'" + (f" in {path}" if path else "")
+    return f"{tool_name} {path}" if path else tool_name
+
+
 def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
     """What a compaction replaced: messages for a summary, old tool outputs/arguments (parts) for tier 2."""
     count = event.messages_replaced
@@ -70,9 +108,10 @@ def describe_event(event: ChainEvent) -> str:
     if isinstance(event, CompactionStarted):
         return f"compaction started ({event.trigger}) at {human_tokens(event.tokens)} tokens"
     if isinstance(event, EvictedEvent):
+        source = call_source(event.tool_name, event.args)
         if event.error:
-            return f"could not save {event.tool_name} output ({event.error}); kept a preview"
-        return f"evicted {event.tool_name} output ({human_tokens(event.tokens)} tokens) to {event.path}"
+            return f"could not save the output of {source} ({event.error}); kept a preview"
+        return f"evicted the output of {source} ({human_tokens(event.tokens)} tokens), saved as {event.path}"
     if isinstance(event, UsageEvent):
         marker = " (window assumed)" if event.assumed else ""
         return (f"context {event.fraction:.0%}: {human_tokens(event.tokens)} / "

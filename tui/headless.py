@@ -121,7 +121,10 @@ async def _run_turn(
 ) -> int:
     runtime = await factory.open_request(request)
     try:
-        if runtime.info.offline:
+        if runtime.info.offline_chosen:
+            print("deep-tui: the offline model, as you chose: it runs the tools but is no LLM (type help to it; "
+                  "another model: --model, DEEP_TUI_MODEL or an API key)", file=err)
+        elif runtime.info.offline:
             print("deep-tui: no LLM configured — using the offline stand-in model "
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:

@@ -6,8 +6,13 @@ them back, so a key typed twice could silently drift and lose a summary or a sav
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 """On a tool return: where its full output was saved (eviction or tool-call compaction)."""
+
+SAVED_CHARS_KEY = "deep_tui_saved_chars"
+"""On an evicted tool return: how many characters the saved output holds (the return is only its preview)."""
 
 EVICTION_ERROR_KEY = "deep_tui_eviction_error"
 """On a tool return: why its output could not be saved."""
@@ -37,3 +42,9 @@ MCP_SERVER_KEY = "deep_tui_mcp_server"
 """In a tool definition's metadata (not in messages.json): the MCP server the tool belongs to (it asks first)."""
 RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 """In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""
+
+def saved_chars(metadata: Mapping[str, object]) -> int | None:
+    """The saved output's size in characters, from a tool return's metadata (``None``: not recorded, or not a
+    count — metadata comes from messages.json, which may have been edited)."""
+    value = metadata.get(SAVED_CHARS_KEY)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from tui.paths import DataDir
+from tui.wording import message_number
 
 if TYPE_CHECKING:
     from tui.store.search import HistorySearch, SearchHit
@@ -94,7 +95,8 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
 def _hit_record(hit: SearchHit) -> dict[str, object]:
     from tui.store.search_terms import plain_snippet
 
-    return {"session": hit.session, "title": hit.title, "message": hit.message, "role": hit.role, "tool": hit.tool,
+    return {"session": hit.session, "title": hit.title, "message": message_number(hit.message), "role": hit.role,
+            "tool": hit.tool,
             "saved_output": hit.path, "snippet": plain_snippet(hit.snippet, "", ""),
             "highlighted": plain_snippet(hit.snippet), "forks": list(hit.forks), "score": hit.score}
 
@@ -105,7 +107,7 @@ def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:
         role = clean(hit.role if hit.tool is None else f"{hit.role} {hit.tool}")
-        print(f"{hit.session}  message {hit.message + 1:<5}  {role:<16}  {clean(hit.title)}", file=out)
+        print(f"{hit.session}  message {message_number(hit.message):<5}  {role:<16}  {clean(hit.title)}", file=out)
         if hit.forks:
             print(f"    also in fork{'s' if len(hit.forks) > 1 else ''}: {', '.join(hit.forks)}", file=out)
         if hit.path:

@@ -1,8 +1,9 @@
-"""Counted nouns in user-facing text: ``1 message``, ``2 messages`` — one helper for every layer."""
+"""Counted nouns in user-facing text (``1 message``, ``2 messages``) and message numbers — one helper for every
+layer."""
 
 from __future__ import annotations
 
-__all__ = ["plural"]
+__all__ = ["message_index", "message_number", "plural"]
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -12,3 +13,14 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """
     word = noun if count == 1 else (plural_form or f"{noun}s")
     return f"{count:,} {word}"
+
+
+def message_number(index: int) -> int:
+    """The number a message is shown and asked for by (the app, ``deep-tui search``, its ``--json``, the agent's
+    history tools): "message 1" is a session's first message. ``index`` is its 0-based place in messages.json."""
+    return index + 1
+
+
+def message_index(number: int) -> int:
+    """The 0-based place in messages.json of message ``number`` (see :func:`message_number`)."""
+    return number - 1

@@ -58,3 +58,56 @@ def test_unusable_models_raise_one_clear_error(name: str) -> None:
     with pytest.raises(ModelConfigError) as error:
         build_model(name)
     assert name in str(error.value)
+
+
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+
+
+@pytest.mark.parametrize(("name", "variable"), [("anthropic:claude-sonnet-5-5", "ANTHROPIC_API_KEY"),
+                                                ("openai:gpt-4.1", "OPENAI_API_KEY"),
+                                                ("openai-chat:gpt-4.1", "OPENAI_API_KEY"),
+                                                ("google:gemini-2.5-flash", "GOOGLE_API_KEY or GEMINI_API_KEY")])
+def test_a_missing_key_names_the_variable_and_how_to_pick_another_model(
+        name: str, variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22.11: deep-tui's own words, not pydantic-ai's advice to use ``Agent('test')``."""
+    for key in KEY_VARIABLES:
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(ModelConfigError) as error:
+        build_model(name)
+    message = str(error.value)
+    assert f"set {variable} in the environment" in message
+    assert "--model" in message and "offline" in message
+    assert "Agent(" not in message and "Pydantic AI" not in message
+
+
+def test_the_legacy_gemini_key_is_enough_for_google(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    assert build_model("google:gemini-2.5-flash").model_name == "gemini-2.5-flash"
+
+
+def test_another_providers_missing_key_is_said_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic_ai.exceptions import UserError
+
+    def missing(name: str, **_: object) -> None:
+        raise UserError("Set the `GROQ_API_KEY` environment variable or pass it via `GroqProvider(api_key=...)` to use "
+                        "the Groq provider. To try Pydantic AI without an API key, use the built-in test model: "
+                        "`Agent('test')`. See https://pydantic.dev/docs/ai/guides/testing/")
+
+    monkeypatch.setattr("tui.agent.models.infer_model", missing)
+    with pytest.raises(ModelConfigError) as error:
+        build_model("groq:llama-3.3-70b")
+    assert "set GROQ_API_KEY in the environment" in str(error.value) and "Agent(" not in str(error.value)
+
+
+def test_pydantic_ais_advice_to_its_developers_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic_ai.exceptions import UserError
+
+    def refused(name: str, **_: object) -> None:
+        raise UserError("The provider refused. To try Pydantic AI without an API key, use the built-in test model: "
+                        "`Agent('test')`.")
+
+    monkeypatch.setattr("tui.agent.models.infer_model", refused)
+    with pytest.raises(ModelConfigError) as error:
+        build_model("groq:llama-3.3-70b")
+    assert str(error.value) == "cannot use model 'groq:llama-3.3-70b': The provider refused."

@@ -28,9 +28,10 @@ def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int
 
 
 def _offline_choice():  # type: ignore[no-untyped-def]
+    """No model set (the offline stand-in), as a new user first meets the app: what the snapshots show."""
     from tui.agent.models import choose_model
 
-    return choose_model("offline", None)
+    return choose_model(None, None, {})
 
 
 OPENED: list[DeepTuiApp] = []

@@ -16,8 +16,8 @@ from tui.app.screens.evicted_viewer import (
     EvictedViewerScreen,
     display_path,
     find_matches,
-    guess_language,
     load_capped,
+    output_language,
 )
 from tui.app.widgets.evicted_browser import EvictedBrowser
 
@@ -226,14 +226,17 @@ async def test_viewer_says_when_it_shows_only_the_start(tmp_path: Path, monkeypa
         assert len(viewer.query_one("#viewer-text", TextArea).text) == 1024
 
 
-def test_guess_language() -> None:
-    assert guess_language('{"a": 1}') == "json"
-    assert guess_language('{"a": [1, 2', truncated=True) == "json"
-    assert guess_language("{not json") is None
-    assert guess_language("import os\n\ndef main():\n    pass\n") == "python"
-    assert guess_language("#!/bin/sh\necho hi") == "bash"
-    assert guess_language("plain words") is None
-    assert guess_language("<?xml version='1.0'?>\n<a><b>1</b></a>") == "xml"
+def test_the_language_is_the_read_files_never_a_guess(tmp_path: Path) -> None:
+    """Issue 22.11: by the extension of the file the tool read, JSON for structured output, else none."""
+    saved = tmp_path / "call_1-abc.txt"
+    assert output_language(saved, "src/app.py") == "python"
+    assert output_language(saved, "notes/README.MD") == "markdown"
+    assert output_language(saved, "Makefile") is None
+    assert output_language(saved) is None  # a grep listing: plain text, not a Pygments guess
+    assert output_language(tmp_path / "call_2-def.json") == "json"
+    assert output_language(saved, None, '{"a": [1, 2]}') == "json"  # JSON text: parsed, not guessed
+    assert output_language(saved, None, '{"a": [1, 2', truncated=True) is None
+    assert output_language(saved, None, "{not json") is None
 
 
 def test_find_matches_is_case_insensitive_per_line() -> None:

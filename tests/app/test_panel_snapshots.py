@@ -101,7 +101,8 @@ def test_memory_conflict_dialog_snapshot(snap_compare: SnapCompare, in_tmp_cwd: 
 def test_event_log_snapshot(snap_compare: SnapCompare) -> None:
     events = [
         UsageEvent(timestamp=BASE, tokens=1000, window=200_000, window_source="model"),
-        EvictedEvent(timestamp=BASE + 10, tool_name="read_file", tool_call_id="c1", path="/x/large_tool_results/call_1.txt", tokens=48_200, size_bytes=190_000),
+        EvictedEvent(timestamp=BASE + 10, tool_name="read_file", tool_call_id="c1", path="/x/large_tool_results/call_1.txt",
+                     tokens=48_200, size_bytes=190_000, args='{"path": "src/parser.py", "limit": 4000}'),
         CompactionFinished(
             timestamp=BASE + 30,
             strategy="summary",

@@ -140,3 +140,24 @@ def test_tier2_reclaims_before_any_summary_at_small_windows_with_the_defaults(tm
     finished = [e for e in events if isinstance(e, CompactionFinished)]
     assert finished and finished[0].strategy == "pointer", [e.kind for e in events]
     assert not [e for e in finished if e.strategy == "summary"], "the reversible tier was enough"
+
+
+def test_a_saved_outputs_path_and_its_own_hash_suffix_are_one_identifier() -> None:
+    """Issue 22.11: the path of a saved output ends in a hash of its call id; a summary that leaves the path out
+    misses one identifier, not two."""
+    from tui.chain.retention import identifier_counts, identifiers_in
+    from tui.chain.safe_names import output_file_name
+
+    path = f"/data/large_tool_results/{output_file_name('call_1795', '.txt')}"
+    digest = output_file_name("call_1795", ".txt").rsplit("-", 1)[1].removesuffix(".txt")
+    line = f"saved at {path} (see `{path}`), commit 4f2a9c1e"
+    assert identifiers_in(line) == [path, path, "4f2a9c1e"]
+    assert identifier_counts([line, "nothing here"]) == [3, 0]
+    output = build_preview("x\n" * 500, path=path, tool_name="read_file")
+    span = [ModelRequest(parts=[UserPromptPart("read the log")]),
+            ModelResponse(parts=[ToolCallPart("read_file", {"path": "app.log"}, "call_1795")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", output, "call_1795")])]
+    identifiers = extract_identifiers(span)
+    assert path in identifiers and digest not in identifiers, identifiers
+    _, missing = retention_score("The user read app.log.", identifiers)
+    assert missing == [path]

@@ -225,3 +225,18 @@ def test_writes_flags_are_in_help_and_exclusive(capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit) as exit_info:
         main(["run", "--allow-writes", "--deny-writes", "hi"])
     assert exit_info.value.code == 2
+
+
+def test_continue_opens_the_last_used_session_not_the_last_renamed(workdir: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22.9: ``sessions rename`` of an older session does not make ``--continue`` open it."""
+    run_ok(capsys, "run", "older session")
+    [older] = session_ids(workdir)
+    run_ok(capsys, "run", "last used session")
+    [last] = [session for session in session_ids(workdir) if session != older]
+    run_ok(capsys, "sessions", "rename", older[:6], "Older, renamed")
+    run_ok(capsys, "run", "--continue", "one more")
+    assert session_ids(workdir) == sorted([older, last])
+    history = (data_dir(workdir) / "sessions" / last / "messages.json").read_text()
+    assert "one more" in history
+    assert "one more" not in (data_dir(workdir) / "sessions" / older / "messages.json").read_text()

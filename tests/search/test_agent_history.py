@@ -57,12 +57,12 @@ def test_search_then_read_back_the_exact_message_a_summary_replaced(tmp_path: Pa
     ])
     found, read = run_tools(tmp_path, session, [
         ("search_conversation_history", {"query": "pg_dump", "scope": "session"}),
-        ("read_conversation_message", {"message": 1}),
+        ("read_conversation_message", {"message": 2}),
     ])
     assert found.startswith("1 hit for 'pg_dump' in this session's whole history")
-    assert "[1] message 1 · assistant · this session" in found and exact in found
-    assert "read_conversation_message(message=1)" in found
-    assert read.startswith(f"message 1 of session {session[:8]}") and exact in read
+    assert "[1] message 2 · assistant · this session" in found and exact in found  # numbered from 1, as everywhere
+    assert "read_conversation_message(message=2)" in found
+    assert read.startswith(f"message 2 of session {session[:8]}") and exact in read
 
 
 def test_every_session_is_searched_with_scope_all_and_forks_are_named(tmp_path: Path) -> None:
@@ -73,15 +73,15 @@ def test_every_session_is_searched_with_scope_all_and_forks_are_named(tmp_path: 
     in_session, everywhere, read = run_tools(tmp_path, current, [
         ("search_conversation_history", {"query": "heron"}),
         ("search_conversation_history", {"query": "heron", "scope": "all"}),
-        ("read_conversation_message", {"message": 0, "session": other[:6]}),
+        ("read_conversation_message", {"message": 1, "session": other[:6]}),
     ])
     assert in_session == "no matches for 'heron' in this session's whole history"
-    assert f'[1] message 0 · user · session {other[:8]} "Cluster names"' in everywhere
+    assert f'[1] message 1 · user · session {other[:8]} "Cluster names"' in everywhere
     assert f"(also in fork {fork[:8]}, copied with the parent's history)" in everywhere
-    assert 'read_conversation_message(message=0, session="' + other[:8] + '")' in everywhere
+    assert 'read_conversation_message(message=1, session="' + other[:8] + '")' in everywhere
     assert "the staging cluster is called heron" in read
     [from_fork] = run_tools(tmp_path, fork, [("search_conversation_history", {"query": "heron"})])
-    assert f"message 0 · user · this session (copied from its parent {other[:8]})" in from_fork
+    assert f"message 1 · user · this session (copied from its parent {other[:8]})" in from_fork
 
 
 def test_bad_requests_are_answered_not_raised(tmp_path: Path) -> None:
@@ -91,11 +91,11 @@ def test_bad_requests_are_answered_not_raised(tmp_path: Path) -> None:
         ("search_conversation_history", {"query": "ab"}),
         ("search_conversation_history", {"query": "  "}),
         ("read_conversation_message", {"message": 7}),
-        ("read_conversation_message", {"message": 0, "session": "ffffff"}),
+        ("read_conversation_message", {"message": 1, "session": "ffffff"}),
     ])
     assert short == '{"error":"a search needs a word of at least 3 characters (or a Chinese, Japanese or Korean word)"}'  # a failed tool result
     assert empty == '{"error":"the query is empty"}'
-    assert missing == f'{{"error":"session {session[:8]} has 2 messages (0 to 1); there is no message 7"}}'
+    assert missing == f'{{"error":"session {session[:8]} has 2 messages (1 to 2); there is no message 7"}}'
     assert unknown.startswith('{"error":"no session matches \'ffffff\'')
 
 
@@ -104,8 +104,8 @@ def test_long_messages_are_read_in_pages(tmp_path: Path) -> None:
     body = "".join(f"row {number:04d}\n" for number in range(2_000))
     session = make_session(data, tool_round("read_file", {"path": "big.txt"}, body, "call-1"))
     first, second = run_tools(tmp_path, session, [
-        ("read_conversation_message", {"message": 1, "limit": 5_000}),
-        ("read_conversation_message", {"message": 1, "offset": 5_000, "limit": 5_000}),
+        ("read_conversation_message", {"message": 2, "limit": 5_000}),
+        ("read_conversation_message", {"message": 2, "offset": 5_000, "limit": 5_000}),
     ])
     assert "showing 0-5,000; continue with offset=5000" in first and "row 0000" in first
     assert "showing 5,000-10,000" in second and "row 0600" in second and "row 0000" not in second
@@ -134,7 +134,7 @@ async def test_a_live_session_is_indexed_as_it_records_and_recall_finds_summariz
         [result] = [event for event in events if isinstance(event, ToolCallFinished)]
         assert result.tool_name == "search_conversation_history" and not result.is_error
         assert "hits for 'row 149 marker0x' in this session's whole history" in result.preview
-        assert "[1] message 2 · saved output (read_file) · this session" in result.preview
+        assert "[1] message 3 · saved output (read_file) · this session" in result.preview
         assert "recall row 149" not in result.preview  # the prompt that asked is not a hit
         assert "file 0 row 149 marker0x" in result.preview
     finally:

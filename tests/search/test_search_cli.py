@@ -45,12 +45,12 @@ def test_search_prints_ranked_hits_with_session_message_role_and_snippet(
 
     code, out, _ = run(capsys, "search", "--data-dir", str(data.root), "--json", "--limit", "1", "budget", "set?")
     [record] = json.loads(out)
-    assert code == 0 and record["session"] == first and record["message"] == 0 and record["role"] == "user"
+    assert code == 0 and record["session"] == first and record["message"] == 1 and record["role"] == "user"
     assert record["snippet"] == "where is the retry budget set?" and "«budget» «set?»" in record["highlighted"]
     assert isinstance(record["score"], float)
 
     code, out, _ = run(capsys, "search", "--data-dir", str(data.root), "--session", fork[:6], "--json", "RETRY_BUDGET")
-    assert code == 0 and [(hit["session"], hit["message"]) for hit in json.loads(out)] == [(first, 1)]  # inherited
+    assert code == 0 and [(hit["session"], hit["message"]) for hit in json.loads(out)] == [(first, 2)]  # inherited
 
 
 def test_search_exit_status_and_errors(data: DataDir, capsys: pytest.CaptureFixture[str]) -> None:

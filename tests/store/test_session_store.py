@@ -238,3 +238,41 @@ def test_titles_from_prompts_that_are_not_plain_strings() -> None:
     assert title_from([prompt]) == "describe [image: https://x.io/cat.png] [image/png, 2 KB]"
     note = damage_note(0, reason="not JSON", size=10, kept_in=None)
     assert title_from([note, *exchange("the real first prompt")]) == "the real first prompt"
+
+
+def _used_at(store: SessionStore, prompt: str, when: float) -> str:
+    """A closed session whose last use was at ``when``."""
+    handle = store.create(model="offline")
+    handle.append_messages(exchange(prompt))
+    handle.close()
+    meta = store.meta(handle.id)
+    meta.updated = when
+    meta.write(handle.directory / "session.json")
+    return handle.id
+
+
+def test_a_rename_is_not_use_so_the_last_used_session_stays_newest(store: SessionStore) -> None:
+    """Issue 22.9: renaming an old session (closed, through the store, or open, through its handle) keeps its
+    "updated", so ``--continue`` and the picker's order still follow the session last used."""
+    old = _used_at(store, "old work", 1_000_000.0)
+    last = _used_at(store, "last work", 2_000_000.0)
+    store.rename(old, "Old work, renamed")
+    assert store.meta(old).updated == 1_000_000.0
+    assert store.newest() == last
+    assert [meta.id for meta in store.list_sessions()] == [last, old]
+
+    handle = store.open(old)
+    handle.rename("Renamed while open")
+    handle.close()
+    assert store.meta(old).title == "Renamed while open" and store.meta(old).updated == 1_000_000.0
+    assert store.newest() == last
+
+
+def test_a_rename_after_unsaved_appends_records_that_use(store: SessionStore) -> None:
+    """The appends a rename writes to session.json with it are use: "updated" moves to them."""
+    old = _used_at(store, "old work", 1_000_000.0)
+    handle = store.open(old)
+    handle.append_messages(exchange("more work"))
+    handle.rename("Renamed after use")
+    assert store.meta(old).updated > 1_000_000.0
+    handle.close()

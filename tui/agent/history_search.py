@@ -21,6 +21,7 @@ from tui.store.search import HistorySearch, QueryTooShort, SearchHit, SearchOutc
 from tui.store.search_history import load_history_from
 from tui.store.search_text import message_text
 from tui.store.session_store import SessionStore
+from tui.wording import message_index, message_number
 
 MAX_HITS = 25
 READ_LIMIT = 20_000
@@ -35,9 +36,9 @@ def _short(session_id: str) -> str:
 def _hit_block(number: int, hit: SearchHit, current: str) -> str:
     role = hit.role if hit.tool is None else f"{hit.role} ({hit.tool})"
     where = "this session" if hit.session == current else f'session {_short(hit.session)} "{hit.title}"'
-    lines = [f"[{number}] message {hit.message} · {role} · {where}"]
+    lines = [f"[{number}] message {message_number(hit.message)} · {role} · {where}"]
     if hit.session != current and current in hit.forks:
-        lines[0] = (f"[{number}] message {hit.message} · {role} · this session "
+        lines[0] = (f"[{number}] message {message_number(hit.message)} · {role} · this session "
                     f"(copied from its parent {_short(hit.session)})")
     elif hit.forks:
         shown = ", ".join(_short(fork) for fork in hit.forks[:5]) + (" …" if len(hit.forks) > 5 else "")
@@ -59,7 +60,8 @@ def format_outcome(outcome: SearchOutcome, query: str, *, scope: str, current: s
     session_arg = "" if first.session == current else f', session="{_short(first.session)}"'
     return (f"{notice}{len(outcome.hits)} hit{'s' if len(outcome.hits) != 1 else ''} for {query!r} in {where}, "
             "best first:\n\n" + "\n\n".join(blocks)
-            + f"\n\nExact text of a message: read_conversation_message(message={first.message}{session_arg}).")
+            + f"\n\nExact text of a message: read_conversation_message(message={message_number(first.message)}"
+            f"{session_arg}).")
 
 
 def history_toolset(search: HistorySearch, session_id: str,
@@ -94,19 +96,21 @@ def history_toolset(search: HistorySearch, session_id: str,
     @tool_schemas.tool_plain(toolset)
     def read_conversation_message(message: int, session: str | None = None, offset: int = 0,
                                   limit: int = READ_LIMIT) -> str:
-        """The exact recorded text of message number ``message`` (as search_conversation_history numbers them)
-        of this session, or of ``session`` (an id or unique prefix). Long messages: page with offset/limit
-        (characters)."""
+        """The exact recorded text of message number ``message`` (1 is the session's first; the numbers
+        search_conversation_history gives) of this session, or of ``session`` (an id or unique prefix). Long
+        messages: page with offset/limit (characters)."""
+        index = message_index(message)
         try:
             target = SessionStore(data_dir).resolve(session) if session else session_id
-            recorded, count = load_history_from(data_dir.session_dir(target) / "messages.json", message, message + 1)
+            recorded, count = load_history_from(data_dir.session_dir(target) / "messages.json", max(0, index),
+                                                max(0, index) + 1)
         except CorruptSessionError as error:
             raise refuse(str(error)) from None
         except StoreError as error:
             raise refuse(str(error)) from None
-        if not 0 <= message < count or not recorded:
-            raise refuse(f"session {_short(target)} has {count} messages (0 to {count - 1}); "
-                         f"there is no message {message}")
+        if not 0 <= index < count or not recorded:
+            numbers = f"{count} messages (1 to {count})" if count > 1 else ("1 message (1)" if count else "no messages")
+            raise refuse(f"session {_short(target)} has {numbers}; there is no message {message}")
         text = message_text(recorded[0])
         offset, limit = max(0, offset), max(1, limit)
         page = text[offset:offset + limit]

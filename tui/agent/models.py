@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -40,6 +41,17 @@ PROVIDER_DEFAULTS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """Env var(s) that enable a provider, and the model used when only the key is set."""
 
+API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "openai-chat": ("OPENAI_API_KEY",),
+    "openai-responses": ("OPENAI_API_KEY",),
+    "google": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+}
+"""The key a cloud provider's models need (any one of them), checked before pydantic-ai is asked."""
+
+_KEY_ADVICE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable")
+
 
 class ModelConfigError(Exception):
     """The requested model cannot be used (unknown name, missing key, bad URL)."""
@@ -55,6 +67,11 @@ class ModelChoice:
     @property
     def offline(self) -> bool:
         return self.name == OFFLINE_MODEL_NAME
+
+    @property
+    def offline_chosen(self) -> bool:
+        """The user asked for the offline model (``--model``, ``$DEEP_TUI_MODEL`` or config), not: none was set."""
+        return self.offline and self.source != "offline"
 
 
 def choose_model(
@@ -109,6 +126,9 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
         client = connection.client(_host(base_url))
         openai_client = AsyncOpenAI(base_url=base_url, api_key=api_key, http_client=client, max_retries=0)
         return OpenAIChatModel(model_name, provider=OpenAIProvider(openai_client=openai_client))
+    variables = API_KEY_VARIABLES.get(provider, ())
+    if variables and not any(os.environ.get(variable) for variable in variables):
+        raise ModelConfigError(missing_key_message(name, variables))
     try:
         if provider in {"openai", "openai-responses"}:
             from pydantic_ai.providers import infer_provider
@@ -122,6 +142,9 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
             return infer_model(name)
         return infer_model(name, provider_factory=lambda provider_name: _provider(provider_name, connection))
     except UserError as error:
+        advice = _KEY_ADVICE.search(str(error))  # another provider's key: the same advice, in deep-tui's words
+        if advice:
+            raise ModelConfigError(missing_key_message(name, (advice.group(1),))) from None
         raise ModelConfigError(f"cannot use model '{name}': {_first_line(str(error))}") from None
     except ImportError as error:
         raise ModelConfigError(f"cannot use model '{name}': missing dependency ({error.name})") from None
@@ -152,10 +175,20 @@ def _provider(name: str, connection: ProviderConnection) -> Provider[Any]:
     return infer_provider(name)
 
 
+def missing_key_message(name: str, variables: tuple[str, ...]) -> str:
+    """What to do when model ``name`` has no API key: which variable to set, or how to pick another model."""
+    keys = " or ".join(variables)
+    return (f"cannot use model '{name}': no API key — set {keys} in the environment "
+            f"(export {variables[0]}=…), or choose another model with --model, DEEP_TUI_MODEL or "
+            "model = \"…\" in config.toml (--model offline runs without an LLM)")
+
+
 def _host(base_url: str) -> str:
     """What a self-hosted server is called while waiting for it: its host and port."""
     return urlsplit(base_url).netloc or base_url
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else "unknown error"
+    """The error's first line, without pydantic-ai's advice to its own developers (``Agent('test')``)."""
+    line = text.strip().splitlines()[0] if text.strip() else "unknown error"
+    return line.split(" To try Pydantic AI", 1)[0]

@@ -107,6 +107,8 @@ class RuntimeInfo:
     model_name: str
     offline: bool
     parent: str | None = None
+    offline_chosen: bool = False
+    """The offline model is the user's choice (``--model offline`` …), not the stand-in for a missing one."""
     warnings: list[str] = field(default_factory=list)
 
 

@@ -120,6 +120,7 @@ class SessionRuntime:
             model_name=choice.name,
             offline=choice.offline,
             parent=handle.meta.parent.session if handle.meta.parent else None,
+            offline_chosen=choice.offline_chosen,
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))

@@ -46,6 +46,8 @@ class ToolCallFinished:
     size_chars: int
     evicted_path: str | None = None
     """Where the whole output was saved when it was evicted."""
+    saved_chars: int | None = None
+    """How many characters the saved output holds (``preview`` is only part of it)."""
     is_error: bool = False
     denied: bool = False
     """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""

@@ -30,7 +30,7 @@ from tui.agent.turn_events import (
     ToolOutputDelta,
     TurnEvent,
 )
-from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.metadata_keys import EVICTED_PATH_KEY, saved_chars
 from tui.terminal_text import visible, visible_json
 
 PREVIEW_CHARS = 2_000
@@ -58,10 +58,11 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
         part = event.part
         if isinstance(part, ToolReturnPart):
             text = part.model_response_str()
-            evicted = part.metadata.get(EVICTED_PATH_KEY) if isinstance(part.metadata, dict) else None
+            metadata = part.metadata if isinstance(part.metadata, dict) else {}
             return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
                                     visible(text[:PREVIEW_CHARS]), len(text),
-                                    evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
+                                    evicted_path=metadata.get(EVICTED_PATH_KEY), saved_chars=saved_chars(metadata),
+                                    is_error=part.outcome in ERROR_OUTCOMES,
                                     denied=part.outcome == "denied", last_line=_last_line(text))
         if isinstance(part, RetryPromptPart):
             text = part.model_response()

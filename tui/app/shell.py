@@ -439,7 +439,7 @@ class DeepTuiApp(TurnActions, SessionActions):
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         from tui.app.screens.evicted_viewer import EvictedViewerScreen
 
-        self.push_screen(EvictedViewerScreen(message.path))
+        self.push_screen(EvictedViewerScreen(message.path, source_path=message.source_path))
 
     # -- session switching hooks (used by SessionSwitcher) ---------------------------------
 

@@ -39,3 +39,20 @@ def supported_language(text_area: TextArea, language: str | None) -> str | None:
     except (ImportError, ValueError):
         grammar_found = False
     return language if grammar_found else None
+
+
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".md": "markdown", ".markdown": "markdown", ".json": "json",
+    ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".html": "html", ".htm": "html", ".css": "css",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript", ".rs": "rust",
+    ".go": "go", ".java": "java", ".sql": "sql", ".xml": "xml", ".sh": "bash", ".bash": "bash",
+}
+"""File extensions → the TextArea languages (tree-sitter grammars) they are written in."""
+
+
+def language_for_path(path: str | None) -> str | None:
+    """The language of a file by its extension (``src/app.py`` → ``python``), or ``None`` — never a guess from
+    the content."""
+    if not path:
+        return None
+    return LANGUAGE_BY_EXTENSION.get(Path(path).suffix.lower())

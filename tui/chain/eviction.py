@@ -17,7 +17,7 @@ from pydantic_ai.tools import ToolDefinition
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
 from tui.chain.safe_names import write_output
-from tui.metadata_keys import EVICTED_PATH_KEY, EVICTION_ERROR_KEY
+from tui.metadata_keys import EVICTED_PATH_KEY, EVICTION_ERROR_KEY, SAVED_CHARS_KEY
 
 HEAD_LINES = 20
 TAIL_LINES = 10
@@ -112,5 +112,6 @@ class EvictionCapability(AbstractCapability[Any]):
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
                                tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)
-        metadata = {EVICTED_PATH_KEY: path} if path else {EVICTION_ERROR_KEY: error}
+        metadata: dict[str, Any] = ({EVICTED_PATH_KEY: path, SAVED_CHARS_KEY: len(serialized.text)} if path
+                                    else {EVICTION_ERROR_KEY: error})
         return ToolReturn(return_value=preview, metadata=metadata)

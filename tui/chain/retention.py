@@ -1,7 +1,8 @@
 """Retention check: the identifiers of a summarized span that its summary must still contain.
 
 Identifiers are what a reader of the summary would need verbatim to carry on: file paths, names in
-backticks, error names, numbers with units, ids and hashes, and what the user put in quotes. They are
+backticks, error names, numbers with units, ids and hashes, and what the user put in quotes (one found inside
+another, like the hash suffix of a saved output's path, is part of it and not counted apart). They are
 taken from the span itself (the whole of it, not what was sent to the summarizer), after deep-tui's own
 notices are removed — "401 lines" and "553 tokens" in an eviction notice describe deep-tui's bookkeeping,
 not the work. They are ranked: what the user said first, then the assistant and its tool calls, then tool
@@ -69,14 +70,29 @@ def strip_notices(text: str) -> str:
     return text
 
 
-def identifiers_in(text: str) -> list[str]:
-    """The identifiers in one text, in order of appearance (duplicates kept)."""
-    found: list[tuple[int, str]] = []
+def _matches(text: str) -> list[tuple[int, str]]:
+    """(offset, identifier) in order of appearance. A match inside another one (the hash suffix of a saved
+    output's path, a path in backticks) is part of it: one identifier, not two."""
+    found: list[tuple[int, int, str]] = []
     for pattern in _IDENTIFIER_PATTERNS:
         for match in pattern.finditer(text):
-            found.append((match.start(), match.group(1) if pattern.groups else match.group(0)))
-    found.sort(key=lambda item: item[0])
-    return [value.strip() for _, value in found if value.strip()]
+            value = (match.group(1) if pattern.groups else match.group(0)).strip()
+            if value:
+                found.append((match.start(), match.end(), value))
+    found.sort(key=lambda item: (item[0], -item[1]))
+    kept: list[tuple[int, str]] = []
+    covered_to = -1
+    for start, end, value in found:
+        if end <= covered_to:
+            continue
+        kept.append((start, value))
+        covered_to = max(covered_to, end)
+    return kept
+
+
+def identifiers_in(text: str) -> list[str]:
+    """The identifiers in one text, in order of appearance (duplicates kept; one inside another counts once)."""
+    return [value for _, value in _matches(text)]
 
 
 def identifier_counts(lines: Sequence[str]) -> list[int]:
@@ -91,10 +107,8 @@ def identifier_counts(lines: Sequence[str]) -> list[int]:
         starts.append(offset)
         offset += len(line) + 1
     counts = [0] * len(lines)
-    for pattern in _IDENTIFIER_PATTERNS:
-        for match in pattern.finditer(text):
-            if (match.group(1) if pattern.groups else match.group(0)).strip():
-                counts[bisect_right(starts, match.start()) - 1] += 1
+    for start, _ in _matches(text):
+        counts[bisect_right(starts, start) - 1] += 1
     return counts
 
 

@@ -46,8 +46,11 @@ class SessionHandle:
     def meta_path(self) -> Path:
         return self.directory / "session.json"
 
-    def _save_meta(self) -> None:
-        self.meta.updated = time.time()
+    def _save_meta(self, *, used: bool = True) -> None:
+        """``used``: the write records use of the session (its "updated", which ``--continue`` and the picker's
+        order follow); a rename is not use."""
+        if used:
+            self.meta.updated = time.time()
         self.meta.write(self.meta_path)
         self._meta_behind = False
 
@@ -107,9 +110,10 @@ class SessionHandle:
         self._meta_behind = True
 
     def rename(self, title: str) -> None:
+        """A new title; "updated" stays when the session was last used (appends not yet written are use)."""
         self.meta.title = " ".join(title.split()) or UNTITLED
         try:
-            self._save_meta()
+            self._save_meta(used=self._meta_behind)
         except OSError as error:
             raise StorageError.of(f"rename session {self.id}", error) from None
 

@@ -7,7 +7,6 @@ import logging
 import os
 import secrets
 import shutil
-import time
 from pathlib import Path
 
 from tui.atomic import unused_name
@@ -278,12 +277,12 @@ class SessionStore:
     # -- changing ------------------------------------------------------------------
 
     def rename(self, session_id: str, title: str) -> None:
-        """Rename a closed session (an open one is renamed through its handle, which owns session.json)."""
+        """Rename a closed session (an open one is renamed through its handle, which owns session.json).
+        "updated" is kept: a rename is not use, so ``--continue`` still opens the session last used."""
         if is_locked(self.root / session_id):
             raise SessionLockedError(f"session {session_id} is open in a deep-tui; rename it there or close it first")
         meta = self.meta(session_id)
         meta.title = " ".join(visible(title).split()) or UNTITLED
-        meta.updated = time.time()
         try:
             meta.write(self.root / session_id / "session.json")
         except OSError as error:

@@ -18,14 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.highlight import guess_language as guess_text_language
 from textual.widgets import Input, Static, TextArea
 from textual.widgets.text_area import Selection
 
 from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
 from tui.app.screens.confirm import DialogScreen, action_button
-from tui.app.text_display import display_path, supported_language
+from tui.app.text_display import display_path, language_for_path, supported_language
 from tui.nofollow import LinkRefusedError, open_file
 from tui.terminal_text import visible
 
@@ -37,17 +36,14 @@ __all__ = [
     "Match",
     "display_path",
     "find_matches",
-    "guess_language",
     "has_own_line_numbers",
     "load_capped",
+    "output_language",
     "supported_language",
 ]
 
 MAX_VIEW_BYTES = 2 * 1024 * 1024
 """At most this much of a file is loaded into the viewer."""
-
-GUESS_CHARS = 4_000
-"""The language is guessed from this much of the start of the text."""
 
 MAX_MATCHES = 10_000
 """Search stops counting after this many matches."""
@@ -79,25 +75,20 @@ def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
     return LoadedFile(visible(data.decode("utf-8", errors="replace")), total, total > len(data))
 
 
-def guess_language(text: str, truncated: bool = False) -> str | None:
-    """The language to highlight ``text`` as, or ``None`` for plain text.
-
-    JSON (most tool output) is recognised by parsing it — or by its first character when the
-    view is truncated — since Pygments' content guess does not know it; anything else is
-    Textual's own guess (:func:`textual.highlight.guess_language`) on the first few KB.
-    """
-    head = text.lstrip()[:GUESS_CHARS]
-    if head[:1] in ("{", "["):
-        if truncated:
-            return "json"
+def output_language(saved: Path, source_path: str | None = None, text: str = "", *,
+                    truncated: bool = False) -> str | None:
+    """The language to highlight a saved output as: that of the file the tool read (``source_path``, its path
+    argument, by extension), else JSON for structured output (saved as ``.json``, or text that parses whole as
+    JSON), else ``None`` (plain text). Never guessed from the look of the content: a guess called read_file's
+    numbered lines ``cbmbas`` or ``scdoc``."""
+    language = language_for_path(source_path) or language_for_path(saved.name)
+    if language is None and not truncated and text.lstrip()[:1] in ("{", "["):
         try:
             json.loads(text)
         except ValueError:
-            pass
-        else:
-            return "json"
-    language = guess_text_language(head, None)
-    return None if language in ("text", "default") else language
+            return None
+        return "json"
+    return language
 
 
 _NUMBERED_LINE = re.compile(r"^ *\d+\t")
@@ -192,9 +183,11 @@ class EvictedViewerScreen(DialogScreen[None]):
         Binding("c", "copy_path", "Copy path"),
     ]
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, source_path: str | None = None) -> None:
+        """``source_path``: the file the tool call read (its path argument), which names the language."""
         super().__init__()
         self.path = path
+        self.source_path = source_path
         self.loaded: LoadedFile | None = None
         self.matches: list[Match] = []
         self.current_match: int | None = None
@@ -221,7 +214,8 @@ class EvictedViewerScreen(DialogScreen[None]):
     @work(thread=True, exclusive=True, group="evicted-viewer-load")
     def _load(self) -> None:
         loaded = load_capped(self.path)
-        language = guess_language(loaded.text, loaded.truncated) if loaded.error is None else None
+        language = (output_language(self.path, self.source_path, loaded.text, truncated=loaded.truncated)
+                    if loaded.error is None else None)
         self.app.call_from_thread(self._show, loaded, language)
 
     def _show(self, loaded: LoadedFile, language: str | None) -> None:

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.formatting_plain import path_argument
 
 if TYPE_CHECKING:
     from tui.app.widgets.command_output import CommandOutputView
@@ -84,6 +85,8 @@ class ToolBlock(Collapsible):
         """The user asked to see an evicted output."""
 
         path: Path
+        source_path: str | None = None
+        """The file the call read (its path argument), which names the output's language."""
 
     def __init__(self, call_id: str, tool_name: str, args_json: str, *, call_title: str | None = None) -> None:
         """``call_title``: the title instead of ``tool_name(arguments)`` (a ``!command``: the command line)."""
@@ -98,6 +101,7 @@ class ToolBlock(Collapsible):
         self.output_view: CommandOutputView | None = None
         """A running command's output, once some arrived."""
         self._call_title = _one_line(call_title)[:100] if call_title else f"{tool_name}({args_summary(args_json)})"
+        self._source_path = path_argument(args_json)
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
         self.title = Content(self._call_title)  # type: ignore[assignment]
@@ -113,9 +117,10 @@ class ToolBlock(Collapsible):
         self.output_view.feed(pieces)
 
     def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool,
-                   last_line: str = "") -> None:
-        """``last_line``: the result's last line; for a command whose output is on screen, it is all that is added
-        (how it ended)."""
+                   saved_chars: int | None = None, last_line: str = "") -> None:
+        """``size_chars``: what the model was given; ``saved_chars``: the whole output saved with ``evicted_path``
+        (``None``: not recorded, an older session); ``last_line``: the result's last line — for a command whose
+        output is on screen, it is all that is added (how it ended)."""
         if self.output_view is not None:
             preview = last_line or preview.rstrip("\n").rsplit("\n", 1)[-1]
         self._result.update(Content(preview[:PREVIEW_LIMIT]))
@@ -123,7 +128,8 @@ class ToolBlock(Collapsible):
         if evicted_path:
             self.saved_path = Path(evicted_path)
             self._saved.display = True
-            self.title = Content(f"{self._call_title}  ·  {size}, saved to disk")  # type: ignore[assignment]
+            shown = f"{size_chars:,} of {saved_chars:,} chars shown" if saved_chars is not None else f"{size} shown"
+            self.title = Content(f"{self._call_title}  ·  {shown}, all saved to disk")  # type: ignore[assignment]
             self.add_class("-evicted")
         else:
             self.title = Content(f"{self._call_title}  ·  {size}")  # type: ignore[assignment]
@@ -132,7 +138,7 @@ class ToolBlock(Collapsible):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button is self._saved and self.saved_path is not None:
             event.stop()
-            self.post_message(self.OpenSaved(self.saved_path))
+            self.post_message(self.OpenSaved(self.saved_path, self._source_path))
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,7 @@ class ChatView(VerticalScroll):
         if block is not None:  # after the block's first refresh: its title may not be laid out yet
             block.call_after_refresh(block.set_result, event.preview, event.size_chars,
                                      evicted_path=event.evicted_path, is_error=event.is_error,
-                                     last_line=event.last_line)
+                                     saved_chars=event.saved_chars, last_line=event.last_line)
 
     async def add_divider(self, event: CompactionFinished, summary: str) -> None:
         info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
 from tui.app.screens.confirm import TextViewerModal
+from tui.app.widgets.event_details import event_details
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -32,7 +33,7 @@ from tui.chain.events import (
     MemoryChanged,
 )
 from tui.cost_text import compaction_cost_text
-from tui.formatting_plain import replaced_label
+from tui.formatting_plain import call_source, replaced_label
 from tui.wording import plural
 
 __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timestamp", "event_row", "is_logged"]
@@ -111,16 +112,16 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
             ("reason: ", "$text-error"),
             literal(event.reason),
         )
-    if isinstance(event, EvictedEvent):
+    if isinstance(event, EvictedEvent):  # named by what was read; the saved file comes second
         second = (
             Content.assemble(("write failed: ", "$text-error"), literal(event.error))
             if event.error
-            else Content.assemble(_muted("→ "), literal(_file_name(event.path)))
+            else Content.assemble(_muted("saved as "), literal(_file_name(event.path), "$text-muted"))
         )
         return Content.assemble(
             stamp,
             ("⇣ evicted ", "$text-accent bold"),
-            literal(event.tool_name),
+            literal(call_source(event.tool_name, event.args)),
             _muted(f"  {human_tokens(event.tokens)} tok · {human_size(event.size_bytes)}"),
             "\n",
             INDENT,
@@ -129,20 +130,6 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
     if isinstance(event, MemoryChanged):
         return Content.assemble(stamp, ("✎ memory updated ", "$text-secondary bold"), literal(_file_name(event.path)))
     return None
-
-
-def event_details(event: ChainEvent, tz: tzinfo | None = None) -> Content:
-    """Every field of ``event``, one per line, for the details viewer."""
-    lines = [Content.styled(f"{event.kind} at {clock_time(event.timestamp, with_date=True, tz=tz)}", "bold")]
-    for key, value in event.to_record().items():
-        if key in ("kind", "timestamp"):
-            continue
-        if isinstance(value, list):
-            shown = "\n".join(f"    {item}" for item in value) if value else "–"
-            lines.append(Content.assemble((f"{key}:", "$text-muted"), "\n" if value else " ", literal(shown)))
-        else:
-            lines.append(Content.assemble((f"{key}: ", "$text-muted"), literal("–" if value is None else str(value))))
-    return Content("\n").join(lines)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
 from tui.app.widgets.blocks import args_summary
 from tui.app.widgets.event_log import compact_timestamp
+from tui.formatting_plain import path_argument
 from tui.wording import plural
 
 __all__ = ["EvictedBrowser", "header_row", "origin", "output_row"]
@@ -147,10 +148,12 @@ class EvictedBrowser(Widget):
     @on(OptionList.OptionSelected, "#evicted-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.open_path(self._outputs[event.option_index].path)
+        output = self._outputs[event.option_index]
+        self.open_path(output.path, source_path=path_argument(output.args))
 
-    def open_path(self, path: Path) -> bool:
-        """Open ``path`` in the viewer; a missing file gets a clear notice instead (returns ``False``)."""
+    def open_path(self, path: Path, *, source_path: str | None = None) -> bool:
+        """Open ``path`` in the viewer; a missing file gets a clear notice instead (returns ``False``).
+        ``source_path``: the file the tool read, which names the language."""
         if not path.is_file():
             self.notify(
                 f"{path.name} is no longer on disk (deleted or moved): {path}",
@@ -161,5 +164,5 @@ class EvictedBrowser(Widget):
             return False
         from tui.app.screens.evicted_viewer import EvictedViewerScreen  # loaded when first opened
 
-        self.app.push_screen(EvictedViewerScreen(path))
+        self.app.push_screen(EvictedViewerScreen(path, source_path=source_path))
         return True

@@ -29,7 +29,7 @@ from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.message_text import prompt_text
-from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.metadata_keys import EVICTED_PATH_KEY, saved_chars
 from tui.terminal_text import visible, visible_json
 
 
@@ -80,7 +80,7 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     text = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
                     metadata = part.metadata if isinstance(part, ToolReturnPart) and isinstance(part.metadata, dict) else {}
                     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
-                    block.set_result(visible(text), len(text),
+                    block.set_result(visible(text), len(text), saved_chars=saved_chars(metadata),
                                      evicted_path=visible(path) if isinstance(path, str) else None,
                                      is_error=isinstance(part, RetryPromptPart) or part.outcome in ERROR_OUTCOMES)
         elif isinstance(message, ModelResponse):

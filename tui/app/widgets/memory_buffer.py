@@ -15,11 +15,13 @@ from textual import on
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
+from textual.widgets.text_area import Selection
 
 from tui.app.formatting import clock_time, human_size, literal
 from tui.app.memory_io import MAX_EDIT_BYTES, PREVIEW_BYTES, file_size, read_preview, read_text_or_none
 from tui.app.screens.confirm import Choice, ChoiceModal, TextViewerModal
 from tui.app.text_display import supported_language
+from tui.app.text_places import follow_location
 
 __all__ = ["MemoryBuffer"]
 
@@ -152,14 +154,22 @@ class MemoryBuffer(Widget):
         """True while the file is too large to edit here (shown read-only)."""
         return self._too_large is not None
 
-    def _apply_disk_text(self, text: str | None) -> None:
-        """Load ``text`` (the disk content) into the buffer, keeping the cursor where it can be."""
+    def _apply_disk_text(self, text: str | None, *, follow: bool = False) -> None:
+        """Load ``text`` (the disk content) into the buffer. ``follow``: the cursor (and selection) keeps its
+        place in the text around it, as lines added or removed elsewhere move it; otherwise it keeps its row
+        and column where it can."""
         self._disk_text = text
         self._baseline = text or ""
         text_area = self.text_area
-        cursor = text_area.cursor_location
+        selection = text_area.selection
+        old_lines = list(text_area.document.lines)
         text_area.load_text(self._baseline)
-        text_area.move_cursor(cursor)
+        if follow:
+            new_lines = text_area.document.lines
+            text_area.selection = Selection(follow_location(old_lines, new_lines, selection.start),
+                                            follow_location(old_lines, new_lines, selection.end))
+        else:
+            text_area.move_cursor(selection.end)
         self._refresh_status()
 
     # -- external changes -------------------------------------------------------------------
@@ -181,7 +191,7 @@ class MemoryBuffer(Widget):
             return
         if not self.dirty:
             self._editable()
-            self._apply_disk_text(text)
+            self._apply_disk_text(text, follow=True)
             self._set_note(f"reloaded: changed on disk {stamp}")
             return
         if self.text == text:
@@ -226,7 +236,7 @@ class MemoryBuffer(Widget):
         self._asking = False
         self._pending_external = None
         if answer == "theirs":
-            self._apply_disk_text(theirs)
+            self._apply_disk_text(theirs, follow=True)
             self._set_note("loaded the disk version")
         else:
             # Keep mine (or Esc): the buffer stays; the disk version becomes the

@@ -32,10 +32,29 @@ from tui.app.text_display import display_path, supported_language
 from tui.app.widgets.memory_buffer import MemoryBuffer
 from tui.atomic import write_atomic
 
-__all__ = ["MemoryEditor"]
+__all__ = ["MemoryEditor", "MemoryTextArea"]
 
 WATCH_DEBOUNCE_MS = 250
 """How long the watcher lets a burst of writes settle before reporting it."""
+
+
+class MemoryTextArea(TextArea):
+    """TextArea with the document keys editors share: Ctrl+Home / Ctrl+End (Shift: select)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+home", "document_start", "Start of the file", show=False),
+        Binding("ctrl+end", "document_end", "End of the file", show=False),
+        Binding("ctrl+shift+home", "document_start(True)", "Select to the start", show=False),
+        Binding("ctrl+shift+end", "document_end(True)", "Select to the end", show=False),
+    ]
+
+    def action_document_start(self, select: bool = False) -> None:
+        """The cursor to the start of the text (``select``: extending the selection)."""
+        self.move_cursor((0, 0), select=select)
+
+    def action_document_end(self, select: bool = False) -> None:
+        """The cursor to the end of the text (``select``: extending the selection)."""
+        self.move_cursor(self.document.end, select=select)
 
 
 class MemoryEditor(MemoryBuffer):
@@ -94,7 +113,7 @@ class MemoryEditor(MemoryBuffer):
 
     def compose(self) -> ComposeResult:
         yield Static(literal(display_path(self.path)), id="memory-path")
-        text_area = TextArea(id="memory-text", soft_wrap=True, tab_behavior="indent")
+        text_area = MemoryTextArea(id="memory-text", soft_wrap=True, tab_behavior="indent")
         text_area.language = supported_language(text_area, "markdown")
         yield text_area
         with Horizontal(id="memory-bar"):

@@ -30,7 +30,7 @@ from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.attachment_text import attachment_label
-from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
+from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, saved_chars
 from tui.store.session_tail import Record, SessionTail
 from tui.terminal_text import visible
 
@@ -271,7 +271,8 @@ def _set_result(block: ToolBlock, part: Record) -> None:
     else:
         text = "" if content is None else content if isinstance(content, str) else _compact_json(content)
     path = metadata.get(EVICTED_PATH_KEY) if metadata else None
-    block.set_result(visible(text), len(text), evicted_path=visible(path) if isinstance(path, str) else None,
+    block.set_result(visible(text), len(text), saved_chars=saved_chars(metadata or {}),
+                     evicted_path=visible(path) if isinstance(path, str) else None,
                      is_error=is_error)
 
 

@@ -16,6 +16,7 @@ __all__ = ["TitleBar", "title_parts"]
 
 MIN_TITLE = 12
 OFFLINE_LONG = "  offline — no LLM configured (type help)"
+OFFLINE_CHOSEN_LONG = "  offline model, as you chose (type help)"
 OFFLINE_SHORT = "  offline (type help)"
 
 
@@ -29,7 +30,7 @@ def title_parts(info: RuntimeInfo, width: int) -> Content:
     if not info.session_id:  # still opening
         return Content.assemble(brand, (f"· {info.title}", "$text-muted"))
     model = ("", "") if info.offline else (f"· {info.model_name} ", "$text-muted")  # offline: said below
-    offline = OFFLINE_LONG if info.offline else ""
+    offline = (OFFLINE_CHOSEN_LONG if info.offline_chosen else OFFLINE_LONG) if info.offline else ""
     fork = f" fork of {info.parent[:8]} " if info.parent else ""
     session = f"· {info.session_id} "
     title = f"· {info.title} "

@@ -16,11 +16,15 @@ from tui.paths import user_config_file
 __all__ = ["WelcomeBlock", "welcome_text"]
 
 
-def welcome_text(*, offline: bool, model_name: str, config_file: Path, compaction: float, summary: float) -> Content:
-    """What a first-time user needs on an empty screen, in a few lines."""
+def welcome_text(*, offline: bool, model_name: str, config_file: Path, compaction: float, summary: float,
+                 offline_chosen: bool = False) -> Content:
+    """What a first-time user needs on an empty screen, in a few lines. ``offline_chosen``: the offline model
+    is the user's choice (``--model offline``), not the stand-in for a missing one."""
     if offline:
+        opening = ("The offline model you chose answers (no LLM) " if offline_chosen
+                   else "No model is set, so an offline stand-in answers ")
         model = Content.assemble(
-            ("No model is set, so an offline stand-in answers ", "$text-warning"),
+            (opening, "$text-warning"),
             "(type ", ("help", "bold"), " to it). Choose a model with ",
             ("--model anthropic:claude-sonnet-5-5", "bold"), " (or openai:…, google:…), ",
             ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ", literal(display_path(config_file)),
@@ -64,7 +68,8 @@ class WelcomeBlock(Static):
     def for_session(cls, runtime: SessionRuntimeAPI, settings: Settings) -> WelcomeBlock:
         """The welcome for ``runtime``'s model and ``settings``' thresholds; a model goes in the user's own
         config (a project's applies only once trusted)."""
-        return cls(welcome_text(offline=runtime.info.offline, model_name=runtime.info.model_name,
+        return cls(welcome_text(offline=runtime.info.offline, offline_chosen=runtime.info.offline_chosen,
+                                model_name=runtime.info.model_name,
                                 config_file=user_config_file(),
                                 compaction=settings.context.compaction_threshold,
                                 summary=settings.context.summarize_threshold))
