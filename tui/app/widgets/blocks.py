@@ -18,6 +18,9 @@ from tui.terminal_text import visible
 from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
+CUT_SHORT_MARK = "⋯ cancelled"
+"""Under an answer, or in a thinking block's title, that was stopped before the model finished it (its response
+was recorded ``state: "interrupted"``: Esc, quitting mid-turn, a crash)."""
 FORK_BINDING = Binding("ctrl+f", "fork_here", "fork here", key_display="^f")
 """On a selected chat message: fork there (after a confirmation). Not a letter: letters typed while a
 message is selected go to the prompt (the app forwards them), so typing can never fork by accident."""
@@ -45,6 +48,11 @@ class UserBlock(Static, can_focus=True):
                         severity="warning", markup=False)
             return
         self.post_message(ForkAt(self.message_index + 1))
+
+
+def cut_short_mark() -> Static:
+    """The line under an answer that was cut short (:data:`CUT_SHORT_MARK`)."""
+    return Static(Content(CUT_SHORT_MARK), classes="cut-short")
 
 
 class NoticeBlock(Static):
