@@ -165,24 +165,49 @@ class CompactionDivider(Collapsible):
         start: int
         end: int  # (not ``stop``: that is Message.stop(), which ends the message's bubbling)
 
+    SHOW = "show the replaced messages"
+    HIDE = "hide the replaced messages"
+
     def __init__(self, info: DividerInfo) -> None:
         self.info = info
         self._originals = Vertical(classes="divider-originals")
-        button = Button("show the replaced messages", classes="divider-show", compact=True)
+        button = Button(self.SHOW, classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
         super().__init__(Static(Content(visible(info.summary)), classes="divider-summary"), button, self._originals,
                          classes="compaction-divider")
         self.title = Content(visible(f"── {info.title()} ──"))  # type: ignore[assignment]  # a focus is user text
         self._button = button
+        self._loaded = False
+
+    @property
+    def originals_shown(self) -> bool:
+        """The replaced messages are on screen under the summary."""
+        return self._loaded and bool(self._originals.display)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button is self._button and self.info.replaced_range is not None:
             event.stop()
-            self._button.display = False
+            self.toggle_originals()
+
+    def toggle_originals(self) -> None:
+        """Show the replaced messages (loaded once, on the first request), or hide them again."""
+        if self.info.replaced_range is None:
+            return
+        if self.originals_shown:
+            self._originals.display = False
+            self._button.label = self.SHOW
+        elif self._loaded:
+            self._originals.display = True
+            self._button.label = self.HIDE
+        else:
             self.post_message(self.ShowOriginals(self, *self.info.replaced_range))
 
     async def show_originals(self, lines: list[tuple[str, str]]) -> None:
-        await self._originals.mount_all(
-            Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
-            for label, text in lines
-        )
+        if not self._loaded:
+            self._loaded = True
+            await self._originals.mount_all(
+                Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
+                for label, text in lines
+            )
+        self._originals.display = True
+        self._button.label = self.HIDE
