@@ -146,6 +146,8 @@ class SessionRuntime:
             self.last_usage = dataclasses.replace(self.manager.estimate_usage([]), tokens=known.tokens)
         elif handle.meta.parent is not None and handle.meta.message_count:
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
+            # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
+            handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
 
     # -- state -----------------------------------------------------------------
 
