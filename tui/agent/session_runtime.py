@@ -25,7 +25,7 @@ from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.models import ModelChoice
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.run_events import run_events
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
     ToolCallFinished,
@@ -97,7 +97,7 @@ class SessionRuntime:
         self._busy = False
         self._discard_empty = discard_empty
         self._connection = connection
-        self.event_history = EventHistory(handle)
+        self.event_history = EventHistory(handle, data_dir.sessions_dir)
         if connection is not None:
             connection.monitor.listen(self.event_history.notify)
         self.info = RuntimeInfo(
@@ -212,6 +212,9 @@ class SessionRuntime:
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         return self.event_history.evicted_outputs()
+
+    def inherited_events(self) -> list[InheritedEvent]:
+        return list(self.event_history.inherited)
 
     # -- turns -----------------------------------------------------------------
 

@@ -10,7 +10,14 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeFactoryAPI, RuntimeInfo, SessionRuntimeAPI
+from tui.agent.runtime_api import (
+    ContextBreakdown,
+    EvictedOutput,
+    InheritedEvent,
+    RuntimeFactoryAPI,
+    RuntimeInfo,
+    SessionRuntimeAPI,
+)
 from tui.agent.turn_events import TurnEvent, TurnFailed
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
@@ -77,6 +84,9 @@ class OpeningSession:
         return []
 
     def evicted_outputs(self) -> list[EvictedOutput]:
+        return []
+
+    def inherited_events(self) -> list[InheritedEvent]:
         return []
 
     def rename(self, title: str) -> None:
