@@ -192,9 +192,11 @@ class EvictedViewerScreen(DialogScreen[None]):
         Binding("c", "copy_path", "Copy path"),
     ]
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, search: str = "") -> None:
+        """``search``: find this at once (the first match selected), as if typed after ``/``."""
         super().__init__()
         self.path = path
+        self._initial_search = search
         self.loaded: LoadedFile | None = None
         self.matches: list[Match] = []
         self.current_match: int | None = None
@@ -205,7 +207,7 @@ class EvictedViewerScreen(DialogScreen[None]):
             dialog.border_subtitle = "/ search · n/N next/prev · c copy path · esc close"
             yield Static(Content.assemble(literal(display_path(self.path)), ("  loading…", "$text-muted")), id="viewer-info")
             with Horizontal(id="viewer-search-bar"):
-                yield Input(placeholder="Search (/)", id="viewer-search", compact=True)
+                yield Input(self._initial_search, placeholder="Search (/)", id="viewer-search", compact=True)
                 yield Static("", id="viewer-matches")
                 yield action_button("▲ Prev", "screen.find_previous", id="viewer-prev", focusable=False)
                 yield action_button("▼ Next", "screen.find_next", id="viewer-next", focusable=False)
