@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -33,14 +34,60 @@ class ForkAt(Message):
     upto: int
 
 
-class UserBlock(Static, can_focus=True):
-    """A prompt, shown literally (never parsed as markup); select it and press Ctrl+F to fork there."""
+LONG_PROMPT_LINES = 12
+"""A prompt longer than this (a paste, mostly) shows its first :data:`PROMPT_PREVIEW_LINES` lines in the chat."""
+PROMPT_PREVIEW_LINES = 3
 
-    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
+
+def prompt_preview(text: str) -> tuple[str, int]:
+    """What a collapsed prompt shows, and how many of its lines are hidden (0: it is shown whole)."""
+    lines = text.split("\n")
+    if len(lines) <= LONG_PROMPT_LINES:
+        return text, 0
+    return "\n".join(lines[:PROMPT_PREVIEW_LINES]), len(lines) - PROMPT_PREVIEW_LINES
+
+
+class UserBlock(Static, can_focus=True):
+    """A prompt, shown literally (never parsed as markup); select it and press Ctrl+F to fork there.
+
+    A long prompt (a pasted file or log) shows its first lines and a line saying how many more there are;
+    Enter on the selected block, or a click on that line, shows them all (and hides them again). What was
+    sent and recorded is always the whole text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING,
+                                             Binding("enter", "toggle_lines", "show all lines", show=False)]
 
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
-        super().__init__(Content.assemble(("you  ", "bold $accent"), visible(text)), classes="user-block")
+        self.text = visible(text)
+        self.expanded = False
+        super().__init__(self._content(), classes="user-block")
         self.message_index = message_index
+
+    @property
+    def hidden_lines(self) -> int:
+        """Lines of the prompt not shown now (0 when it is shown whole)."""
+        return 0 if self.expanded else prompt_preview(self.text)[1]
+
+    def _content(self) -> Content:
+        shown, hidden = prompt_preview(self.text)
+        label = ("you  ", "bold $accent")
+        if not hidden:
+            return Content.assemble(label, self.text)
+        total = hidden + PROMPT_PREVIEW_LINES
+        if self.expanded:
+            return Content.assemble(label, self.text, "\n", (f"▲ {total} lines — hide {hidden} of them", "$text-muted"))
+        return Content.assemble(label, shown, "\n", (f"▼ [{total} lines — {hidden} more: Enter or click shows them]",
+                                                      "$text-muted italic"))
+
+    def action_toggle_lines(self) -> None:
+        """Show a long prompt whole, or its first lines again."""
+        if prompt_preview(self.text)[1]:
+            self.expanded = not self.expanded
+            self.update(self._content())
+
+    def on_click(self, event: events.Click) -> None:
+        if prompt_preview(self.text)[1] and event.y >= self.size.height - 1:  # the "N more lines" line
+            self.action_toggle_lines()
 
     def action_fork_here(self) -> None:
         if self.message_index is None:

@@ -27,7 +27,14 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock, cut_short_mark
+from tui.app.widgets.blocks import (
+    CompactionDivider,
+    DividerInfo,
+    ToolBlock,
+    UserBlock,
+    cut_short_mark,
+    prompt_preview,
+)
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
@@ -152,7 +159,7 @@ def least_rows(record: Record, columns: int) -> int:
     if record.get("kind") == "request":
         if _summary_info(parts) is not None:
             return 1
-        return sum(USER_BLOCK_GAP + _plain_rows(USER_LABEL + prompt_text(part.get("content")), columns - USER_PADDING)
+        return sum(USER_BLOCK_GAP + _prompt_rows(prompt_text(part.get("content")), columns - USER_PADDING)
                    for part in parts if part.get("part_kind") == "user-prompt")
     rows = 0
     for part in parts:
@@ -169,6 +176,12 @@ USER_LABEL = "you  "
 USER_BLOCK_GAP = 1
 USER_PADDING = 2
 """``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
+
+
+def _prompt_rows(text: str, columns: int) -> int:
+    """Rows of a prompt's block: a long one shows its first lines and one line more (:func:`prompt_preview`)."""
+    shown, hidden = prompt_preview(visible(text))
+    return _plain_rows(USER_LABEL + shown, columns) + (1 if hidden else 0)
 
 
 def _plain_rows(text: str, columns: int) -> int:
