@@ -230,3 +230,33 @@ def test_eviction_threshold_never_exceeds_a_quarter_of_the_limit(tmp_path: Path)
     assert small.manager.limit == 3_000 - 512 - 150  # the answer reserve is at least 512, the margin 5 %
     assert small.manager.eviction_threshold == small.manager.limit // 4
     assert large.manager.eviction_threshold == 20_000
+
+
+def test_a_summary_that_frees_too_little_is_not_paid_for_again_until_the_context_has_grown(tmp_path: Path) -> None:
+    """A 4k-window session's summary that cannot free enough was asked for (and paid) again on every turn: after
+    a rejection the next automatic attempt waits until the context is large enough for a summary to free enough."""
+    script = SummarizerScript(reply="summary padding " * 900)  # about as large as what it summarizes
+    harness = make_harness(tmp_path, summarizer=script, compaction_threshold=0.5, summarize_threshold=0.5,
+                           min_savings_tokens=10**9, window=12_000)
+    original = seed(harness, history(6, 3000))
+    manager = harness.manager
+
+    def turn(prompt: str, messages: list[ModelMessage]) -> None:
+        manager.begin_user_turn()
+        harness.agent().run_sync(prompt, message_history=messages)
+
+    turn("first", original)
+    [failed] = [e for e in harness.events if isinstance(e, CompactionFailed)]
+    assert "would only shrink" in failed.reason
+    paid = len(script.prompts)  # the summarizer's requests for that attempt (it may go in chunks)
+    assert paid >= 1
+    for number in range(4):  # a few more turns, the context a little larger each time: no new attempt
+        grown = [*original, *history(1, 200 * (number + 1))]
+        seed(harness, grown[len(original):])
+        turn(f"turn {number}", grown)
+    assert len(script.prompts) == paid, "the rejected summary was not paid for again"
+    assert [e.kind for e in harness.events].count("compaction_failed") == 1
+    much_larger = [*original, *history(12, 3000)]
+    seed(harness, much_larger[len(original):])
+    turn("much later", much_larger)
+    assert len(script.prompts) > paid, "once the context has grown enough, a summary is tried again"

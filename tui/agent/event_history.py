@@ -8,7 +8,8 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from tui.agent.runtime_api import EvictedOutput
+from tui.agent.inherited_events import inherited_events
+from tui.agent.runtime_api import EvictedOutput, InheritedEvent
 from tui.chain.events import ChainEvent, CompactionFinished, EvictedEvent, UsageEvent, event_from_record
 from tui.store import SessionHandle
 
@@ -20,12 +21,15 @@ Listener = Callable[[ChainEvent], None]
 class EventHistory:
     """The event history of one open session and its subscribers."""
 
-    def __init__(self, handle: SessionHandle) -> None:
+    def __init__(self, handle: SessionHandle, sessions_dir: Path | None = None) -> None:
+        """``sessions_dir``: where a fork's ancestors are, to list what it inherited (none without it)."""
         self._handle = handle
         self._listeners: list[Listener] = []
         self._write_failed = False
         self._events = [event for event in map(event_from_record, handle.events.read()) if event is not None]
         """events.jsonl as it was when the session opened, then every event since: read once, here."""
+        self.inherited: list[InheritedEvent] = inherited_events(handle, sessions_dir) if sessions_dir else []
+        """A fork's ancestors' events from before the fork point (read once, here)."""
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every later event (chain and provider events); returns the unsubscribe."""
@@ -54,10 +58,12 @@ class EventHistory:
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         """Every output saved to disk, from the events alone (no file system call: the panel refreshes on the UI
-        thread); a file deleted since is still listed and says so when opened."""
+        thread); a file deleted since is still listed and says so when opened. A fork's inherited ones too."""
+        own = [(event, "") for event in self._events]
+        inherited = [(item.event, item.session) for item in self.inherited]
         return [EvictedOutput(Path(event.path), event.tool_name, event.size_bytes, event.tokens, event.timestamp,
-                              tool_call_id=event.tool_call_id, args=event.args)
-                for event in self._events if isinstance(event, EvictedEvent) and not event.error]
+                              tool_call_id=event.tool_call_id, args=event.args, inherited_from=session)
+                for event, session in inherited + own if isinstance(event, EvictedEvent) and not event.error]
 
     def _record(self, event: ChainEvent) -> None:
         """events.jsonl and session.json are a log and a summary: a failed write (a full disk) is logged once

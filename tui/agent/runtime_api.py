@@ -84,6 +84,18 @@ class EvictedOutput:
     tool_call_id: str = ""
     args: str = ""
     """The call's arguments as JSON (empty for outputs saved before deep-tui recorded them)."""
+    inherited_from: str = ""
+    """The ancestor session that saved it, for an output a fork inherited (empty: saved by this session)."""
+
+
+@dataclass(frozen=True)
+class InheritedEvent:
+    """A chain event of a fork's ancestor session, from before the point the fork copied
+    (``tui.agent.inherited_events``)."""
+
+    event: ChainEvent
+    session: str
+    """The ancestor whose events.jsonl holds it."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +200,13 @@ class SessionRuntimeAPI(Protocol):
         every event since (kept in memory, so asking costs no file read)."""
         ...
 
-    def evicted_outputs(self) -> list[EvictedOutput]: ...
+    def evicted_outputs(self) -> list[EvictedOutput]:
+        """This session's saved outputs and, in a fork, those it inherited (``inherited_from`` set)."""
+        ...
+
+    def inherited_events(self) -> list[InheritedEvent]:
+        """A fork's ancestors' chain events from before the fork point (see ``tui.agent.inherited_events``)."""
+        ...
 
     def rename(self, title: str) -> None: ...
 

@@ -31,7 +31,7 @@ from tui.agent.path_policy import PathPolicy
 from tui.agent.project_instructions import ProjectInstructionsSource
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.run_events import run_events
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, ModelSwitch, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
     PromptAttached,
@@ -111,7 +111,7 @@ class SessionRuntime:
         self._busy = False
         self._discard_empty = discard_empty
         self._connection = connection
-        self.event_history = EventHistory(handle)
+        self.event_history = EventHistory(handle, data_dir.sessions_dir)
         if connection is not None:
             connection.monitor.listen(self.event_history.notify)
         self.info = RuntimeInfo(
@@ -176,6 +176,8 @@ class SessionRuntime:
             self.last_usage = dataclasses.replace(self.manager.estimate_usage([]), tokens=known.tokens)
         elif handle.meta.parent is not None and handle.meta.message_count:
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
+            # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
+            handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
 
     # -- state -----------------------------------------------------------------
 
@@ -303,6 +305,9 @@ class SessionRuntime:
 
     def evicted_outputs(self) -> list[EvictedOutput]:
         return self.event_history.evicted_outputs()
+
+    def inherited_events(self) -> list[InheritedEvent]:
+        return list(self.event_history.inherited)
 
     # -- turns -----------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tui.agent.runtime_api import (
     ContextBreakdown,
     EvictedOutput,
+    InheritedEvent,
     ModelSwitch,
     RuntimeFactoryAPI,
     RuntimeInfo,
@@ -103,6 +104,9 @@ class OpeningSession:
         return []
 
     def evicted_outputs(self) -> list[EvictedOutput]:
+        return []
+
+    def inherited_events(self) -> list[InheritedEvent]:
         return []
 
     def rename(self, title: str) -> None:

@@ -6,6 +6,7 @@ declared on it); the switching itself, off the UI thread, is :class:`~tui.app.se
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -82,10 +83,16 @@ class SessionActions(App[int]):
             self._picker.reopen(current, self.recent_sessions)
         self.push_screen(PICKER_SCREEN, chosen)
 
-    async def reveal_message(self, index: int) -> None:
-        """Scroll the chat to message ``index`` of the current session (a search hit)."""
+    async def reveal_message(self, index: int, saved_output: str | None = None, match: str | None = None) -> None:
+        """Scroll the chat to message ``index`` of the current session (a search hit); a hit inside a saved
+        output (whose chat block shows only a preview) also opens that output at the match, selected."""
         if await self.query_one(ChatView).reveal_message(index) is None:
             self.notify(f"message {index} is not in this session", severity="warning", markup=False)
+            return
+        if saved_output is not None:
+            from tui.app.screens.evicted_viewer import EvictedViewerScreen
+
+            self.push_screen(EvictedViewerScreen(Path(saved_output), search=match or ""))
 
     def _rename_current(self, title: str) -> None:
         self.runtime.rename(title)

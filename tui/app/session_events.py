@@ -37,8 +37,9 @@ class SwitchHooks:
     """The session shown now."""
     adopt: Callable[[SessionRuntimeAPI], Awaitable[None]]
     """Show an opened session (the switcher closes the previous one after)."""
-    reveal: Callable[[int], Awaitable[None]]
-    """Scroll to a message of the session shown."""
+    reveal: Callable[[int, str | None, str | None], Awaitable[None]]
+    """Scroll to a message of the session shown; for a hit in a saved output, also open that file (its path)
+    at the matched text."""
     notify: Notify
     start: Callable[[Awaitable[None], str], object]
     """Run a coroutine as an exclusive worker of the named group."""
@@ -61,17 +62,18 @@ class SessionSwitcher:
             session_id, upto = result.session_id, result.upto
             self.switch(lambda: factory.fork_session(session_id, upto), f"fork of {session_id}")
         elif result.action == "open" and result.session_id:
-            message = result.message
+            message, saved, match = result.message, result.saved_output, result.match
+            reveal = None if message is None else (lambda: self.hooks.reveal(message, saved, match))
             if result.session_id == self.hooks.current().info.session_id:
-                if message is not None:  # a content hit in the open session: just scroll to it
-                    self.hooks.start(self.hooks.reveal(message), "reveal")
+                if reveal is not None:  # a content hit in the open session: just scroll to it
+                    self.hooks.start(reveal(), "reveal")
                 return
             session_id = result.session_id
-            self.switch(lambda: factory.open_session(session_id), f"session {session_id}", reveal=message)
+            self.switch(lambda: factory.open_session(session_id), f"session {session_id}", reveal=reveal)
 
     def switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str, *,
-               reveal: int | None = None) -> None:
-        """Open the next session and show it; ``reveal``: the message to scroll to (a search hit)."""
+               reveal: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Open the next session and show it; ``reveal``: then go to a search hit in it."""
         if self.hooks.current().busy:
             self.hooks.notify("A turn is running — wait for it or press Esc before switching sessions.",
                               severity="warning", markup=False)
@@ -79,7 +81,7 @@ class SessionSwitcher:
         self.hooks.start(self._switch(opener, label, reveal), "switch")
 
     async def _switch(self, opener: Callable[[], Awaitable[SessionRuntimeAPI]], label: str,
-                      reveal: int | None = None) -> None:
+                      reveal: Callable[[], Awaitable[None]] | None = None) -> None:
         try:
             runtime = await opener()
         except StoreError as error:
@@ -89,5 +91,5 @@ class SessionSwitcher:
         await self.hooks.adopt(runtime)
         await previous.aclose()
         if reveal is not None:
-            await self.hooks.reveal(reveal)
+            await reveal()
         self.hooks.notify(f"now in {runtime.info.title} ({runtime.info.session_id})", markup=False)

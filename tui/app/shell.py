@@ -377,11 +377,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         if isinstance(event, EvictedEvent):
             self.panels.refresh_evicted(self.runtime)
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
-            summary = ""
-            if event.summary_index is not None:
-                recorded = self.runtime.load_history(event.summary_index, event.summary_index + 1)
-                summary = next((getattr(p, "content", "") or "" for m in recorded for p in m.parts), "")
-            await self.query_one(ChatView).add_divider(event, summary)
+            await self.query_one(ChatView).add_divider(event)
 
     # -- dialogs and panels (the registry's other actions) --------------------------------------------------
 

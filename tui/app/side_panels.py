@@ -47,7 +47,8 @@ class SidePanels:
         side = TabbedContent(id="side", initial="memory-tab")
         side.display = False
         for pane in (TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab"),
-                     TabPane("Log", EventLogPanel(runtime.past_events()), id="log-tab"),
+                     TabPane("Log", EventLogPanel(runtime.past_events(), inherited=runtime.inherited_events()),
+                             id="log-tab"),
                      TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab")):
             side.compose_add_child(pane)  # as `with side:` does in a compose method
         return side
@@ -99,7 +100,7 @@ class SidePanels:
         for old_log in self.app.query(EventLogPanel):
             await old_log.remove()
         for pane in self.app.query("#log-tab").results(TabPane):
-            await pane.mount(EventLogPanel(runtime.past_events()))
+            await pane.mount(EventLogPanel(runtime.past_events(), inherited=runtime.inherited_events()))
         self.refresh_evicted(runtime)
 
 

@@ -71,7 +71,10 @@ class CompactionStats:
 class StepResult:
     messages: list[ModelMessage]
     tokens: int
-    event: CompactionFinished | CompactionFailed | None = None
+    event: CompactionFailed | CompactionFinished | None = None
+    retry_from: int | None = None
+    """After an automatic summary rejected for freeing too little: the context size (in ``tokens``' terms) from
+    which a summary of the grown span could free enough (the summary and the kept tail staying about as large)."""
 
 
 class ContextOverflowError(AgentRunError):
@@ -245,7 +248,9 @@ class Compactor:
         rejected = self._rejection(before, after, manual=trigger == "manual")
         if rejected is not None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected)
-            return StepResult(messages, tokens, failed)
+            # before' ≥ after / INFLATION_LIMIT makes after ≤ INFLATION_LIMIT × before'; scaled to ``tokens``
+            retry_from = math.ceil(tokens * after / (INFLATION_LIMIT * before)) if before > 0 else None
+            return StepResult(messages, tokens, failed, retry_from=retry_from)
         summary_index = self.ledger.record_one(summary)
         self.accountant.invalidate(candidate)
         tokens_after = max(0, tokens - (before - after))

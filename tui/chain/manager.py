@@ -3,7 +3,8 @@
 Order per model request (DESIGN §3): record new messages → count tokens
 (usage event) → tier 2 at the compaction threshold → at the summarize threshold,
 tier 2 reaching into the running turn, then tier 3 (at most once per user turn,
-never retried after a failure in the same turn) → pre-flight until the request
+never retried after a failure in the same turn, nor — after one rejected for freeing too
+little — until the context has grown enough for a summary to free enough) → pre-flight until the request
 fits the limit (window − answer reserve − margin): the running turn's read
 outputs become pointers, then the fallback cuts, re-measured after each step.
 Reversible before lossy at every stage. Tier 1 (eviction) runs
@@ -132,6 +133,9 @@ class ContextManager:
         self._summarized_this_turn = False
         self._blocked_this_turn = False
         self._eviction: EvictionCapability | None = None
+        self._summary_retry_from: int | None = None
+        """After an automatic summary that could not free enough: no automatic summary (a paid request that
+        would be rejected again) until the context reaches this size; ``None``: no such wait."""
 
     @property
     def _window_origin(self) -> WindowSource:
@@ -373,7 +377,8 @@ class ContextManager:
                          focus: str | None, force: bool) -> StepResult:
         step = self.compactor.tool_calls(messages, tokens, trigger=trigger, focus=focus, force=force)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
-        may_summarize = not (self._summarized_this_turn or self._blocked_this_turn)
+        may_summarize = not (self._summarized_this_turn or self._blocked_this_turn or (
+            not force and self._summary_retry_from is not None and step.tokens < self._summary_retry_from))
         if not force and step.tokens >= summarize_at:  # reversible before lossy: reach into the running turn
             step = self.compactor.tool_calls_before_lossy(step, trigger=trigger, focus=focus,
                                                           fits_below=summarize_at if may_summarize else None)
@@ -386,10 +391,13 @@ class ContextManager:
         if isinstance(summary.event, CompactionFinished):
             if trigger == "auto":
                 self._summarized_this_turn = True
+            self._summary_retry_from = None
             self._report_usage(summary.tokens)
             return summary
         if trigger == "auto":
             self._blocked_this_turn = True
+            if summary.retry_from is not None:
+                self._summary_retry_from = summary.retry_from
         if step.event is not None:  # tier 2 was applied even though the summary was not
             return StepResult(step.messages, step.tokens, summary.event)
         return summary

@@ -54,8 +54,15 @@ def describe_plan(plan: SummaryPlan) -> Content:
     )
 
 
+PLAN_REFRESH_SECONDS = 0.5
+"""How often the open dialog checks whether the history changed under its preview (a turn running meanwhile)."""
+
+
 class CompactDialog(DialogScreen[CompactResult | None]):
-    """Runs ``runtime.compact(focus)``; Esc cancels a running compaction (the history stays as it was)."""
+    """Runs ``runtime.compact(focus)``; Esc cancels a running compaction (the history stays as it was).
+
+    The preview of what Run would do is kept true while the dialog is open: made again after a run, and whenever
+    the history grew or a turn started or ended (checked twice a second, which costs a count)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel / close")]
     DEFAULT_CSS = """
@@ -88,8 +95,22 @@ class CompactDialog(DialogScreen[CompactResult | None]):
 
     def on_mount(self) -> None:
         self.query_one("#focus", Input).focus()
+        self._planned_for = self._history_state()
+        self.set_interval(PLAN_REFRESH_SECONDS, self._refresh_plan_if_stale)
         if self.autostart:
             self.action_run()
+
+    def _history_state(self) -> tuple[int, bool]:
+        return self.runtime.history_count(), self.runtime.busy
+
+    def _refresh_plan_if_stale(self) -> None:
+        if not self.has_class("-running") and self._history_state() != self._planned_for:
+            self.refresh_plan()
+
+    def refresh_plan(self) -> None:
+        """Say again what Run would do, for the history as it is now."""
+        self._planned_for = self._history_state()
+        self.query_one("#plan", Static).update(describe_plan(self.runtime.compaction_plan()))
 
     @on(Input.Submitted, "#focus")
     @on(Button.Pressed, "#run")
@@ -116,6 +137,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
             self.remove_class("-running")
             self.query_one("#run", Button).disabled = False
         self.query_one("#result", Static).update(describe_result(self.result))
+        self.refresh_plan()
 
     @on(Button.Pressed, "#close")
     def action_cancel(self) -> None:

@@ -183,11 +183,13 @@ class EvictedViewerScreen(DialogScreen[None]):
         Binding("c", "copy_path", "Copy path"),
     ]
 
-    def __init__(self, path: Path, *, source_path: str | None = None) -> None:
-        """``source_path``: the file the tool call read (its path argument), which names the language."""
+    def __init__(self, path: Path, *, source_path: str | None = None, search: str = "") -> None:
+        """``source_path``: the file the tool call read (its path argument), which names the language;
+        ``search``: find this at once (the first match selected), as if typed after ``/``."""
         super().__init__()
         self.path = path
         self.source_path = source_path
+        self._initial_search = search
         self.loaded: LoadedFile | None = None
         self.matches: list[Match] = []
         self.current_match: int | None = None
@@ -198,7 +200,7 @@ class EvictedViewerScreen(DialogScreen[None]):
             dialog.border_subtitle = "/ search · n/N next/prev · c copy path · esc close"
             yield Static(Content.assemble(literal(display_path(self.path)), ("  loading…", "$text-muted")), id="viewer-info")
             with Horizontal(id="viewer-search-bar"):
-                yield Input(placeholder="Search (/)", id="viewer-search", compact=True)
+                yield Input(self._initial_search, placeholder="Search (/)", id="viewer-search", compact=True)
                 yield Static("", id="viewer-matches")
                 yield action_button("▲ Prev", "screen.find_previous", id="viewer-prev", focusable=False)
                 yield action_button("▼ Next", "screen.find_next", id="viewer-next", focusable=False)

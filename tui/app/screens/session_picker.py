@@ -52,6 +52,19 @@ class PickerResult:
     session_id: str | None
     upto: int | None = None
     message: int | None = None
+    saved_output: str | None = None
+    """For a hit inside a saved (evicted) output: its file, opened at the match (the chat shows only a preview)."""
+    match: str | None = None
+    """The text the hit matched (as the search highlighted it), to find in the saved output."""
+
+
+def matched_text(snippet: str) -> str | None:
+    """The first highlighted stretch of a content hit's snippet (what the search matched), if any."""
+    from tui.store.search_terms import HIGHLIGHT_END, HIGHLIGHT_START
+
+    start = snippet.find(HIGHLIGHT_START)
+    end = snippet.find(HIGHLIGHT_END, start + 1)
+    return snippet[start + 1:end] or None if 0 <= start < end else None
 
 
 @dataclass(frozen=True)
@@ -356,7 +369,11 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         if meta.id == self.current_id and hit is None:
             self.dismiss(None)
             return
-        self.dismiss(PickerResult("open", meta.id, message=hit.message if hit else None))
+        if hit is None:
+            self.dismiss(PickerResult("open", meta.id))
+            return
+        self.dismiss(PickerResult("open", meta.id, message=hit.message, saved_output=hit.path,
+                                  match=matched_text(hit.snippet) or self.filter_input.value.strip() or None))
 
     def action_fork(self) -> None:
         meta = self._highlighted()

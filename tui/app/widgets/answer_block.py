@@ -30,7 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.markdown_blocks import MarkdownSplitter
-from tui.app.widgets.blocks import FORK_BINDING, ForkAt
+from tui.app.widgets.blocks import FORK_BINDING, ForkAt, cut_short_mark
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
@@ -94,6 +94,7 @@ class AssistantBlock(Widget, can_focus=True):
     DEFAULT_CSS = """
     AssistantBlock { height: auto; layout: vertical; }
     AssistantBlock > GrowingText { margin: 0 0 1 0; }
+    AssistantBlock > .cut-short { color: $text-muted; text-style: italic; margin: 0 0 1 0; }
     AssistantBlock > GrowingText.-code {
         margin: 1 0; padding: 1 2; color: rgb(210,210,210); background: black 10%;
         &:light { background: white 30%; }
@@ -102,9 +103,11 @@ class AssistantBlock(Widget, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
 
-    def __init__(self, text: str = "", *, message_index: int | None = None) -> None:
+    def __init__(self, text: str = "", *, message_index: int | None = None, cut_short: bool = False) -> None:
+        """``cut_short``: a recorded answer the model did not finish (a line under it says so)."""
         super().__init__(classes="assistant-block")
         self.message_index = message_index
+        self.cut_short = cut_short
         self._parts: list[str] = [text] if text else []
         self._joined: str | None = text
         self._pending: list[str] = []
@@ -123,6 +126,8 @@ class AssistantBlock(Widget, can_focus=True):
             yield self._tail
         else:
             yield AnswerSegment(self.received)
+            if self.cut_short:
+                yield cut_short_mark()
 
     def action_fork_here(self) -> None:
         if self.message_index is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -22,6 +23,9 @@ from tui.terminal_text import visible
 from tui.wording import plural
 
 PREVIEW_LIMIT = 4_000
+CUT_SHORT_MARK = "⋯ cancelled"
+"""Under an answer, or in a thinking block's title, that was stopped before the model finished it (its response
+was recorded ``state: "interrupted"``: Esc, quitting mid-turn, a crash)."""
 FORK_BINDING = Binding("ctrl+f", "fork_here", "fork here", key_display="^f")
 """On a selected chat message: fork there (after a confirmation). Not a letter: letters typed while a
 message is selected go to the prompt (the app forwards them), so typing can never fork by accident."""
@@ -34,14 +38,60 @@ class ForkAt(Message):
     upto: int
 
 
-class UserBlock(Static, can_focus=True):
-    """A prompt, shown literally (never parsed as markup); select it and press Ctrl+F to fork there."""
+LONG_PROMPT_LINES = 12
+"""A prompt longer than this (a paste, mostly) shows its first :data:`PROMPT_PREVIEW_LINES` lines in the chat."""
+PROMPT_PREVIEW_LINES = 3
 
-    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING]
+
+def prompt_preview(text: str) -> tuple[str, int]:
+    """What a collapsed prompt shows, and how many of its lines are hidden (0: it is shown whole)."""
+    lines = text.split("\n")
+    if len(lines) <= LONG_PROMPT_LINES:
+        return text, 0
+    return "\n".join(lines[:PROMPT_PREVIEW_LINES]), len(lines) - PROMPT_PREVIEW_LINES
+
+
+class UserBlock(Static, can_focus=True):
+    """A prompt, shown literally (never parsed as markup); select it and press Ctrl+F to fork there.
+
+    A long prompt (a pasted file or log) shows its first lines and a line saying how many more there are;
+    Enter on the selected block, or a click on that line, shows them all (and hides them again). What was
+    sent and recorded is always the whole text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [FORK_BINDING,
+                                             Binding("enter", "toggle_lines", "show all lines", show=False)]
 
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
-        super().__init__(Content.assemble(("you  ", "bold $accent"), visible(text)), classes="user-block")
+        self.text = visible(text)
+        self.expanded = False
+        super().__init__(self._content(), classes="user-block")
         self.message_index = message_index
+
+    @property
+    def hidden_lines(self) -> int:
+        """Lines of the prompt not shown now (0 when it is shown whole)."""
+        return 0 if self.expanded else prompt_preview(self.text)[1]
+
+    def _content(self) -> Content:
+        shown, hidden = prompt_preview(self.text)
+        label = ("you  ", "bold $accent")
+        if not hidden:
+            return Content.assemble(label, self.text)
+        total = hidden + PROMPT_PREVIEW_LINES
+        if self.expanded:
+            return Content.assemble(label, self.text, "\n", (f"▲ {total} lines — hide {hidden} of them", "$text-muted"))
+        return Content.assemble(label, shown, "\n", (f"▼ [{total} lines — {hidden} more: Enter or click shows them]",
+                                                      "$text-muted italic"))
+
+    def action_toggle_lines(self) -> None:
+        """Show a long prompt whole, or its first lines again."""
+        if prompt_preview(self.text)[1]:
+            self.expanded = not self.expanded
+            self.update(self._content())
+
+    def on_click(self, event: events.Click) -> None:
+        if prompt_preview(self.text)[1] and event.y >= self.size.height - 1:  # the "N more lines" line
+            self.action_toggle_lines()
 
     def action_fork_here(self) -> None:
         if self.message_index is None:
@@ -49,6 +99,11 @@ class UserBlock(Static, can_focus=True):
                         severity="warning", markup=False)
             return
         self.post_message(ForkAt(self.message_index + 1))
+
+
+def cut_short_mark() -> Static:
+    """The line under an answer that was cut short (:data:`CUT_SHORT_MARK`)."""
+    return Static(Content(CUT_SHORT_MARK), classes="cut-short")
 
 
 class NoticeBlock(Static):
@@ -185,24 +240,49 @@ class CompactionDivider(Collapsible):
         start: int
         end: int  # (not ``stop``: that is Message.stop(), which ends the message's bubbling)
 
+    SHOW = "show the replaced messages"
+    HIDE = "hide the replaced messages"
+
     def __init__(self, info: DividerInfo) -> None:
         self.info = info
         self._originals = Vertical(classes="divider-originals")
-        button = Button("show the replaced messages", classes="divider-show", compact=True)
+        button = Button(self.SHOW, classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
         super().__init__(Static(Content(visible(info.summary)), classes="divider-summary"), button, self._originals,
                          classes="compaction-divider")
         self.title = Content(visible(f"── {info.title()} ──"))  # type: ignore[assignment]  # a focus is user text
         self._button = button
+        self._loaded = False
+
+    @property
+    def originals_shown(self) -> bool:
+        """The replaced messages are on screen under the summary."""
+        return self._loaded and bool(self._originals.display)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button is self._button and self.info.replaced_range is not None:
             event.stop()
-            self._button.display = False
+            self.toggle_originals()
+
+    def toggle_originals(self) -> None:
+        """Show the replaced messages (loaded once, on the first request), or hide them again."""
+        if self.info.replaced_range is None:
+            return
+        if self.originals_shown:
+            self._originals.display = False
+            self._button.label = self.SHOW
+        elif self._loaded:
+            self._originals.display = True
+            self._button.label = self.HIDE
+        else:
             self.post_message(self.ShowOriginals(self, *self.info.replaced_range))
 
     async def show_originals(self, lines: list[tuple[str, str]]) -> None:
-        await self._originals.mount_all(
-            Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
-            for label, text in lines
-        )
+        if not self._loaded:
+            self._loaded = True
+            await self._originals.mount_all(
+                Static(Content.assemble((f"{label}  ", "bold $text-muted"), visible(text)), classes="original-line")
+                for label, text in lines
+            )
+        self._originals.display = True
+        self._button.label = self.HIDE

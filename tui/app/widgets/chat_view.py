@@ -237,11 +237,26 @@ class ChatView(VerticalScroll):
                                      evicted_path=event.evicted_path, is_error=event.is_error,
                                      saved_chars=event.saved_chars, last_line=event.last_line)
 
-    async def add_divider(self, event: CompactionFinished, summary: str) -> None:
-        info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,
-                           tokens_before=event.tokens_before, tokens_after=event.tokens_after,
-                           retention=event.retention_score, focus=event.focus, summary=summary, replaced_range=None)
-        await self._append(CompactionDivider(info))
+    async def add_divider(self, event: CompactionFinished) -> None:
+        """The divider of a compaction made in this session just now: the same as when it is reopened (the
+        recorded summary message says what it replaced, so "show the replaced messages" works at once)."""
+        from pydantic_ai.messages import ModelRequest
+
+        from tui.app.widgets.history_blocks import divider_info
+
+        recorded = self.runtime.load_history(event.summary_index, event.summary_index + 1) \
+            if self.runtime is not None and event.summary_index is not None else []
+        if recorded and isinstance(summary := recorded[0], ModelRequest):
+            assert event.summary_index is not None
+            self._finished[event.summary_index] = event
+            divider = CompactionDivider(divider_info(summary, event.summary_index, self._finished))
+            divider.message_index = event.summary_index
+        else:  # not recorded (a read-only session): what the event says
+            divider = CompactionDivider(DividerInfo(
+                strategy=event.strategy, replaced=event.messages_replaced, tokens_before=event.tokens_before,
+                tokens_after=event.tokens_after, retention=event.retention_score, focus=event.focus, summary="",
+                replaced_range=None))
+        await self._append(divider)
 
     async def add_notice(self, text: str, tone: str = "muted") -> None:
         await self._append(NoticeBlock(text, tone=tone))

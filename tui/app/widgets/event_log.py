@@ -22,7 +22,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
+from tui.agent.runtime_api import InheritedEvent
+from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal, short_id
 from tui.app.screens.confirm import TextViewerModal
 from tui.app.widgets.event_details import event_details
 from tui.chain.events import (
@@ -132,6 +133,11 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
     return None
 
 
+def inherited_mark(session_id: str) -> str:
+    """On an event or output a fork inherited: the ancestor session it belongs to."""
+    return f"inherited from {short_id(session_id)}"
+
+
 @dataclass
 class EventTotals:
     """Running counts over every logged event."""
@@ -201,13 +207,15 @@ class EventLogPanel(Widget):
         self,
         events: Sequence[ChainEvent] = (),
         *,
+        inherited: Sequence[InheritedEvent] = (),
         now: Callable[[], float] = time.time,
         tz: tzinfo | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        """``events`` oldest first (as ``past_events()`` returns them); ``now``/``tz`` pin the clock for tests."""
+        """``events`` oldest first (as ``past_events()`` returns them); ``inherited``: a fork's ancestors' events
+        (listed first, each marked with the session it came from); ``now``/``tz`` pin the clock for tests."""
         super().__init__(name=name, id=id, classes=classes)
         self._now = now
         self._tz = tz
@@ -215,6 +223,8 @@ class EventLogPanel(Widget):
         self._count = 0
         self.totals = EventTotals()
         self._ready = False
+        for item in inherited:
+            self._add_without_refresh([item.event], inherited_from=item.session)
         self._add_without_refresh(events)
 
     def compose(self) -> ComposeResult:
@@ -245,13 +255,15 @@ class EventLogPanel(Widget):
         if self._add_without_refresh(events) and self._ready:
             self._refresh_list()
 
-    def _add_without_refresh(self, events: Iterable[ChainEvent]) -> bool:
+    def _add_without_refresh(self, events: Iterable[ChainEvent], *, inherited_from: str = "") -> bool:
         now = self._now()
         added = False
         for event in events:
             prompt = event_row(event, now=now, tz=self._tz)
             if prompt is None:
                 continue
+            if inherited_from:
+                prompt = Content.assemble(prompt, (f" · {inherited_mark(inherited_from)}", "$text-muted italic"))
             self.totals.add(event)
             self._count += 1
             self._visible.append((self._count, event, Option(prompt, id=f"event-{self._count}")))

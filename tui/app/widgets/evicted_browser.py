@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
 from tui.app.widgets.blocks import args_summary
-from tui.app.widgets.event_log import compact_timestamp
+from tui.app.widgets.event_log import compact_timestamp, inherited_mark
 from tui.formatting_plain import path_argument
 from tui.wording import plural
 
@@ -59,7 +59,10 @@ def output_row(output: EvictedOutput, *, now: float, tz: tzinfo | None = None) -
         (compact_timestamp(output.timestamp, now=now, tz=tz), "$text-muted"),
     )
     where = origin(output)
-    return Content.assemble(first, "\n  ", literal(where, "$text-muted")) if where else first
+    notes = [literal(where, "$text-muted")] if where else []
+    if output.inherited_from:
+        notes.append(Content.styled(inherited_mark(output.inherited_from), "$text-muted italic"))
+    return Content.assemble(first, "\n  ", Content(" · ").join(notes)) if notes else first
 
 
 class EvictedBrowser(Widget):
@@ -138,8 +141,10 @@ class EvictedBrowser(Widget):
             option_list.highlighted = 0
         total = sum(output.size_bytes for output in self._outputs)
         count = len(self._outputs)
+        inherited = sum(1 for output in self._outputs if output.inherited_from)
+        parents = f" ({inherited} inherited)" if inherited else ""
         self.query_one("#evicted-summary", Static).update(
-            f"{plural(count, 'output')} · {human_size(total)} on disk · ⏎ open"
+            f"{plural(count, 'output')}{parents} · {human_size(total)} on disk · ⏎ open"
         )
         for widget_id in ("#evicted-list", "#evicted-header"):
             self.query_one(widget_id).display = bool(self._outputs)

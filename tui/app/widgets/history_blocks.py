@@ -57,6 +57,20 @@ def divider_info(message: ModelRequest, index: int, finished: dict[int, Compacti
     )
 
 
+def cut_short_part(response: ModelResponse) -> int | None:
+    """The part an interrupted response was cut in, when it is text or thinking shown in the chat (its block is
+    marked); ``None`` for a complete response, or one cut in a tool call (whose sealed result says so)."""
+    if response.state != "interrupted":
+        return None
+    for number in range(len(response.parts) - 1, -1, -1):
+        part = response.parts[number]
+        if isinstance(part, (TextPart, ThinkingPart)) and part.content.strip():
+            return number
+        if isinstance(part, ToolCallPart):
+            return None
+    return None
+
+
 def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                finished: dict[int, CompactionFinished]) -> list[Widget]:
     """One block per prompt, answer, tool call (with its result) and summary."""
@@ -84,11 +98,12 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                                      evicted_path=visible(path) if isinstance(path, str) else None,
                                      is_error=isinstance(part, RetryPromptPart) or part.outcome in ERROR_OUTCOMES)
         elif isinstance(message, ModelResponse):
-            for part in message.parts:
+            cut = cut_short_part(message)
+            for number, part in enumerate(message.parts):
                 if isinstance(part, TextPart) and part.content.strip():
-                    blocks.append(AssistantBlock(visible(part.content), message_index=index))
+                    blocks.append(AssistantBlock(visible(part.content), message_index=index, cut_short=number == cut))
                 elif isinstance(part, ThinkingPart) and part.content.strip():
-                    blocks.append(ThinkingBlock(visible(part.content)))
+                    blocks.append(ThinkingBlock(visible(part.content), cut_short=number == cut))
                 elif isinstance(part, ToolCallPart):
                     block = ToolBlock(visible(part.tool_call_id), visible(part.tool_name), visible_json(part.args_as_json_str()))
                     block.message_index = index

@@ -83,6 +83,12 @@ class PromptInput(TextArea):
         inserted. (A priority binding would run before those keys reach the editor.)"""
         if event.key == "enter":
             event.prevent_default()
+        elif event.key == "ctrl+j":
+            # Here, not by the binding: a binding runs once the key has bubbled up to the app, after the letters
+            # typed behind it in the same burst were inserted (the newline would land after them).
+            event.prevent_default()
+            event.stop()
+            self.action_newline()
 
     # -- helpers ----------------------------------------------------------------------------
 

@@ -27,7 +27,14 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.app.widgets.blocks import (
+    CompactionDivider,
+    DividerInfo,
+    ToolBlock,
+    UserBlock,
+    cut_short_mark,
+    prompt_preview,
+)
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.attachment_text import attachment_label
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, saved_chars
@@ -67,6 +74,8 @@ class TailAnswer(AssistantBlock):
         segment = TailAnswerSegment(self.received)
         if PARSES_IN_COMPOSE and hasattr(segment, "_initial_markdown") and hasattr(segment, "_markdown"):
             yield segment
+            if self.cut_short:
+                yield cut_short_mark()
         else:
             yield from super().compose()
 
@@ -104,13 +113,14 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
                     if block is not None:
                         _set_result(block, part)
         else:
-            for part in parts:
+            cut = _cut_short_part(record, parts)
+            for number, part in enumerate(parts):
                 kind = part.get("part_kind")
                 content = part.get("content")
                 if kind == "text" and isinstance(content, str) and content.strip():
-                    blocks.append(TailAnswer(visible(content), message_index=index))
+                    blocks.append(TailAnswer(visible(content), message_index=index, cut_short=number == cut))
                 elif kind == "thinking" and isinstance(content, str) and content.strip():
-                    blocks.append(ThinkingBlock(visible(content)))
+                    blocks.append(ThinkingBlock(visible(content), cut_short=number == cut))
                 elif kind == "tool-call":
                     call_id = str(part.get("tool_call_id"))
                     block = ToolBlock(call_id, visible(str(part.get("tool_name"))), visible(_args_json(part.get("args"))))
@@ -118,6 +128,19 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
                     tools[call_id] = block
                     blocks.append(block)
     return blocks
+
+
+def _cut_short_part(record: Record, parts: list[Record]) -> int | None:
+    """As ``history_blocks.cut_short_part``: the text or thinking part an interrupted response ended with."""
+    if record.get("state") != "interrupted":
+        return None
+    for number in range(len(parts) - 1, -1, -1):
+        kind, content = parts[number].get("part_kind"), parts[number].get("content")
+        if kind in ("text", "thinking") and isinstance(content, str) and content.strip():
+            return number
+        if kind == "tool-call":
+            return None  # the call was cut (its result says so), not the text before it
+    return None
 
 
 def screenful_start(records: list[Record], columns: int, rows: int) -> int:
@@ -137,7 +160,7 @@ def least_rows(record: Record, columns: int) -> int:
     if record.get("kind") == "request":
         if _summary_info(parts) is not None:
             return 1
-        return sum(USER_BLOCK_GAP + _plain_rows(USER_LABEL + prompt_text(part.get("content")), columns - USER_PADDING)
+        return sum(USER_BLOCK_GAP + _prompt_rows(prompt_text(part.get("content")), columns - USER_PADDING)
                    for part in parts if part.get("part_kind") == "user-prompt")
     rows = 0
     for part in parts:
@@ -154,6 +177,12 @@ USER_LABEL = "you  "
 USER_BLOCK_GAP = 1
 USER_PADDING = 2
 """``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
+
+
+def _prompt_rows(text: str, columns: int) -> int:
+    """Rows of a prompt's block: a long one shows its first lines and one line more (:func:`prompt_preview`)."""
+    shown, hidden = prompt_preview(visible(text))
+    return _plain_rows(USER_LABEL + shown, columns) + (1 if hidden else 0)
 
 
 def _plain_rows(text: str, columns: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
+from tui.app.widgets.blocks import CUT_SHORT_MARK
 from tui.terminal_text import visible
 
 
@@ -21,8 +22,10 @@ class ThinkingBlock(Collapsible):
     ThinkingBlock CollapsibleTitle { color: $text-muted; }
     """
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", *, cut_short: bool = False) -> None:
+        """``cut_short``: recorded thinking the model did not finish (the title says so)."""
         self.text = text
+        self.cut_short = cut_short
         self._body = Static(Content(""), classes="thinking-text")
         super().__init__(self._body, collapsed=True, classes="thinking-block")
         self._drawn = -1
@@ -36,7 +39,8 @@ class ThinkingBlock(Collapsible):
             self._draw()
 
     def _retitle(self) -> None:
-        self.title = Content(f"thinking · {len(self.text):,} chars")  # type: ignore[assignment]
+        mark = f" · {CUT_SHORT_MARK}" if self.cut_short else ""
+        self.title = Content(f"thinking · {len(self.text):,} chars{mark}")  # type: ignore[assignment]
 
     def _draw(self) -> None:
         if self._drawn != len(self.text):
