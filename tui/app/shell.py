@@ -40,6 +40,7 @@ from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
+from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
@@ -157,7 +158,7 @@ class DeepTuiApp(TurnActions, SessionActions):
                     yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
-        with Horizontal(id="status"):
+        with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)

@@ -1,0 +1,99 @@
+"""The first five minutes in a small terminal: the gauge is the last thing on the status row to lose space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button
+
+from tests.app.app_support import make_app, make_factory, wait_until
+from tests.search.support import exchange
+from tui.agent.runtime import SessionRequest
+from tui.app.widgets.cost_meter import CostMeter
+from tui.app.widgets.gauge import ContextGauge
+from tui.app.widgets.status_row import CANDIDATES, StatusFit, fit_status
+from tui.chain.events import UsageEvent
+from tui.store.cost_totals import CostTotals
+
+USAGE = UsageEvent(tokens=122_000, window=200_000, window_source="model", reserve=16_000, margin=10_000)
+
+
+def _widths(gauge_bar_extra: int = 30, cost_both: int = 27, cost_session: int = 15) -> dict[str, object]:
+    def gauge(form: object) -> int:
+        return {"figures": 16, "percent": 5}.get(form, (form if isinstance(form, int) else 0) + gauge_bar_extra)  # type: ignore[call-overload]
+
+    def cost(form: object) -> int:
+        return {"both": cost_both, "session": cost_session, "none": 0}[form]  # type: ignore[index]
+
+    return {"gauge_width": gauge, "cost_width": cost, "button_width": 14}
+
+
+@pytest.mark.parametrize(("width", "expected"), [
+    (200, StatusFit(30, "both", True)),
+    (89, StatusFit(30, "session", True)),
+    (79, StatusFit(20, "session", True)),
+    (74, StatusFit(30, "none", True)),
+    (60, StatusFit(16, "none", True)),
+    (40, StatusFit("figures", "none", True)),
+    (20, StatusFit("figures", "none", False)),
+    (10, StatusFit("percent", "none", False)),
+    (2, StatusFit("percent", "none", False)),
+])
+def test_the_cost_gives_way_before_the_gauge(width: int, expected: StatusFit) -> None:
+    assert fit_status(width, **_widths()) == expected  # type: ignore[arg-type]
+
+
+def test_every_candidate_keeps_at_least_the_percent() -> None:
+    assert all(candidate.gauge != "none" for candidate in CANDIDATES)
+    bars = [c.gauge for c in CANDIDATES if isinstance(c.gauge, int)]
+    assert min(bars) >= 16 and CANDIDATES[-1].gauge == "percent"
+
+
+def priced_app(tmp_path: Path):  # type: ignore[no-untyped-def]
+    factory = make_factory(tmp_path)
+    handle = factory.store.create(model="anthropic:claude-sonnet-4-5")
+    handle.append_messages(exchange("what did this cost?", "about a dollar"))
+    totals = CostTotals()
+    totals.add(input_usd=0.11, cached_input_usd=0.0, output_usd=0.05)
+    handle.record_cost(totals)
+    handle.close()
+    return make_app(factory, SessionRequest(resume=handle.id))
+
+
+@pytest.mark.parametrize(("size", "bar", "cost"), [((120, 24), True, "session $0.16"), ((80, 24), True, "session $0.16"),
+                                                   ((60, 20), True, "")])
+async def test_the_gauge_line_at_each_size(tmp_path: Path, size: tuple[int, int], bar: bool, cost: str) -> None:
+    app = priced_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        app.usage = USAGE
+        gauge = app.query_one(ContextGauge)
+        await wait_until(pilot, lambda: gauge.usage is USAGE, "the gauge")
+        await pilot.pause()
+        text = str(gauge.render())
+        assert "61%" in text and "122k" in text and "200k" in text
+        assert ("█" in text) is bar
+        meter = app.query_one(CostMeter)
+        assert (str(meter.render()) if meter.display else "") == cost
+        row = app.query_one("#status")
+        used = sum(child.outer_size.width for child in row.children if child.display)
+        assert used <= size[0]
+        assert app.query_one("#compact-button", Button).display
+
+
+def test_gauge_line_80x24_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.usage = USAGE
+        await wait_until(pilot, lambda: pilot.app.query_one(ContextGauge).usage is USAGE, "the gauge")
+        await pilot.pause()
+
+    assert snap_compare(priced_app(tmp_path), terminal_size=(80, 24), run_before=set_usage)
+
+
+def test_gauge_line_60x20_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def set_usage(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.usage = USAGE
+        await wait_until(pilot, lambda: pilot.app.query_one(ContextGauge).usage is USAGE, "the gauge")
+        await pilot.pause()
+
+    assert snap_compare(priced_app(tmp_path), terminal_size=(60, 20), run_before=set_usage)
