@@ -219,6 +219,11 @@ class DeepTuiApp(TurnActions, SessionActions):
         # mypy cannot solve call_from_thread's type variable for an async callback returning None.
         self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
 
+    def _awaiting_provider(self) -> bool:
+        """A turn or a compaction is running: something may be waiting for the provider."""
+        return self.runtime.busy or any(worker.is_running and worker.group in ("turn", "compact")
+                                        for worker in self.workers)
+
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
         from tui.app.screens.confirm import TextViewerModal
@@ -276,7 +281,10 @@ class DeepTuiApp(TurnActions, SessionActions):
             return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):
-                status.show(event)
+                if self._awaiting_provider():
+                    status.show(event)
+                else:  # a late word from a request that is over: the line says nothing untrue
+                    status.clear()
             return
         self.panels.add_event(event)
         if isinstance(event, EvictedEvent):
@@ -343,6 +351,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(runtime.session_cost)
+        self.query_one(ProviderStatus).clear()  # whatever the last session was waiting for is over
         await self.panels.adopt(runtime)
         await self.show_current_session()
         self._list_sessions_ahead()
