@@ -28,11 +28,10 @@ async def test_a_body_closed_before_its_end_stops_the_silence_watch() -> None:
     monitor.listen(events.append)
     transport = ObservedTransport(provider="loopback", policy=ProviderSettings(read_timeout=30.0), monitor=monitor,
                                   wrapped=httpx2.MockTransport(lambda request: httpx2.Response(200, stream=_Body())))
-    async with httpx2.AsyncClient(transport=transport) as client:
-        async with client.stream("POST", "http://loopback/v1/chat/completions") as response:
-            async for chunk in response.aiter_raw():
-                assert chunk.startswith(b"data: first")
-                break
+    async with httpx2.AsyncClient(transport=transport) as client, client.stream("POST", "http://loopback/v1/chat/completions") as response:
+        async for chunk in response.aiter_raw():
+            assert chunk.startswith(b"data: first")
+            break
     at_close = len(events)
     await asyncio.sleep(STALL_NOTICE_SECONDS * 2 + 0.3)
     assert [event for event in events[at_close:] if isinstance(event, ProviderWaiting)] == []

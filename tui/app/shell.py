@@ -40,10 +40,10 @@ from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
-from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
