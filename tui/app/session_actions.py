@@ -6,6 +6,7 @@ declared on it); the switching itself, off the UI thread, is :class:`~tui.app.se
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -21,6 +22,7 @@ from tui.app.widgets.title_bar import TitleBar
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
+    from tui.config import Settings
 
 __all__ = ["PICKER_SCREEN", "SessionActions"]
 
@@ -42,6 +44,9 @@ class SessionActions(App[int]):
     """The sessions on disk; ``None`` while the first session is still opening."""
     runtime: SessionRuntimeAPI
     """The session shown now."""
+    settings: Settings
+    writes_allowed_in: weakref.WeakSet[SessionRuntimeAPI]
+    """Open sessions whose writes the user allowed for the rest of the session (set by DeepTuiApp)."""
     switcher: SessionSwitcher
     recent_sessions: list[SessionMetaLike] | None
     """The last session listing, so the picker shows at once (it refreshes itself after)."""
@@ -57,8 +62,9 @@ class SessionActions(App[int]):
         return True
 
     def refresh_title(self) -> None:
-        """Show the current session (title, id, model) in the title bar."""
-        self.query_one(TitleBar).show(self.runtime.info)
+        """Show the current session (title, id, model) in the title bar, and what runs without asking."""
+        writes_auto = self.settings.tools.writes == "always" or self.runtime in self.writes_allowed_in
+        self.query_one(TitleBar).show(self.runtime.info, ("writes",) if writes_auto else ())
 
     def action_sessions(self) -> None:
         store, factory = self.store, self.factory

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import weakref
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -123,7 +124,9 @@ class DeepTuiApp(TurnActions, SessionActions):
         """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
         ends, since nobody reads its stderr."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
-        self.write_approver = DialogApprover(self)
+        self.writes_allowed_in: weakref.WeakSet[SessionRuntimeAPI] = weakref.WeakSet()
+        """Open sessions whose writes the user allowed for good ("a" in the approval dialog)."""
+        self.write_approver = DialogApprover(self, on_allowed_for_session=self._writes_allowed)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self, lambda: self.runtime)
@@ -218,6 +221,10 @@ class DeepTuiApp(TurnActions, SessionActions):
             return
         # mypy cannot solve call_from_thread's type variable for an async callback returning None.
         self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
+
+    def _writes_allowed(self) -> None:
+        self.writes_allowed_in.add(self.runtime)
+        self.refresh_title()  # the title bar says "writes auto-allowed" from now on
 
     def _awaiting_provider(self) -> bool:
         """A turn or a compaction is running: something may be waiting for the provider."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
@@ -24,8 +25,10 @@ logger = logging.getLogger(__name__)
 class DialogApprover:
     """A :data:`~tui.agent.write_approval.WriteApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later write of this session."""
         self.app = app
+        self.on_allowed_for_session = on_allowed_for_session
 
     async def __call__(self, request: WriteRequest) -> WriteDecision:
         from tui.app.screens.write_approval import WriteApprovalScreen
@@ -39,10 +42,13 @@ class DialogApprover:
         screen = WriteApprovalScreen(request)
         self.app.push_screen(screen, answered)
         try:
-            return await answer
+            decision = await answer
         except asyncio.CancelledError:
             if screen.is_current:
                 screen.dismiss(None)
             elif screen in self.app.screen_stack:
                 logger.warning("the turn was cancelled under another dialog; the approval dialog stays until closed")
             raise
+        if decision.for_session and self.on_allowed_for_session is not None:
+            self.on_allowed_for_session()
+        return decision
