@@ -46,6 +46,7 @@ from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
@@ -87,6 +88,8 @@ class DeepTuiApp(TurnActions, SessionActions):
     COMMANDS = App.COMMANDS | {DeepTuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
+        # Before every widget's own Ctrl+C (copy): the action copies a selection itself (see TurnActions).
+        Binding("ctrl+c", "interrupt", show=False, priority=True),
         *bindings(),
     ]
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
@@ -160,6 +163,7 @@ class DeepTuiApp(TurnActions, SessionActions):
                     chat_rows = self.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
+        yield TurnActivity(id="turn-activity")  # a line of its own while a turn runs
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
         with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)

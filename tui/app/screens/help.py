@@ -20,7 +20,8 @@ EXTRA_KEYS = (
     ("/ tab", "complete a command; // starts a message with a /"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
-    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found)"),
+    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found); none: cancel the turn; twice: quit"),
+    ("ctrl+d", "in an empty prompt: quit"),
     ("ctrl+f", "on a selected chat message: fork there (asks first)"),
     ("ctrl+p", "command palette"),
 )
