@@ -27,6 +27,16 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _own_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test has a fresh, empty user config directory (no user config.toml, no trusted projects), so no
+    test reads the real user's settings or trust store, and nothing a test trusts outlives it. It is outside
+    the test's ``tmp_path`` (whose listing some tests check). Subprocesses inherit it."""
+    home = tmp_path_factory.mktemp("config-home")
+    monkeypatch.setenv("DEEP_TUI_CONFIG_HOME", str(home / "deep-tui"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+
+
+@pytest.fixture(autouse=True)
 def _restore_logging():  # type: ignore[no-untyped-def]
     """Commands under test configure logging (a file handler in their data directory): undo it after each test."""
     import logging

@@ -5,7 +5,7 @@ session, unreadable config, unknown model) prints one line on stderr and exits
 with status 2, before anything on disk is created or changed.
 
 Exit statuses: 0 done; 1 the turn failed (provider error, cancelled, the history
-could not be saved) or a delete was declined; 2 a usage or data problem (bad
+could not be saved) or a delete or trust was declined; 2 a usage or data problem (bad
 flag or id, locked or unreadable session, config, model, data directory);
 130 interrupted (Ctrl+C).
 """
@@ -44,14 +44,24 @@ commands:
   deep-tui serve [--host H] [--port P] [app options]
                                          serve the app to a browser (each tab its own deep-tui);
                                          prints the address to open, with its one-time token
+  deep-tui trust [DIR] [--yes]           show what DIR's .deep-tui/config.toml would change, then trust it
+  deep-tui trust --revoke [DIR]          ignore that project config again
+  deep-tui trust --list                  list the trusted projects
+
+config: defaults < ~/.config/deep-tui/config.toml (yours) < the project's ./.deep-tui/config.toml, only
+  once you trust the project (or --config FILE, or <data-dir>/config.toml with --data-dir/DEEP_TUI_HOME)
+  < environment < flags. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
 
 exit status:
-  0 done, 1 the turn failed (or a delete was declined), 2 a usage or data problem
+  0 done, 1 the turn failed (or a delete or trust was declined), 2 a usage or data problem
   (bad flag or id, locked or unreadable session, config, model), 130 interrupted
 
 environment:
   DEEP_TUI_MODEL    model when --model is not given (before config.toml)
   DEEP_TUI_HOME     data directory when --data-dir is not given (default ./.deep-tui)
+  DEEP_TUI_CONFIG_HOME
+                    your config directory (default $XDG_CONFIG_HOME/deep-tui or ~/.config/deep-tui):
+                    config.toml and trusted-projects.json
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_API_KEY / GEMINI_API_KEY
                     pick a default model for that provider when no model is set
 
@@ -99,7 +109,7 @@ def _add_storage_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
     parser.add_argument("--data-dir", metavar="DIR", default=default,
                         help="data directory (default: $DEEP_TUI_HOME or ./.deep-tui)")
     parser.add_argument("--config", metavar="FILE", default=default,
-                        help="config file (default: <data-dir>/config.toml)")
+                        help="config file instead of the data directory's (yours: applies without trust)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
                         help="log at debug level to <data-dir>/deep-tui.log (default: info)")
 
@@ -164,6 +174,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", metavar="FILE", help="private key (PEM) of --tls-cert")
     serve.add_argument("--allow-plain-http", action="store_true",
                        help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
+    trust = commands.add_parser(
+        "trust", help="trust a project's config (or revoke, or list)",
+        description="A project's own config (DIR/.deep-tui/config.toml) can send your API key to another "
+                    "server or let the agent write without asking, so deep-tui ignores it until you trust the "
+                    "project. 'trust DIR' shows what the config would change in your settings, asks, and records "
+                    "the trust in your config directory (trusted-projects.json), for the config as it is now: "
+                    "if it changes, deep-tui asks again. Flags and environment still win over it.")
+    trust.add_argument("directory", nargs="?", metavar="DIR", help="the project directory (default: .)")
+    trust_actions = trust.add_mutually_exclusive_group()
+    trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config is ignored again")
+    trust_actions.add_argument("--list", action="store_true", help="list the trusted projects")
+    trust.add_argument("--yes", action="store_true", help="trust without asking (it still shows what changes)")
     return parser
 
 
@@ -178,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--fork needs --continue or --resume ID")
     if args.command == "run" and not " ".join(args.prompt).strip():
         parser.error("the prompt is empty")
+    if args.command == "trust" and args.list and args.directory:
+        parser.error("trust --list takes no directory")
     if args.command == "search" and args.limit < 1:
         parser.error("--limit must be at least 1")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:

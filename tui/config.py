@@ -1,16 +1,23 @@
-"""Settings: ``config.toml`` in the data directory (or ``--config``), overridden by flags.
+"""Settings: defaults < the user's config < a trusted project's config (or ``--config``) < environment < flags.
 
-Every value is validated when loaded; a bad value raises :class:`ConfigError`
-naming the key, so the CLI can print one line and exit 2.
+Each config file is one :class:`ConfigLayer`; :func:`settings_from_layers` validates each layer on its own
+(an error names its file and key) and merges them, a later layer's keys (table by table) winning. Which
+layers apply is decided by :mod:`tui.launch` (a project's config only once the project is trusted, see
+:mod:`tui.trust`). Every value is validated when loaded; a bad value raises :class:`ConfigError` naming the
+key, so the CLI can print one line and exit 2.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from tui.nofollow import LinkRefusedError, open_file
 
 
 class ConfigError(Exception):
@@ -254,21 +261,108 @@ def _is_safe_name(name: str) -> bool:
     return bool(name) and all(ch.isalnum() or ch in "-_" for ch in name)
 
 
-def load_settings(path: Path, *, required: bool) -> Settings:
-    """Read ``path``; a missing optional file gives the defaults.
+MAX_CONFIG_BYTES = 1_000_000
+"""A config file larger than this is refused (a real one is a few hundred bytes)."""
 
-    Raises :class:`ConfigError` for an unreadable file, invalid TOML or a bad value.
-    """
-    if not path.exists():
-        if required:
-            raise ConfigError(f"config file not found: {path}")
-        return Settings()
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One parsed config file (not validated yet): where it came from and its TOML tables."""
+
+    source: str
+    """Shown in error messages: the file's path."""
+    data: dict[str, Any]
+
+
+def parse_config(raw: bytes, source: str) -> ConfigLayer:
+    """Parse a config file's bytes; raises :class:`ConfigError` for a file too large, not UTF-8 or not TOML."""
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {source} is larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(f"invalid config file {path}: {error}") from None
-    return settings_from_mapping(data, source=str(path))
+        raise ConfigError(f"invalid config file {source}: {error}") from None
+    return ConfigLayer(source, data)
+
+
+def read_config_file(path: Path, *, required: bool, follow_links: bool = True) -> ConfigLayer | None:
+    """Read and parse ``path``; ``None`` when an optional file is missing. Raises :class:`ConfigError` for a
+    missing required file or an unreadable one.
+
+    ``follow_links``: ``True`` for a file the user named (``--config``, their own config.toml); ``False`` for
+    the config.toml of a data directory, which is deep-tui's: a link there, or on the way, is refused."""
+    try:
+        if follow_links:
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_CONFIG_BYTES + 1)
+        else:
+            with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:
+                raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except LinkRefusedError as error:
+        raise ConfigError(f"refusing the config file: {error}") from None
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"config file not found: {path}") from None
+        return None
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    return parse_config(raw, str(path))
+
+
+def merge_tables(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over``'s keys replace ``base``'s; a table present in both is merged key by key (recursively)."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_tables(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def settings_from_layers(layers: Sequence[ConfigLayer]) -> Settings:
+    """Validated :class:`Settings` from config layers, lowest precedence first (none: the defaults).
+
+    Each layer must be valid on its own (its errors name its file); then the merged tables are validated
+    together (a threshold in one file against one in another)."""
+    if not layers:
+        return Settings()
+    for layer in layers:
+        settings_from_mapping(layer.data, source=layer.source)
+    if len(layers) == 1:
+        return settings_from_mapping(layers[0].data, source=layers[0].source)
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = merge_tables(merged, layer.data)
+    return settings_from_mapping(merged, source=" + ".join(layer.source for layer in layers))
+
+
+def load_settings(path: Path, *, required: bool) -> Settings:
+    """Read one config file ``path``; a missing optional file gives the defaults.
+
+    Raises :class:`ConfigError` for an unreadable file, invalid TOML or a bad value.
+    """
+    layer = read_config_file(path, required=required)
+    return settings_from_layers([layer] if layer is not None else [])
+
+
+def flatten_settings(settings: Settings) -> dict[str, Any]:
+    """Every setting as ``key`` or ``table.key`` → value (what a config file can set), for showing what a
+    config changes."""
+    return dict(_flatten("", settings))
+
+
+def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
+    if is_dataclass(value) and not isinstance(value, type):
+        for item in fields(value):
+            if item.name in _NOT_KEYS:
+                continue
+            yield from _flatten(f"{prefix}{item.name}.", getattr(value, item.name))
+    elif isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _flatten(f"{prefix}{key}.", item)
+    else:
+        yield prefix[:-1], value
+
+
+_NOT_KEYS = {"window_origin"}

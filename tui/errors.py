@@ -8,7 +8,7 @@ from __future__ import annotations
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
-"""The turn failed (provider error, cancelled, history not saved) or a delete was declined."""
+"""The turn failed (provider error, cancelled, history not saved) or a delete or trust was declined."""
 EXIT_USAGE = 2
 """A usage or data problem: bad flag or id, locked or unreadable session, config, model, data directory."""
 EXIT_INTERRUPTED = 130

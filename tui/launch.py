@@ -7,13 +7,17 @@ Everything that can fail because of user input is checked here first
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tui.config import ConfigError, Settings, load_settings
+from tui.config import ConfigError, ConfigLayer, Settings, read_config_file, settings_from_layers
 from tui.errors import UserFacingError
-from tui.paths import DataDir
+from tui.paths import DataDir, data_dir_is_chosen, trust_store_file, user_config_file
+from tui.trust.project import PendingProject, TrustChoice, assess_project
+from tui.trust.store import TrustStore, TrustStoreError
 
 if TYPE_CHECKING:
     from tui.agent.runtime import RuntimeFactory, SessionRuntime
@@ -28,37 +32,102 @@ class LaunchContext:
     data_dir: DataDir
     workdir: Path
     model_flag: str | None
+    project_trusted: bool = True
+    """False while a project config is ignored (not trusted, or changed since it was); True when the project's
+    config applies, and when there is no project config to worry about."""
+    pending_project: PendingProject | None = None
+    """The ignored project config, waiting for the user's decision (the app asks; ``run`` says so)."""
+    flag_values: Mapping[str, Any] = field(default_factory=dict)
+    """The setting flags given (they win over every config file)."""
+
+    def with_project(self, apply: bool) -> LaunchContext:
+        """This context once the user has decided: the pending project config applied, or left out."""
+        pending = self.pending_project
+        if pending is None:
+            return self
+        if not apply:
+            return replace(self, pending_project=None)
+        try:
+            settings = settings_from_layers(pending.layers).with_overrides(**self.flag_values)
+        except ConfigError as error:
+            raise UserFacingError(str(error)) from None
+        return replace(self, settings=settings, project_trusted=True, pending_project=None)
 
 
 def resolve_context(args: argparse.Namespace) -> LaunchContext:
-    """Settings (file, then flags), data directory and working directory."""
-    data_dir = DataDir.resolve(getattr(args, "data_dir", None))
+    """Settings (defaults < user config < trusted project config or ``--config`` < environment < flags),
+    data directory and working directory."""
+    data_flag = getattr(args, "data_dir", None)
+    data_dir = DataDir.resolve(data_flag)
     unusable = data_dir.unusable_reason()
     if unusable:
         raise UserFacingError(unusable)
     config_flag = getattr(args, "config", None)
-    config_path = Path(config_flag).expanduser() if config_flag else data_dir.config_file
+    flag_values = {key: value for key, value in (
+        ("summarization_model", getattr(args, "summarization_model", None)),
+        ("base_url", getattr(args, "base_url", None)),
+        ("window", getattr(args, "context_window", None)),
+        ("read_timeout", getattr(args, "read_timeout", None)),
+        ("retries", getattr(args, "retries", None)),
+        ("writes", getattr(args, "writes", None)),
+    ) if value is not None}
+    pending: PendingProject | None = None
     try:
-        settings = load_settings(config_path, required=bool(config_flag))
-        settings = settings.with_overrides(
-            summarization_model=getattr(args, "summarization_model", None),
-            base_url=getattr(args, "base_url", None),
-            window=getattr(args, "context_window", None),
-            read_timeout=getattr(args, "read_timeout", None),
-            retries=getattr(args, "retries", None),
-            writes=getattr(args, "writes", None),
-        )
+        layers = _present([read_config_file(user_config_file(), required=False)])
+        if config_flag:  # the user's own choice: it takes the project config's place
+            layers += _present([read_config_file(Path(config_flag).expanduser(), required=True)])
+        elif data_dir_is_chosen(data_flag):  # --data-dir or $DEEP_TUI_HOME: the user's own data directory
+            layers += _present([read_config_file(data_dir.config_file, required=False, follow_links=False)])
+        else:  # ./.deep-tui belongs to the project here: its config applies once the project is trusted
+            project_layer, pending = assess_project(Path.cwd(), layers, TrustStore(trust_store_file()))
+            layers += _present([project_layer])
+        settings = settings_from_layers(layers).with_overrides(**flag_values)
     except ConfigError as error:
         raise UserFacingError(str(error)) from None
     workdir_flag = getattr(args, "workdir", None)
     workdir = Path(workdir_flag).expanduser().resolve() if workdir_flag else Path.cwd().resolve()
     if not workdir.is_dir():
         raise UserFacingError(f"--workdir is not a directory: {workdir}")
-    return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None))
+    return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None),
+                         project_trusted=pending is None, pending_project=pending, flag_values=flag_values)
+
+
+def _present(layers: list[ConfigLayer | None]) -> list[ConfigLayer]:
+    return [layer for layer in layers if layer is not None]
+
+
+class ProjectTrustGate:
+    """The app's trust prompt meets the launch here: :meth:`decide` records the user's answer and gives the
+    settings of the session about to open (the opener reads :attr:`context` after the answer)."""
+
+    def __init__(self, context: LaunchContext) -> None:
+        if context.pending_project is None:
+            raise ValueError("no project config is waiting for a decision")
+        self._pending = context.pending_project
+        self.context = context
+
+    @property
+    def pending(self) -> PendingProject:
+        return self._pending
+
+    def decide(self, choice: TrustChoice) -> tuple[Settings, str | None]:
+        """Apply ``choice``; a trust that cannot be recorded still applies to this session (the warning says)."""
+        warning = None
+        if choice is TrustChoice.TRUST:
+            try:
+                TrustStore(trust_store_file()).trust(self._pending.record())
+            except TrustStoreError as error:
+                warning = f"the trust could not be recorded ({error}); it applies to this session only"
+        self.context = self.context.with_project(choice in (TrustChoice.TRUST, TrustChoice.ONCE))
+        return self.context.settings, warning
 
 
 def launch(args: argparse.Namespace) -> int:
-    """Dispatch to the app, ``run`` or ``sessions``; returns the exit status."""
+    """Dispatch to the app, ``run``, ``sessions``, ``search`` or ``trust``; returns the exit status."""
+    if args.command == "trust":
+        from tui.trust_command import run_trust_command
+
+        return run_trust_command(args)
     context = resolve_context(args)
     from tui.log_setup import configure_logging
 
@@ -91,8 +160,16 @@ def launch(args: argparse.Namespace) -> int:
             _check_resume_prefix(context.data_dir, request.resume)  # an unknown id is said before any UI
         from tui.app.run import run_app
 
-        return run_app(context.settings, context.data_dir, request, opener=lambda: open_session(context, request),
-                       served=bool(getattr(args, "served", False)))
+        served = bool(getattr(args, "served", False))  # a browser tab of `deep-tui serve`
+        if context.pending_project is None:
+            return run_app(context.settings, context.data_dir, request,
+                           opener=lambda: open_session(context, request), served=served)
+        gate = ProjectTrustGate(context)  # the app asks first; the session opens with the answer's settings
+        return run_app(context.settings, context.data_dir, request,
+                       opener=lambda: open_session(gate.context, request), trust=gate,
+                       served=served)
+    if context.pending_project is not None:
+        print(context.pending_project.ignored_line(), file=sys.stderr)
     try:
         factory = open_factory(context)
         from tui.headless import run_headless

@@ -8,9 +8,12 @@ adds a Textual handler as well (``textual console`` shows the same records while
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+
+from tui.nofollow import LinkRefusedError, check_no_links, make_data_root, open_file
 
 __all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "configure_logging", "log_path"]
 
@@ -27,11 +30,14 @@ _MARK = "_deep_tui_handler"
 
 class _FileHandler(RotatingFileHandler):
     """Opens (and creates the data directory for) the log only when the first record arrives, so a
-    command that fails before logging anything leaves nothing on disk."""
+    command that fails before logging anything leaves nothing on disk. The log is opened without
+    following a link (a planted ``deep-tui.log`` link is refused, never appended to)."""
 
     def _open(self):  # type: ignore[no-untyped-def]
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
-        return super()._open()
+        path = Path(self.baseFilename)
+        make_data_root(path.parent)
+        descriptor = open_file(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        return open(descriptor, "a", encoding=self.encoding, errors=self.errors)
 
 
 class _StderrFormatter(logging.Formatter):
@@ -42,6 +48,16 @@ class _StderrFormatter(logging.Formatter):
 def log_path(data_root: Path) -> Path:
     """The log file of a data directory."""
     return data_root / LOG_FILE_NAME
+
+
+def _link_refusal(path: Path) -> str | None:
+    """Why the log cannot be used (it, or a directory on the way, is a planted link); ``None`` when it can.
+    Rotation renames over its older copies, which replaces a link there without following it."""
+    try:
+        check_no_links(path)
+    except LinkRefusedError as error:
+        return str(error)
+    return None
 
 
 def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = False) -> Path:
@@ -56,9 +72,15 @@ def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = Fa
         root.removeHandler(handler)
         handler.close()
     path = log_path(data_root)
-    file_handler = _FileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True)
-    file_handler.setFormatter(logging.Formatter(_FORMAT))
-    handlers: list[logging.Handler] = [file_handler]
+    handlers: list[logging.Handler] = []
+    refusal = _link_refusal(path)
+    if refusal is None:
+        file_handler = _FileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8",
+                                    delay=True)
+        file_handler.setFormatter(logging.Formatter(_FORMAT))
+        handlers.append(file_handler)
+    else:  # said once, before any UI: nothing is logged to a file this run
+        print(f"deep-tui: warning: {refusal}; no log file is kept this run", file=sys.stderr)
     if stderr:
         console = logging.StreamHandler(sys.stderr)
         console.setLevel(logging.WARNING)

@@ -25,6 +25,7 @@ SIZE = (120, 36)
 @pytest.fixture(autouse=True)
 def fixed_ids_and_clock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)  # paths on screen (the welcome's config.toml) are shown relative to it
+    monkeypatch.setenv("DEEP_TUI_CONFIG_HOME", str(tmp_path / "config"))  # the welcome names the user's config
     counter = itertools.count(1)
     monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
     monkeypatch.setattr("tui.app.screens.session_picker.time.time", lambda: 2_000_000_000.0)

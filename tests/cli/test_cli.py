@@ -208,6 +208,9 @@ def test_config_can_allow_writes_for_run_and_a_flag_overrides_it(workdir: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     data_dir(workdir).mkdir()
     (data_dir(workdir) / "config.toml").write_text('[tools]\nwrites = "always"\n')
+    _, err = run_ok(capsys, "run", "write", "plan.md", "from config")  # the project's config: not trusted yet
+    assert not (workdir / "plan.md").exists() and "ignoring the project config" in err
+    run_ok(capsys, "trust", "--yes")
     run_ok(capsys, "run", "write", "plan.md", "from config")
     assert (workdir / "plan.md").read_text() == "from config\n"
     _, err = run_ok(capsys, "run", "--deny-writes", "write", "plan.md", "denied")

@@ -56,6 +56,8 @@ class ChatServerState:
     """The longest a hanging request hangs, so no test can hang forever."""
     released: threading.Event = field(default_factory=threading.Event)
     """Set when the server shuts down: every hang ends."""
+    authorizations: list[str] = field(default_factory=list)
+    """The ``Authorization`` header of every POST, to any path, in order (where a key went)."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -94,6 +96,7 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_POST(self) -> None:
+            state.authorizations.append(self.headers.get("Authorization", ""))
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404, "only /chat/completions is served here")
                 return

@@ -100,7 +100,7 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
     @tool_schemas.tool(toolset, metadata=WRITES_FILES_METADATA)
     async def edit_file(ctx: RunContext[None], path: str, old_text: str, new_text: str) -> str:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
-        target = policy.resolve(path)
+        target = policy.resolve_for_edit(path)  # a hard-linked file is refused
         with reported_as_tool_error(f"editing {path}"):  # a directory: IsADirectoryError, said plainly
             text = (await ctx.workspace.read_bytes(str(target))).decode("utf-8")
         matches = text.count(old_text) if old_text else 0

@@ -20,6 +20,7 @@ from pydantic_ai import FunctionToolset
 from tui.agent import tool_schemas
 from tui.agent.tool_errors import refuse, reported_as_tool_error
 from tui.atomic import write_atomic
+from tui.nofollow import make_dirs, open_file, read_text
 from tui.terminal_text import visible
 
 INJECTED_LINES = 200
@@ -67,21 +68,21 @@ class MemoryFile:
     def read(self) -> str:
         """The whole file ("" when it does not exist); ``OSError``/``UnicodeError`` name the file's path."""
         try:
-            return self.path.read_text(encoding="utf-8")
+            return read_text(self.path)  # a planted link (e.g. to a credentials file) is refused, not read
         except FileNotFoundError:
             return ""
 
     def size(self) -> int:
         """Bytes on disk (0 when the file does not exist)."""
         try:
-            return self.path.stat().st_size
+            return os.lstat(self.path).st_size
         except FileNotFoundError:
             return 0
 
     def version(self) -> tuple[int, int, int] | None:
         """What changes whenever the file does (inode, size, modification time); None when it does not exist."""
         try:
-            info = os.stat(self.path)
+            info = os.lstat(self.path)
         except OSError:  # missing or unreadable: nothing to compare, the read says what is wrong
             return None
         return info.st_ino, info.st_size, info.st_mtime_ns
@@ -93,8 +94,8 @@ class MemoryFile:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold MEMORY.md's lock (``.MEMORY.md.lock``, an advisory ``flock``) for a read-modify-write."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        make_dirs(self.path.parent)
+        descriptor = open_file(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             yield
@@ -141,7 +142,7 @@ class MemoryFile:
         shown: list[str] = []
         budget, cut, total = max_chars, False, 0
         try:
-            handle = self.path.open(encoding="utf-8")
+            handle = open(open_file(self.path, os.O_RDONLY), encoding="utf-8")  # noqa: SIM115 - closed below
         except FileNotFoundError:
             return MemoryExcerpt("", first_line, 0, 0, 0, False)
         with handle:

@@ -3,16 +3,26 @@
 The data directory (config.toml, sessions, MEMORY.md, the index, the log) belongs to deep-tui, even when
 it sits inside the working directory (the default ``./.deep-tui``): the file tools never write, edit,
 list or search in it. The one thing the agent may read there is a saved tool output the chain pointed
-it to (``large_tool_results/``), through ``read_file`` only.
+it to (``large_tool_results/``), through ``read_file`` only — and only deep-tui's own regular file: the
+saved-outputs directory is never resolved, and a link on the way to the file (a planted
+``large_tool_results -> ~``) is refused.
+
+Writes (write_file, edit_file) are refused on a file with more than one hard link: changing it would
+change the same bytes under its other names, which may lie outside the working directory. Reading
+such a file stays allowed.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.agent.tool_errors import refuse
+from tui.nofollow import LinkRefusedError, check_no_links
+from tui.paths import user_config_dir
 from tui.terminal_text import BIDI_CONTROLS, visible
 
 SAVED_OUTPUTS_DIR = "large_tool_results"
@@ -32,16 +42,23 @@ class PathPolicy:
     _workdir: Path = field(init=False, repr=False, compare=False)
     _data_root: Path = field(init=False, repr=False, compare=False)
     _saved_outputs: Path = field(init=False, repr=False, compare=False)
+    _config_root: Path = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The roots are resolved once: every check compares against them (a grep match, a listing row)
         object.__setattr__(self, "_workdir", self.workdir.resolve())
         object.__setattr__(self, "_data_root", self.data_root.resolve())
-        object.__setattr__(self, "_saved_outputs", (self.data_root / SAVED_OUTPUTS_DIR).resolve())
+        # Not resolved: a link in place of the directory must not turn its target into "saved outputs".
+        object.__setattr__(self, "_saved_outputs", self._data_root / SAVED_OUTPUTS_DIR)
+        # The user's settings and trust store: an agent run in $HOME must not trust a project for the user.
+        object.__setattr__(self, "_config_root", user_config_dir().resolve())
 
     def resolve(self, path: str) -> Path:
         """The absolute, resolved path for ls/glob/grep, or a tool error saying why it is refused."""
         resolved = self._resolved(path)
+        if self._in_config_dir(resolved):
+            raise refuse(f"path {visible(path)!r} is inside your deep-tui config directory ({self._config_root}: "
+                         "settings and trusted projects), which the file tools may not read, write, list or search")
         if self.in_data_dir(resolved):
             raise refuse(self._data_dir_refusal(path))
         if self.allows(resolved):
@@ -49,11 +66,30 @@ class PathPolicy:
         raise refuse(self._outside_refusal(path))
 
     def resolve_for_read(self, path: str) -> Path:
-        """Like :meth:`resolve`, and also a saved output under the data directory's ``large_tool_results/``."""
-        resolved = self._resolved(path)
-        if self.is_saved_output(resolved):
-            return resolved
+        """Like :meth:`resolve`, and also a saved output under the data directory's ``large_tool_results/``
+        (a regular file deep-tui wrote there: a link on the way to it is refused)."""
+        saved = self._saved_output(path)
+        if saved is not None:
+            return saved
         return self.resolve(path)
+
+    def _saved_output(self, path: str) -> Path | None:
+        """``path`` (named without resolving it) when it is a file directly in the saved-outputs directory."""
+        lexical = Path(os.path.abspath(self._absolute(path)))
+        if lexical.parent != self._saved_outputs:
+            return None
+        try:
+            check_no_links(lexical)
+            mode = os.lstat(lexical).st_mode
+        except LinkRefusedError as error:
+            raise refuse(f"saved output {visible(path)!r} refused: {error}") from None
+        except FileNotFoundError:
+            return lexical  # read_file says it does not exist
+        except OSError as error:
+            raise refuse(f"saved output {visible(path)!r} cannot be read: {error.strerror or error}") from None
+        if not stat.S_ISREG(mode):
+            raise refuse(f"saved output {visible(path)!r} is not a regular file deep-tui wrote; refused")
+        return lexical
 
     def resolve_for_write(self, path: str) -> Path:
         """Like :meth:`resolve`, and the file name must hold no control characters (newline, ESC, …) and no
@@ -64,7 +100,21 @@ class PathPolicy:
         if BIDI_CONTROLS.search(path):
             raise refuse(f"path {visible(path)!r} contains bidirectional override characters, which make a "
                          "name display unlike what it is; choose a plain file name")
-        return self.resolve(path)
+        return self.resolve_for_edit(path)
+
+    def resolve_for_edit(self, path: str) -> Path:
+        """Like :meth:`resolve`, refusing a file with more than one hard link (see the module docstring)."""
+        resolved = self.resolve(path)
+        try:
+            info = os.lstat(resolved)
+        except OSError:
+            return resolved  # a new file (or one the tool will report it cannot reach)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            raise refuse(f"{visible(path)!r} has {info.st_nlink} hard links: writing it would also change the same "
+                         "file under its other name(s), which may lie outside the working directory, so deep-tui "
+                         "refuses to write or edit it. Reading it is allowed; write a new file instead, or ask the "
+                         "user to replace the link with a copy")
+        return resolved
 
     def allows(self, resolved: Path) -> bool:
         """Whether an already resolved path may be listed, searched or written: in the workdir, not in the data dir."""
@@ -72,14 +122,14 @@ class PathPolicy:
         return (resolved == workdir or resolved.is_relative_to(workdir)) and not self.in_data_dir(resolved)
 
     def in_data_dir(self, resolved: Path) -> bool:
-        """Whether an already resolved path is the data directory or lies inside it."""
+        """Whether an already resolved path is the data directory or lies inside it (or in the user's deep-tui
+        config directory: deep-tui's own files either way)."""
         root = self._data_root
-        return resolved == root or resolved.is_relative_to(root)
+        return resolved == root or resolved.is_relative_to(root) or self._in_config_dir(resolved)
 
-    def is_saved_output(self, resolved: Path) -> bool:
-        """Whether an already resolved path is a file inside the data directory's saved outputs."""
-        saved = self._saved_outputs
-        return resolved != saved and resolved.is_relative_to(saved)
+    def _in_config_dir(self, resolved: Path) -> bool:
+        root = self._config_root
+        return resolved == root or resolved.is_relative_to(root)
 
     def display(self, path: Path) -> str:
         """A path as the agent should write it back: relative to the workdir when inside it."""
@@ -88,7 +138,7 @@ class PathPolicy:
         except ValueError:
             return str(path)
 
-    def _resolved(self, path: str) -> Path:
+    def _absolute(self, path: str) -> Path:
         if "\x00" in path:
             raise refuse("path contains a NUL byte")
         if not path.strip():
@@ -96,7 +146,10 @@ class PathPolicy:
         candidate = Path(path).expanduser()
         if not candidate.is_absolute():
             candidate = self.workdir / candidate
-        return candidate.resolve()
+        return candidate
+
+    def _resolved(self, path: str) -> Path:
+        return self._absolute(path).resolve()
 
     def _data_dir_refusal(self, path: str) -> str:
         return (f"path {visible(path)!r} is inside deep-tui's data directory ({self.data_root}), which the file "

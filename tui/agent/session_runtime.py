@@ -51,6 +51,7 @@ from tui.config import Settings
 from tui.paths import DataDir
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
+from tui.store.data_links import planted_links
 from tui.store.search import HistorySearch
 from tui.terminal_text import encodable, visible
 
@@ -107,6 +108,7 @@ class SessionRuntime:
             parent=handle.meta.parent.session if handle.meta.parent else None,
         )
         self.info.warnings.extend(handle.warnings)
+        self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from tui.nofollow import open_file, read_text
 
 __all__ = [
     "MAX_EDIT_BYTES",
@@ -21,9 +24,10 @@ PREVIEW_BYTES = 64 * 1024
 
 
 def read_text_or_none(path: Path) -> str | None:
-    """The file's text, or ``None`` when it does not exist (other errors propagate)."""
+    """The file's text, or ``None`` when it does not exist (other errors propagate: a planted link is a
+    ``LinkRefusedError`` naming it)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
         return None
 
@@ -31,14 +35,14 @@ def read_text_or_none(path: Path) -> str | None:
 def file_size(path: Path) -> int | None:
     """The file's size in bytes, or ``None`` when it does not exist."""
     try:
-        return path.stat().st_size
+        return os.lstat(path).st_size
     except FileNotFoundError:
         return None
 
 
 def read_preview(path: Path, limit: int = PREVIEW_BYTES) -> str:
     """The first ``limit`` bytes of ``path`` as text (a character cut in half is replaced)."""
-    with path.open("rb") as handle:
+    with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:
         return handle.read(limit).decode("utf-8", errors="replace")
 
 

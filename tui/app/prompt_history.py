@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 from tui.atomic import write_atomic
+from tui.nofollow import open_file, read_text
 from tui.paths import DataDir
 from tui.terminal_text import encodable
 
@@ -30,7 +32,7 @@ def history_path(data_root: Path, session_id: str) -> Path:
 
 def _read(path: Path) -> list[str]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()  # a planted link is refused (logged below), never read
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as error:
@@ -90,7 +92,8 @@ class PromptHistory:
             if self._lines_on_disk == 0 or self._lines_on_disk >= 2 * MAX_ENTRIES:
                 self._rewrite()
             else:
-                with self.path.open("a", encoding="utf-8") as handle:
+                descriptor = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                with open(descriptor, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(text, ensure_ascii=False) + "\n")
                 self._lines_on_disk += 1
         except OSError as error:  # the session directory went away: keep the entry in memory

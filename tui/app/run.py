@@ -10,13 +10,17 @@ from tui.app.opening import SessionOpener
 from tui.config import Settings
 from tui.paths import DataDir
 from tui.store.session_tail import SessionTail, find_session_id, read_session_tail
+from tui.trust.project import TrustDecider
 
 logger = logging.getLogger(__name__)
 
 
 def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, opener: SessionOpener,
-            served: bool = False) -> int:
+            served: bool = False, trust: TrustDecider | None = None) -> int:
     """Show the screen at once; ``opener`` opens the session (model, lock, history) in a worker thread.
+
+    With ``trust`` (an untrusted project config), the app asks about it first and opens the session after,
+    with the settings the answer gives.
 
     A failure there (unknown id, locked session, unknown model, missing key) ends the
     app with its one-line message and exit status 2, and changes nothing on disk. ``served``: the app runs
@@ -34,6 +38,7 @@ def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, o
         opener=opener,
         tail=opening_tail(data_dir, request),
         served=served,
+        trust=trust,
     )
     try:
         app.run()

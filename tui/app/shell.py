@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
     from tui.app.screens.session_rows import SessionStoreLike
     from tui.store.session_tail import SessionTail
+    from tui.trust.project import TrustChoice, TrustDecider
 
 # The dialogs (compact, context, help, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
@@ -105,10 +106,12 @@ class DeepTuiApp(TurnActions, SessionActions):
         super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
-                 settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None) -> None:
+                 settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None,
+                 trust: TrustDecider | None = None) -> None:
         """With ``opener``, ``runtime`` is an :class:`OpeningSession` and the real session is opened in a
         thread after the first frame; an error from it ends the app with exit status 2 and its message.
-        ``tail``: the session's last messages, read from its raw JSON, shown until it is open."""
+        ``tail``: the session's last messages, read from its raw JSON, shown until it is open.
+        ``trust``: a project config waiting for the user's decision: asked first, the session opens after."""
         super().__init__()
         self._tail = tail
         self.factory = factory
@@ -120,6 +123,7 @@ class DeepTuiApp(TurnActions, SessionActions):
             current=lambda: self.runtime, adopt=self.adopt_runtime, reveal=self.reveal_message, notify=self.notify,
             start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
         self._opener = opener
+        self._trust = trust
         self.recent_sessions = None
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
@@ -139,11 +143,14 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     @classmethod
     def opening(cls, *, settings: Settings, memory_path: Path, data_root: Path, opener: SessionOpener,
-                tail: SessionTail | None = None, served: bool = False) -> DeepTuiApp:
+                tail: SessionTail | None = None, trust: TrustDecider | None = None,
+                served: bool = False) -> DeepTuiApp:
         """An app that paints at once and opens its session in the background; with ``tail`` (a resumed
-        session's last messages, see :mod:`tui.store.session_tail`) its first frame shows them."""
+        session's last messages, see :mod:`tui.store.session_tail`) its first frame shows them; with
+        ``trust``, the project trust prompt comes first and its answer decides the session's settings."""
         runtime = OpeningSession(memory_path, data_root, title=tail.title if tail is not None else None)
-        app = cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail)
+        app = cls(factory=None, runtime=runtime, store=None, settings=settings, opener=opener, tail=tail,
+                  trust=trust)
         app.served = served
         return app
 
@@ -191,7 +198,10 @@ class DeepTuiApp(TurnActions, SessionActions):
         prompt.focus()
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
-            self.call_after_refresh(self._open_in_background, self._opener)
+            if self._trust is not None:
+                self.call_after_refresh(self._ask_trust, self._trust)
+            else:
+                self.call_after_refresh(self._open_in_background, self._opener)
             return
         self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(self.runtime.session_cost)
@@ -208,6 +218,39 @@ class DeepTuiApp(TurnActions, SessionActions):
         for warning in self.runtime.info.warnings:
             logger.warning("session %s: %s", self.runtime.info.session_id, warning)
             self.notify(warning, severity="warning", timeout=10, markup=False)
+
+    def _ask_trust(self, trust: TrustDecider) -> None:
+        """The project trust prompt; the session opens once it is answered, with the settings it gives."""
+        from tui.app.screens.project_trust import ProjectTrustScreen
+        from tui.trust.project import TrustChoice
+
+        def decided(choice: TrustChoice | None) -> None:
+            self._trust_decided(trust, choice or TrustChoice.NOT_NOW)
+
+        self.push_screen(ProjectTrustScreen(trust.pending), decided)
+
+    def _trust_decided(self, trust: TrustDecider, choice: TrustChoice) -> None:
+        from tui.errors import UserFacingError
+
+        try:
+            settings, warning = trust.decide(choice)
+        except UserFacingError as error:  # the project config does not fit the user's (thresholds across files)
+            self.startup_error = str(error)
+            self.exit(None, error.exit_code)
+            return
+        if warning:
+            self.notify(warning, severity="warning", timeout=10, markup=False)
+        self.settings = settings
+        if settings.theme != self.theme:
+            from textual.app import InvalidThemeError
+
+            try:
+                self.theme = settings.theme
+            except InvalidThemeError:  # keep the theme in use
+                self.notify(f"unknown theme {settings.theme!r} in the project config", severity="warning",
+                            markup=False)
+        assert self._opener is not None
+        self._open_in_background(self._opener)
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:

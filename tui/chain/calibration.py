@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.atomic import write_atomic
+from tui.nofollow import LinkRefusedError, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +58,11 @@ class TokenCalibration:
         if self.path is None:
             return {}
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = json.loads(read_text(self.path))
         except FileNotFoundError:
+            return {}
+        except LinkRefusedError as error:  # said once when the session opens (tui.store.data_links)
+            logger.info("ignoring the token calibration: %s", error)
             return {}
         except (OSError, ValueError) as error:
             logger.warning("ignoring unreadable token calibration %s: %s", self.path, error)
@@ -113,7 +117,8 @@ class TokenCalibration:
                            "samples": entry.samples, "updated": entry.updated}
                    for model, entry in sorted(self._ratios.items())}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.path, json.dumps(payload, indent=2) + "\n")
+        except LinkRefusedError as error:  # said once when the session opens (tui.store.data_links)
+            logger.info("token calibration not saved: %s", error)
         except OSError as error:  # the ratio still applies in memory; only the next run starts uncalibrated
             logger.warning("could not save the token calibration %s: %s", self.path, error)

@@ -6,8 +6,9 @@ import hashlib
 import os
 import re
 import secrets
-import tempfile
 from pathlib import Path
+
+from tui.nofollow import make_dirs, open_dir, open_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 STEM_LIMIT = 64
@@ -40,32 +41,41 @@ def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: 
     Call ids are not unique across sessions (or even within one, for some servers), and the
     directory is shared, so a taken name gets ``-1``, ``-2``… rather than replacing what is there.
     The bytes are written to a temporary file first and then linked in, so the final name never
-    holds half an output.
+    holds half an output. ``directory`` (or a directory above it in the data directory) being a planted
+    link is refused (``LinkRefusedError``): everything is named relative to a link-free descriptor.
     """
-    directory.mkdir(parents=True, exist_ok=True)
-    base = directory.resolve()
+    make_dirs(directory)
     name = output_file_name(tool_call_id, suffix)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    descriptor, temporary = tempfile.mkstemp(prefix=".saving-", dir=base)
+    base = open_dir(directory)
+    temporary = f".saving-{secrets.token_hex(8)}"
     try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=base)
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(payload)
         for number in range(10_000):
-            target = base / _numbered(name, number)
-            if target.parent != base:
+            target = _numbered(name, number)
+            if "/" in target or target in (".", ".."):
                 raise ValueError(f"refusing to write outside {directory}")
             try:
-                os.link(temporary, target)
+                os.link(temporary, target, src_dir_fd=base, dst_dir_fd=base, follow_symlinks=False)
             except FileExistsError:
                 continue
-            return target
+            return directory / target
         raise FileExistsError(f"no free file name for {name!r} in {directory}")
     finally:
-        Path(temporary).unlink(missing_ok=True)
+        try:
+            os.unlink(temporary, dir_fd=base)
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(base)
 
 
 def write_new_file(path: Path, text: str) -> None:
-    """Create ``path`` with ``text``; fails with ``FileExistsError`` rather than replace anything."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as handle:
+    """Create ``path`` with ``text``; fails with ``FileExistsError`` rather than replace anything (a planted
+    link there, or on the way, is never followed)."""
+    descriptor = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666, make_parents=True)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)

@@ -7,6 +7,7 @@ same objects, and a part rewritten once is never rewritten again.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -94,7 +95,8 @@ class _Bundle:
     def add(self, part: ToolReturnPart | ToolCallPart, text: str) -> tuple[str, int, int]:
         """Queue ``text``; returns (path, offset, lines) for ``read_file``."""
         if self.path is None:
-            self.path = self.directory.resolve() / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
+            # Not resolved: a planted link in place of the directory is refused when written, never followed.
+            self.path = Path(os.path.abspath(self.directory)) / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
         body = text if text.endswith("\n") else text + "\n"
         lines = body.count("\n")
         offset = self.line_count + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui.nofollow import LinkRefusedError
+
 
 class StoreError(Exception):
     """Base of every store error (printed as ``deep-tui: error: <message>``)."""
@@ -32,6 +34,12 @@ class StorageError(StoreError):
 
     @classmethod
     def of(cls, action: str, error: OSError) -> StorageError:
-        """``cannot <action>: <reason> (<file>)`` from an ``OSError``."""
+        """``cannot <action>: <reason> (<file>)`` from an ``OSError`` (a refused link: :class:`LinkedPathError`)."""
+        if isinstance(error, LinkRefusedError):
+            return LinkedPathError(f"cannot {action}: {error}")
         where = f" ({error.filename})" if error.filename else ""
         return cls(f"cannot {action}: {error.strerror or error}{where}")
+
+
+class LinkedPathError(StorageError):
+    """A file or directory of the data directory is a symbolic link deep-tui did not make: refused, not followed."""

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any, TextIO
+
+from tui.nofollow import open_file, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +25,8 @@ class EventLog:
         """Add one line, written through at once (the file stays open for the next one until :meth:`close`)."""
         line = json.dumps(record, ensure_ascii=False) + "\n"
         if self._file is None:
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open until close()
+            descriptor = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # a planted link is refused
+            self._file = open(descriptor, "a", encoding="utf-8")  # noqa: SIM115 - kept open until close()
         try:
             self._file.write(line)
             self._file.flush()
@@ -43,7 +47,7 @@ class EventLog:
         """Every readable record, oldest first; unreadable lines are counted in ``skipped_lines``."""
         self.skipped_lines = 0
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
+            text = read_text(self.path, errors="replace")
         except FileNotFoundError:
             return []
         records: list[dict[str, Any]] = []

@@ -7,6 +7,7 @@ import logging
 import os
 from pathlib import Path
 
+from tui.nofollow import LinkRefusedError, open_file
 from tui.store.errors import LockFileError, SessionLockedError
 
 logger = logging.getLogger(__name__)
@@ -27,9 +28,11 @@ class SessionLock:
         key = self.path.resolve()
         if key in _HELD_IN_PROCESS:
             raise SessionLockedError(f"session {self.session_id} is already open in this deep-tui")
-        self._created = not self.path.exists()
+        self._created = not os.path.lexists(self.path)
         try:
-            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            descriptor = open_file(self.path, os.O_RDWR | os.O_CREAT, 0o644)  # a planted link is refused
+        except LinkRefusedError as error:
+            raise LockFileError(f"cannot lock session {self.session_id}: {error}") from None
         except IsADirectoryError:
             raise LockFileError(f"cannot lock session {self.session_id}: {self.path} is a directory, not a lock "
                                 "file (remove it if no deep-tui is using this session)") from None
@@ -68,14 +71,17 @@ class SessionLock:
 def is_locked(directory: Path) -> bool:
     """True when some process holds the session's lock (used before deleting).
 
-    A lock file that cannot be opened counts as held: nothing is deleted on a guess."""
+    A lock file that cannot be opened counts as held: nothing is deleted on a guess. A link in its place
+    (or on the way to it) raises :class:`~tui.store.errors.LockFileError` naming it."""
     path = directory / "lock"
-    if not path.exists():
+    if not os.path.lexists(path):
         return False
     if path.resolve() in _HELD_IN_PROCESS:
         return True
     try:
-        descriptor = os.open(path, os.O_RDONLY)
+        descriptor = open_file(path, os.O_RDONLY)
+    except LinkRefusedError as error:
+        raise LockFileError(str(error)) from None
     except OSError:
         return True
     try:

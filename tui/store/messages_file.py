@@ -33,6 +33,7 @@ from pydantic_core import ValidationError
 
 from tui.atomic import create_new, link_new, stamp, write_atomic
 from tui.metadata_keys import SUMMARY_METADATA_KEY
+from tui.nofollow import open_file, read_bytes
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import Layout, scan
@@ -84,7 +85,7 @@ class MessagesFile:
 
     def _read_bytes(self) -> bytes:
         try:
-            return self.path.read_bytes()
+            return read_bytes(self.path)
         except FileNotFoundError:
             return b""
         except OSError as error:
@@ -156,13 +157,16 @@ class MessagesFile:
         spans = self._scan().spans
         if not indices:
             return []
-        with self.path.open("rb") as handle:
+        with self._open_for_reading() as handle:
             if list(indices) == list(range(indices[0], indices[-1] + 1)):  # one read for a contiguous range
                 base = spans[indices[0]][0]
                 handle.seek(base)
                 chunk = handle.read(spans[indices[-1]][1] - base)
                 return [chunk[spans[index][0] - base:spans[index][1] - base] for index in indices]
             return [self._raw_line(handle, spans[index]) for index in indices]
+
+    def _open_for_reading(self) -> BinaryIO:
+        return os.fdopen(open_file(self.path, os.O_RDONLY), "rb")
 
     def _raw_line(self, handle: BinaryIO, span: tuple[int, int]) -> bytes:
         handle.seek(span[0])
@@ -221,7 +225,7 @@ class MessagesFile:
         spans = self._scan().spans
         if not spans:
             return None
-        with self.path.open("rb") as handle:
+        with self._open_for_reading() as handle:
             for index in range(len(spans) - 1, -1, -1):
                 if self._is_summary_at(index, self._raw_line(handle, spans[index])):
                     return index
@@ -244,7 +248,7 @@ class MessagesFile:
         if not isinstance(kept_from, int) or not 0 <= kept_from <= summary_index:
             kept_from = summary_index
         indices = [summary_index]
-        with self.path.open("rb") as handle:
+        with self._open_for_reading() as handle:
             for index in [*range(kept_from, summary_index), *range(summary_index + 1, len(spans))]:
                 if not self._is_summary_at(index, self._raw_line(handle, spans[index])):
                     indices.append(index)
@@ -305,7 +309,7 @@ class MessagesFile:
         else:  # a new file (or one holding only "[" and a torn tail): write it whole
             offset, prefix = 0, b"[\n"
         payload = prefix + b",\n".join(lines) + b"\n]\n"
-        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        descriptor = open_file(self.path, os.O_RDWR | os.O_CREAT, 0o666)
         with os.fdopen(descriptor, "r+b") as handle:
             handle.seek(offset)
             handle.write(payload)
@@ -354,5 +358,6 @@ def _numbers(indices: Sequence[int] | dict[int, str]) -> str:
 
 
 def write_empty(path: Path) -> None:
-    """Create an empty history file."""
-    path.write_bytes(_EMPTY)
+    """Create an empty history file (or empty the one there; a link there is refused)."""
+    with os.fdopen(open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as handle:
+        handle.write(_EMPTY)

@@ -12,6 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from tui.atomic import write_atomic
 from tui.message_text import prompt_text
+from tui.nofollow import read_text
 from tui.store.cost_totals import CostTotals
 from tui.store.damage import is_damage_note
 from tui.terminal_text import visible
@@ -82,8 +83,9 @@ class SessionMeta:
 
 
 def read_meta(path: Path, session_id: str) -> SessionMeta:
-    """Parse ``session.json``; raises ``ValueError`` (or ``OSError``) when it cannot."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """Parse ``session.json``; raises ``ValueError`` (or ``OSError``, ``LinkRefusedError`` for a link) when it
+    cannot."""
+    data = json.loads(read_text(path))
     if not isinstance(data, dict):
         raise ValueError("session.json is not an object")
     return SessionMeta.from_dict(data, session_id)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tui.nofollow import check_no_links, make_dirs
+
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -40,6 +42,10 @@ class IndexProblem(Exception):
     def __init__(self, kind: ProblemKind, detail: str) -> None:
         super().__init__(detail)
         self.kind = kind
+
+
+_SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")
+"""Files SQLite makes next to the database."""
 
 
 def classify(error: BaseException, path: Path) -> IndexProblem:
@@ -119,7 +125,10 @@ class Database:
         return connection
 
     def _open(self, busy_ms: int) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.path.parent)
+        # SQLite opens by name: the file, its journals and the way to them must not be planted links.
+        for name in (self.path.name, *(self.path.name + suffix for suffix in _SQLITE_SIDE_FILES)):
+            check_no_links(self.path.with_name(name))
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
         try:
             connection.execute(f"PRAGMA busy_timeout={int(busy_ms)}")

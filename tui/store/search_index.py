@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_core import ValidationError
 
+from tui.nofollow import open_file, read_bytes
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.messages_file import MessagesFile
@@ -379,7 +380,7 @@ def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[
     session itself is opened.
     """
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:  # a planted link is refused
             head = handle.read(2)
     except OSError as error:
         raise CorruptSessionError(f"cannot read {path}: {error.strerror or error}") from None
@@ -388,7 +389,7 @@ def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[
         count = history.count()
         return history.load_range(start, count if stop is None else stop), count
     try:
-        messages = list(ModelMessagesTypeAdapter.validate_json(path.read_bytes()))
+        messages = list(ModelMessagesTypeAdapter.validate_json(read_bytes(path)))
     except (ValidationError, ValueError, OSError) as error:
         raise CorruptSessionError(f"{path} is not a readable message history ({type(error).__name__})") from None
     return messages[start:stop], len(messages)

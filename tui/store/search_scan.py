@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.nofollow import read_bytes
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
@@ -91,7 +92,7 @@ def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, 
     for target in targets:
         path = data_dir.session_dir(target.session) / "messages.json"
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except OSError as error:
             logger.debug("scan: cannot read %s: %s", path, error)
             continue

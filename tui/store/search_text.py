@@ -8,6 +8,7 @@ No Textual here.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import unicodedata
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from pydantic_ai.messages import (
 
 from tui.message_text import prompt_text
 from tui.metadata_keys import EVICTED_PATH_KEY
+from tui.nofollow import open_file
 from tui.terminal_text import CONTROL_CHARACTERS, encodable
 
 MAX_DOC_CHARS = 2_000_000
@@ -73,11 +75,10 @@ def read_saved_output(path_text: str, saved_dir: Path | None) -> str | None:
     if saved_dir is None:
         return None
     try:
-        path = Path(path_text).resolve()
-        root = saved_dir.resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        path = Path(os.path.abspath(path_text))  # lexical: a link is refused below, never resolved
+        if path.parent != Path(os.path.abspath(saved_dir)):
             return None
-        with path.open("rb") as handle:
+        with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:  # deep-tui's own regular file only
             data = handle.read(MAX_DOC_CHARS)
     except (OSError, ValueError, RuntimeError):
         return None

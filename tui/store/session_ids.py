@@ -7,14 +7,22 @@ import os
 import re
 from pathlib import Path
 
-from tui.store.errors import AmbiguousSessionError, UnknownSessionError
+from tui.nofollow import LinkRefusedError, check_no_links
+from tui.store.errors import AmbiguousSessionError, LinkedPathError, UnknownSessionError
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """A session directory name deep-tui will open (12 hex chars for its own; adopted sessions vary)."""
 
 
 def list_session_ids(sessions_dir: Path) -> list[str]:
-    """Names of the session directories under ``sessions_dir`` (none when it does not exist)."""
+    """Names of the session directories under ``sessions_dir`` (none when it does not exist).
+
+    ``sessions_dir`` (or a directory above it in the data directory) being a link is refused with a
+    :class:`LinkedPathError`; a session directory that is a link is listed, and refused when opened."""
+    try:
+        check_no_links(sessions_dir)
+    except LinkRefusedError as error:
+        raise LinkedPathError(str(error)) from None
     if not sessions_dir.is_dir():
         return []
     return [entry.name for entry in os.scandir(sessions_dir)

@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 from tui.atomic import unused_name
+from tui.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
 from tui.paths import DataDir
 from tui.store.errors import (
+    LinkedPathError,
     SessionLockedError,
     StorageError,
     StoreError,
@@ -40,9 +42,9 @@ def _only_commands_typed(path: Path) -> bool:
     """Every entry of a prompt history file is a slash command (``//`` starts a message): nothing typed there
     would be lost with the session. Anything unreadable, long or unexpected counts as a message."""
     try:
-        if path.stat().st_size > _PROMPT_HISTORY_LIMIT:
+        if os.lstat(path).st_size > _PROMPT_HISTORY_LIMIT:
             return False
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_bytes(path).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return False
     for line in lines:
@@ -180,7 +182,7 @@ class SessionStore:
                 if entry.name not in _NEW_SESSION_FILES or not entry.is_file(follow_symlinks=False):
                     return False
         history = directory / "messages.json"
-        if history.exists() and (history.stat().st_size > 8 or history.read_bytes() not in _EMPTY_HISTORIES):
+        if os.path.lexists(history) and (os.lstat(history).st_size > 8 or read_bytes(history) not in _EMPTY_HISTORIES):
             return False
         try:
             meta = read_meta(directory / "session.json", directory.name)
@@ -207,7 +209,7 @@ class SessionStore:
         session_id = self._new_id()
         directory = self.root / session_id
         try:
-            directory.mkdir(parents=True)
+            self._make_session_dir(session_id)
         except OSError as error:
             raise StorageError.of(f"create a session in {self.root}", error) from None
         lock = SessionLock(directory, session_id)
@@ -223,6 +225,16 @@ class SessionStore:
             raise
         return SessionHandle(directory, meta, lock=lock)
 
+    def _make_session_dir(self, session_id: str) -> None:
+        """``sessions/<id>/``, made relative to a link-free ``sessions/`` (a data directory made here gets its
+        ``.gitignore``); a link on the way is refused."""
+        make_data_root(self.data_dir.root)
+        sessions = open_dir(self.root, create=True)
+        try:
+            os.mkdir(session_id, 0o777, dir_fd=sessions)
+        finally:
+            os.close(sessions)
+
     def open(self, session_id: str, *, read_only: bool = False) -> SessionHandle:
         """An existing session; refused with :class:`SessionLockedError` if another writer has it.
 
@@ -236,6 +248,7 @@ class SessionStore:
             lock = SessionLock(directory, session_id)
             lock.acquire()
         try:
+            _refuse_planted_links(directory)
             meta = self.meta(session_id)
             handle = SessionHandle(directory, meta, lock=lock)
             recorded = meta.message_count
@@ -305,6 +318,18 @@ class SessionStore:
                 raise StorageError.of(f"fork session {session_id}", error) from None
             raise
         return handle
+
+
+_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE)
+
+
+def _refuse_planted_links(directory: Path) -> None:
+    """A session whose files include a link is not opened at all (each open would refuse it anyway; this
+    says so once, before anything is read or written)."""
+    for name in _SESSION_FILES:
+        path = directory / name
+        if os.path.islink(path):
+            raise LinkedPathError(f"cannot open session {directory.name}: {LinkRefusedError(path)}")
 
 
 def _check_history(handle: SessionHandle, *, repair: bool) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.nofollow import open_file, read_bytes
 from tui.paths import DataDir
 from tui.store.errors import StoreError
 from tui.store.session_ids import list_session_ids, resolve_prefix
@@ -55,7 +56,7 @@ def read_tail_records(path: Path, count: int, *, byte_budget: int = BYTE_BUDGET)
         return []
     newest_first: list[Record] = []
     try:
-        with path.open("rb") as stream:
+        with os.fdopen(open_file(path, os.O_RDONLY), "rb") as stream:  # a planted link is refused
             position = stream.seek(0, os.SEEK_END)
             carry = b""  # the start of the region already read: a line cut by the chunk boundary
             consumed = 0
@@ -146,7 +147,7 @@ def _looks_abandoned(meta: dict[str, Any]) -> bool:
 def _read_meta(directory: Path) -> dict[str, Any]:
     """``session.json`` as a dict; empty when missing or unreadable (the real opening repairs it)."""
     try:
-        value = json.loads((directory / "session.json").read_bytes())
+        value = json.loads(read_bytes(directory / "session.json"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}

@@ -7,6 +7,7 @@ loaded (off the UI thread) and the header says so.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
 from tui.app.screens.confirm import DialogScreen, action_button
 from tui.app.text_display import display_path, supported_language
+from tui.nofollow import LinkRefusedError, open_file
 from tui.terminal_text import visible
 
 __all__ = [
@@ -65,11 +67,13 @@ def load_capped(path: Path, cap: int = MAX_VIEW_BYTES) -> LoadedFile:
     """Read at most ``cap`` bytes of ``path`` as UTF-8 (undecodable bytes replaced, control characters made
     visible: the file holds a tool's output, hostile text)."""
     try:
-        total = path.stat().st_size
-        with path.open("rb") as handle:
+        with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:  # deep-tui's own regular file only
+            total = os.fstat(handle.fileno()).st_size
             data = handle.read(cap)
     except FileNotFoundError:
         return LoadedFile("", 0, False, "File not found: it may have been deleted or moved.")
+    except LinkRefusedError as error:
+        return LoadedFile("", 0, False, str(error))
     except OSError as error:
         return LoadedFile("", 0, False, f"Cannot read the file: {error.strerror or error}")
     return LoadedFile(visible(data.decode("utf-8", errors="replace")), total, total > len(data))

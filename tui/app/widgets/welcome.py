@@ -11,7 +11,7 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import literal
 from tui.app.text_display import display_path
 from tui.config import Settings
-from tui.paths import DataDir
+from tui.paths import user_config_file
 
 __all__ = ["WelcomeBlock", "welcome_text"]
 
@@ -62,8 +62,9 @@ class WelcomeBlock(Static):
 
     @classmethod
     def for_session(cls, runtime: SessionRuntimeAPI, settings: Settings) -> WelcomeBlock:
-        """The welcome for ``runtime``'s model and ``settings``' thresholds."""
+        """The welcome for ``runtime``'s model and ``settings``' thresholds; a model goes in the user's own
+        config (a project's applies only once trusted)."""
         return cls(welcome_text(offline=runtime.info.offline, model_name=runtime.info.model_name,
-                                config_file=DataDir(runtime.data_root).config_file,
+                                config_file=user_config_file(),
                                 compaction=settings.context.compaction_threshold,
                                 summary=settings.context.summarize_threshold))

@@ -1,0 +1,145 @@
+"""The one-time question before a project's own config applies: what it would change, and trust / once / not now.
+
+Keyboard first: ``t`` trusts (and remembers it until the config changes or the trust is revoked), ``o``
+applies it just this once, ``n`` or Esc goes on without it; every button does the same on a click. The
+dialog opens as the app starts, maybe while the user is already typing, so for :data:`ARMING_DELAY` seconds
+the letter keys do nothing (a stray ``t`` must not trust a project); Esc and clicks always work. Every
+value comes from the project's file: it is shown as plain content (never markup), escaped to one line and
+cut (see :func:`tui.trust.project.shown_value`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.app.screens.confirm import DialogScreen, action_button
+from tui.terminal_text import visible
+from tui.trust.project import PendingProject, SettingChange, TrustChoice, TrustState
+
+__all__ = ["ProjectTrustScreen", "changes_content"]
+
+ARMING_DELAY = 0.4
+"""Seconds after the dialog opens before its letter keys answer it."""
+
+WARNING = ("A project's config can send your API key to another server and let the agent write files "
+           "without asking. Trust it only if you trust whoever wrote it.")
+
+
+def changes_content(changes: tuple[SettingChange, ...]) -> Content:
+    """One line per changed key: ``key  current → project`` (a ``●`` marks what changed since the last trust)."""
+    if not changes:
+        return Content("It changes none of your settings.")
+    width = max(len(change.key) for change in changes)
+    pieces: list[tuple[str, str] | str] = []
+    for number, change in enumerate(changes):
+        if number:
+            pieces.append("\n")
+        pieces.append(("● " if change.since_trust else "  ", "$text-warning"))
+        pieces.append((change.key.ljust(width), "bold"))
+        pieces.append(f"  {change.current}")
+        pieces.append((" → ", "$text-muted"))
+        pieces.append((change.project, "$text-accent"))
+    return Content.assemble(*pieces)
+
+
+class ProjectTrustScreen(DialogScreen[TrustChoice]):
+    """Asks whether the project config of :class:`PendingProject` applies; dismisses with a :class:`TrustChoice`."""
+
+    DEFAULT_CSS = """
+    ProjectTrustScreen .dialog {
+        width: 100;
+        max-height: 95%;
+    }
+    ProjectTrustScreen .dialog--buttons {
+        dock: bottom;
+        margin-top: 0;
+        padding-top: 1;
+    }
+    ProjectTrustScreen #trust-where {
+        margin-top: 1;
+    }
+    ProjectTrustScreen #trust-warning, ProjectTrustScreen #trust-error {
+        color: $text-warning;
+        margin-top: 1;
+    }
+    ProjectTrustScreen #trust-changes {
+        height: auto;
+        margin-top: 1;
+        border: round $panel;
+        padding: 0 1;
+    }
+    ProjectTrustScreen .dialog--buttons Button {
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "key('trust')", "Trust", show=False),
+        Binding("o", "key('once')", "Just this once", show=False),
+        Binding("n", "key('not-now')", "Not now", show=False),
+        Binding("escape", "answer('not-now')", "Not now", show=False),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
+    ]
+
+    def __init__(self, pending: PendingProject) -> None:
+        super().__init__()
+        self.pending = pending
+        self.armed = False
+        """Whether the letter keys answer yet (see :data:`ARMING_DELAY`)."""
+
+    def compose(self) -> ComposeResult:
+        pending = self.pending
+        # The whole dialog scrolls (↑/↓) when the terminal is short; the buttons stay docked at its bottom.
+        with VerticalScroll(classes="dialog", id="trust-dialog") as dialog:
+            if pending.trustable:
+                dialog.border_title = "Trust this project's config?"
+                dialog.border_subtitle = "t trust · o just this once · n/esc not now"
+                intro = "This folder has its own deep-tui config, ignored until you trust it:"
+            else:
+                dialog.border_title = "This project's config is ignored"
+                dialog.border_subtitle = "n/esc go on without it"
+                intro = "This folder has its own deep-tui config, which deep-tui cannot use:"
+            where = f"{intro}\n{visible(str(pending.config.path))}"
+            if pending.state is TrustState.CHANGED and pending.earlier is not None:
+                where += f"\nIt changed since you trusted it on {visible(pending.earlier.trusted_at)} (● new)."
+            yield Static(Content(where), id="trust-where")
+            if pending.trustable:
+                yield Static(Content(WARNING), id="trust-warning")
+                yield Static(changes_content(pending.changes), id="trust-changes")
+            else:
+                yield Static(Content(visible(pending.error or "")), id="trust-error")
+            if pending.store_error is not None:
+                yield Static(Content(visible(pending.store_error)), id="trust-error")
+            with Horizontal(classes="dialog--buttons"):
+                label = "Not now (n)" if pending.trustable else "Go on without it (n)"
+                yield action_button(label, "screen.answer('not-now')", id="trust-not-now")
+                if pending.trustable:
+                    yield action_button("Just this once (o)", "screen.answer('once')", id="trust-once")
+                    yield action_button("Trust (t)", "screen.answer('trust')", variant="warning", id="trust-trust")
+
+    def on_mount(self) -> None:
+        # The dialog takes the keyboard (↑/↓ scroll it when the terminal is short); Tab reaches the buttons.
+        self.query_one("#trust-dialog").focus()
+        self.set_timer(ARMING_DELAY, self._arm)
+
+    def _arm(self) -> None:
+        self.armed = True
+
+    def action_key(self, answer: str) -> None:
+        """A letter key: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
+        if self.armed:
+            self.action_answer(answer)
+
+    def action_answer(self, answer: str) -> None:
+        """``trust``, ``once`` or ``not-now``; a config that cannot be used can only be left out."""
+        choice = TrustChoice(answer)
+        if choice is not TrustChoice.NOT_NOW and not self.pending.trustable:
+            return
+        self.dismiss(choice)
