@@ -16,10 +16,10 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tui import __version__
-from tui.console import silence_stdout
+from tui.console import redacted_stderr, silence_stdout
 from tui.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
 __all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
@@ -217,6 +217,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.disable()
     from tui.launch import launch
 
+    with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
+        return _launch(launch, args)
+
+
+def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         return launch(args)
     except UserFacingError as error:

@@ -6,6 +6,8 @@ without depending on the command line.
 
 from __future__ import annotations
 
+import signal
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 """The turn failed (provider error, cancelled, history not saved) or a delete or trust was declined."""
@@ -13,6 +15,14 @@ EXIT_USAGE = 2
 """A usage or data problem: bad flag or id, locked or unreadable session, config, model, data directory."""
 EXIT_INTERRUPTED = 130
 """Ctrl+C."""
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a turn the way Ctrl+C (SIGINT) does: what it produced is kept, marked interrupted, the
+session's lock released; the exit status is :func:`stopped_by` the signal."""
+
+
+def stopped_by(signum: signal.Signals) -> int:
+    """The exit status of a process stopped by ``signum``: 128 + its number, as a shell reports it."""
+    return 128 + signum.value
 
 
 class UserFacingError(Exception):

@@ -8,23 +8,63 @@ this module adds itself (warnings, chain events) passes through :func:`visible` 
 from __future__ import annotations
 
 import asyncio
+import logging
+import signal
 import sys
+from collections.abc import Coroutine
 from contextlib import aclosing
-from typing import TextIO
+from typing import Any, TextIO
 
 from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
+from tui.errors import STOP_SIGNALS, stopped_by
 from tui.formatting_plain import describe_event
 from tui.terminal_text import visible
 from tui.wording import plural
 
+logger = logging.getLogger(__name__)
+
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
-    """Run one turn and return the exit status (0 ok, 1 the turn failed)."""
-    return asyncio.run(_run(factory, request, prompt, _AnswerOut(sys.stdout), sys.stderr))
+    """Run one turn and return the exit status (0 ok, 1 the turn failed, 128 + N stopped by signal N)."""
+    return asyncio.run(_stoppable(_run(factory, request, prompt, _AnswerOut(sys.stdout), sys.stderr), sys.stderr))
+
+
+async def _stoppable(run: Coroutine[Any, Any, int], err: TextIO) -> int:
+    """``run``, cancelled by SIGTERM or SIGHUP as asyncio cancels it on SIGINT, so what the turn streamed is
+    recorded (the runtime records a cancelled turn) and the session closed; returns 128 + the signal."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[signal.Signals] = []
+
+    def stop(signum: signal.Signals) -> None:
+        if not received:  # a second signal must not interrupt the saving the first one started
+            received.append(signum)
+            task.cancel()
+
+    installed = []
+    for signum in STOP_SIGNALS:
+        try:
+            loop.add_signal_handler(signum, stop, signum)
+            installed.append(signum)
+        except (ValueError, RuntimeError, NotImplementedError) as error:  # not the main thread, or no such signal
+            logger.debug("cannot handle %s: %s", signum.name, error)
+    try:
+        return await run
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        task.uncancel()
+        print(f"\ndeep-tui: stopped by {received[0].name}; what was answered so far is kept in the session "
+              "(continue with: deep-tui --continue)", file=err, flush=True)
+        return stopped_by(received[0])
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
 
 
 class _AnswerOut:

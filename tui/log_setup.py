@@ -2,7 +2,8 @@
 
 Without this, Python prints warnings of loggers that have no handler (e.g. "skipped 2 unreadable
 lines" from the event store) straight to stderr, which lands beneath the full-screen UI. The app
-adds a Textual handler as well (``textual console`` shows the same records while it runs).
+adds a Textual handler as well (``textual console`` shows the same records while it runs). Known
+secrets (a key a provider echoed in an error) are redacted from every record (:mod:`tui.redaction`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from tui.nofollow import LinkRefusedError, check_no_links, make_data_root, open_file
+from tui.redaction import redact
 
-__all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "configure_logging", "log_path"]
+__all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "RedactingFormatter", "configure_logging", "log_path"]
 
 LOG_FILE_NAME = "deep-tui.log"
 LOG_MAX_BYTES = 1_000_000
@@ -40,9 +42,16 @@ class _FileHandler(RotatingFileHandler):
         return open(descriptor, "a", encoding=self.encoding, errors=self.errors)
 
 
+class RedactingFormatter(logging.Formatter):
+    """The whole record as written (message, arguments, traceback) with known secrets redacted."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 class _StderrFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return f"deep-tui: {record.levelname.lower()}: {record.getMessage()}"
+        return redact(f"deep-tui: {record.levelname.lower()}: {record.getMessage()}")
 
 
 def log_path(data_root: Path) -> Path:
@@ -77,7 +86,7 @@ def configure_logging(data_root: Path, *, debug: bool = False, stderr: bool = Fa
     if refusal is None:
         file_handler = _FileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8",
                                     delay=True)
-        file_handler.setFormatter(logging.Formatter(_FORMAT))
+        file_handler.setFormatter(RedactingFormatter(_FORMAT))
         handlers.append(file_handler)
     else:  # said once, before any UI: nothing is logged to a file this run
         print(f"deep-tui: warning: {refusal}; no log file is kept this run", file=sys.stderr)

@@ -58,6 +58,16 @@ class ChatServerState:
     """Set when the server shuts down: every hang ends."""
     authorizations: list[str] = field(default_factory=list)
     """The ``Authorization`` header of every POST, to any path, in order (where a key went)."""
+    paths: list[str] = field(default_factory=list)
+    """The path of every POST received, served or not, in order."""
+    responses_as_chat: bool = False
+    """Quirk of many chat-only proxies: answer ``/responses`` (OpenAI's Responses API) as if it were
+    ``/chat/completions``. Otherwise ``/responses`` gets a 404 page."""
+    usage_prompt_tokens: int | None = None
+    """Report this many prompt tokens instead of ``prompt_tokens`` (a provider's usage beyond reason)."""
+    error_body: str | None = None
+    """With a ``Fault.status``: the error message to send instead of "loopback fault <status>" (a 401 that
+    echoes the key it was sent: ``"{key}"`` is replaced with the request's bearer token)."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -95,8 +105,23 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        def _stream(self, state: ChatServerState, model: str, usage: dict[str, int]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
+            finish = _stream_scripted_reply(self.wfile, state, model)
+            self.wfile.write(_chunk(model, {}, finish=finish))
+            tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
+                    "created": int(time.time()), "model": model, "choices": [], "usage": usage}
+            self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
         def do_POST(self) -> None:
             state.authorizations.append(self.headers.get("Authorization", ""))
+            state.paths.append(self.path)
+            if state.responses_as_chat and self.path.endswith("/responses"):
+                self.path = self.path.removesuffix("/responses") + "/chat/completions"
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404, "only /chat/completions is served here")
                 return
@@ -107,19 +132,13 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             model = payload.get("model", "loopback")
             if state.faults and _apply_fault(self, state, state.faults.pop(0), model):
                 return
-            usage = {"prompt_tokens": state.prompt_tokens, "completion_tokens": 7,
-                     "total_tokens": state.prompt_tokens + 7}
+            prompt_tokens = state.prompt_tokens if state.usage_prompt_tokens is None else state.usage_prompt_tokens
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}
             if payload.get("stream"):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-                finish = _stream_scripted_reply(self.wfile, state, model)
-                self.wfile.write(_chunk(model, {}, finish=finish))
-                tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
-                        "created": int(time.time()), "model": model, "choices": [], "usage": usage}
-                self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                try:
+                    self._stream(state, model, usage)
+                except (BrokenPipeError, ConnectionResetError):  # the client went away mid-answer (a test's kill)
+                    self.close_connection = True
                 return
             body = {
                 "id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
@@ -161,8 +180,11 @@ def fail_with(state: ChatServerState, *faults: Fault) -> None:
 def _apply_fault(handler: BaseHTTPRequestHandler, state: ChatServerState, fault: Fault, model: str) -> bool:
     """Fail this request as ``fault`` says; False when the fault leaves the normal answer to follow."""
     if fault.status is not None:
-        body = json.dumps({"error": {"message": f"loopback fault {fault.status}", "type": "server_error",
-                                     "code": None}}).encode()
+        message = f"loopback fault {fault.status}"
+        if state.error_body is not None:
+            key = handler.headers.get("Authorization", "").removeprefix("Bearer ")
+            message = state.error_body.replace("{key}", key)
+        body = json.dumps({"error": {"message": message, "type": "server_error", "code": None}}).encode()
         handler.send_response(fault.status)
         if fault.retry_after is not None:
             handler.send_header("Retry-After", fault.retry_after)

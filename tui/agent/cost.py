@@ -30,6 +30,7 @@ from tui.agent.cost_events import CostUpdated
 from tui.agent.models import OFFLINE_MODEL_NAME
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summarizer import Summarizer
+from tui.chain.usage_sanity import unbelievable_usage
 from tui.store.cost_totals import CostTotals
 
 logger = logging.getLogger(__name__)
@@ -100,6 +101,11 @@ def price_usage(usage: RequestUsage, model_name: str | None, *, provider_name: s
 
 
 def price_response(response: ModelResponse) -> RequestCost | None:
+    """The price of one response, ``None`` when it cannot be priced — or its usage is beyond reason
+    (:mod:`tui.chain.usage_sanity`): a provider's 10^12 tokens must not become a $10,000,000 session."""
+    if (doubt := unbelievable_usage(response.usage)) is not None:
+        logger.info("ignored a usage figure from %s: %s; this request is not priced", response.provider_name, doubt)
+        return None
     return price_usage(response.usage, response.model_name, provider_name=response.provider_name,
                        provider_url=response.provider_url, timestamp=response.timestamp)
 

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
+from tui.redaction import register_url_secrets
+
 if TYPE_CHECKING:
     from pydantic_ai.providers import Provider
 
@@ -87,6 +89,7 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
         from tui.agent.offline import build_offline_model
 
         return build_offline_model()
+    register_url_secrets(base_url)  # a password in the server's URL is a secret like a key (tui.redaction)
     provider, _, model_name = name.partition(":")
     if not model_name:
         raise ModelConfigError(
@@ -106,6 +109,14 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
         openai_client = AsyncOpenAI(base_url=base_url, api_key=api_key, http_client=client, max_retries=0)
         return OpenAIChatModel(model_name, provider=OpenAIProvider(openai_client=openai_client))
     try:
+        if provider in {"openai", "openai-responses"}:
+            from pydantic_ai.providers import infer_provider
+
+            from tui.agent.responses_endpoint import CheckedResponsesModel
+
+            # the Responses API, stopped at the first answer that shows the server speaks another API
+            return CheckedResponsesModel(
+                model_name, provider=infer_provider(provider) if connection is None else _provider(provider, connection))
         if connection is None:
             return infer_model(name)
         return infer_model(name, provider_factory=lambda provider_name: _provider(provider_name, connection))

@@ -49,6 +49,7 @@ from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.config import Settings
 from tui.paths import DataDir
+from tui.redaction import redact
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
@@ -299,6 +300,7 @@ class SessionRuntime:
         """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
         context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
         was not saved stays in the working context to be saved with the next turn."""
+        reason = redact(reason)  # the note is shown and stored; a provider's error may echo the key
         while run_messages and not run_messages[-1].parts:
             # the response the error interrupted before any part arrived, or the tool-results request a cancel
             # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai

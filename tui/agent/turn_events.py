@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.redaction import redact
+
 
 @dataclass(frozen=True)
 class TextDelta:
@@ -23,6 +25,9 @@ class ToolCallStarted:
     tool_name: str
     args_json: str
 
+    def __post_init__(self) -> None:  # shown as is (a write of a .env file carries the key)
+        object.__setattr__(self, "args_json", redact(self.args_json))
+
 
 @dataclass(frozen=True)
 class ToolCallFinished:
@@ -37,6 +42,9 @@ class ToolCallFinished:
     denied: bool = False
     """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""
 
+    def __post_init__(self) -> None:  # shown as is (a read of a .env file shows the key)
+        object.__setattr__(self, "preview", redact(self.preview))
+
 
 @dataclass(frozen=True)
 class TurnFinished:
@@ -47,10 +55,14 @@ class TurnFinished:
 
 @dataclass(frozen=True)
 class TurnFailed:
-    """The turn stopped; ``cancelled`` is True when the user asked for it (Esc)."""
+    """The turn stopped; ``cancelled`` is True when the user asked for it (Esc). ``message`` quotes errors
+    (a provider's may echo the API key), so known secrets are redacted from it here, once for every caller."""
 
     message: str
     cancelled: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", redact(self.message))
 
 
 TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed

@@ -36,6 +36,7 @@ from tui.app.prompt_flow import PromptFlow
 from tui.app.session_actions import SessionActions
 from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
+from tui.app.stop_signals import StopSignals
 from tui.app.turn_actions import TurnActions
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
@@ -50,6 +51,8 @@ from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.write_approvals import DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
+from tui.log_setup import RedactingFormatter
+from tui.redaction import redact
 from tui.terminal_text import visible
 
 CHROME_ROWS = 3
@@ -101,9 +104,10 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast (the app's and each screen's) with control characters made visible: messages quote
-        file names, errors and titles, hostile text."""
-        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+        """Every toast (the app's and each screen's) with control characters made visible and known secrets
+        redacted: messages quote file names, errors (a provider may echo the key) and titles, hostile text."""
+        super().notify(visible(redact(message)), title=visible(redact(title)), severity=severity, timeout=timeout,
+                       markup=markup)
 
     def __init__(self, *, factory: RuntimeFactoryAPI | None, runtime: SessionRuntimeAPI, store: SessionStoreLike | None,
                  settings: Settings, opener: SessionOpener | None = None, tail: SessionTail | None = None,
@@ -113,6 +117,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         ``tail``: the session's last messages, read from its raw JSON, shown until it is open.
         ``trust``: a project config waiting for the user's decision: asked first, the session opens after."""
         super().__init__()
+        self.stop_signals = StopSignals(self)
         self._tail = tail
         self.factory = factory
         self.runtime = runtime
@@ -138,6 +143,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.prompts = PromptFlow(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
+        self._log_handler.setFormatter(RedactingFormatter())  # `textual console` shows no key either
         self._welcome_done = False
         """The first prompt was sent: the welcome does not come back in this run."""
 
@@ -192,6 +198,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         # Records go to the log file (configured at launch) and to `textual console`; with a handler on
         # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
         logging.getLogger().addHandler(self._log_handler)
+        self.stop_signals.install()  # SIGTERM/SIGHUP record the running turn before the app ends
         self.refresh_title()
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
@@ -213,6 +220,7 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
+        self.stop_signals.uninstall()
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:

@@ -12,6 +12,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.calibration import TokenCalibration
 from tui.chain.estimate import TokenEstimator, instructions_tokens, tool_definition_tokens
+from tui.chain.usage_sanity import unbelievable_usage
 
 TokenCounter = Callable[[Sequence[ModelMessage]], int | Awaitable[int]]
 """A replacement for the estimate: counts the tokens of a message list (sync or async)."""
@@ -27,8 +28,11 @@ class TokenAccountant:
     """
 
     def __init__(self, estimator: TokenEstimator, token_counter: TokenCounter | None = None, *,
-                 calibration: TokenCalibration | None = None, model_name: str = "") -> None:
+                 calibration: TokenCalibration | None = None, model_name: str = "", window: int | None = None) -> None:
+        """``window``: the context window, beyond which a provider's count is not believed (see
+        :mod:`tui.chain.usage_sanity`)."""
         self.estimator = estimator
+        self.window = window
         self.token_counter = token_counter
         self.calibration = calibration or TokenCalibration(None)
         self.model_name = model_name
@@ -66,7 +70,8 @@ class TokenAccountant:
             if isinstance(message, ModelResponse):
                 fresh = id(message) not in self._stale or self._stale[id(message)] is not message
                 # Only a real provider's count is an anchor; local/function models report guesses.
-                reported = bool(message.provider_name) and message.usage.input_tokens > 0
+                reported = (bool(message.provider_name) and message.usage.input_tokens > 0
+                            and unbelievable_usage(message.usage, self.window) is None)
                 return index if fresh and reported else None
         return None
 

@@ -50,11 +50,13 @@ from tui.chain.events import (
     WindowSource,
 )
 from tui.chain.eviction import EvictionCapability
+from tui.chain.outgoing import outgoing_messages
 from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_plan import SummaryPlan
+from tui.chain.usage_sanity import unbelievable_usage
 from tui.chain.window import resolve_window
 from tui.config import ContextSettings
 
@@ -112,7 +114,7 @@ class ContextManager:
         self.ledger = RecordingLedger(recorder)
         self.accountant = TokenAccountant(TokenEstimator(), token_counter,
                                           calibration=TokenCalibration(calibration_path),
-                                          model_name=model_key(chat_model))
+                                          model_name=model_key(chat_model), window=self.window)
         self.budget = WindowBudget.for_window(self.window, settings)
         self.compactor = Compactor(
             settings=settings, budget=self.budget, large_results_dir=large_results_dir, ledger=self.ledger,
@@ -245,7 +247,9 @@ class ContextManager:
         self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
             history[:] = working
-            request_context.messages = list(working)
+        sent = outgoing_messages(working)  # a copy where a provider would refuse the record (the record stays)
+        if sent is not history:
+            request_context.messages = list(sent)
         return request_context
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
@@ -308,11 +312,13 @@ class ContextManager:
         if self._exact_unsupported or tokens < EXACT_COUNT_FROM * near:
             return tokens
         model = request_context.model
+        parameters = request_context.model_request_parameters
         try:
+            # What the request will carry: pydantic-ai prepares the messages for the model after this hook
+            # (e.g. Anthropic's system block explaining a summary the history opens with), so count them prepared.
+            sent = model.prepare_messages(outgoing_messages(list(working)), parameters)
             usage = await asyncio.wait_for(
-                model.count_tokens(list(working), request_context.model_settings,
-                                   request_context.model_request_parameters),
-                timeout=EXACT_COUNT_TIMEOUT)
+                model.count_tokens(sent, request_context.model_settings, parameters), timeout=EXACT_COUNT_TIMEOUT)
         except NotImplementedError:
             self._exact_unsupported = True
             return tokens
@@ -323,6 +329,9 @@ class ContextManager:
             logger.info("the model's token count failed (%s: %s); using the estimate", type(error).__name__, error)
             return tokens
         counted = usage.input_tokens
+        if (doubt := unbelievable_usage(usage, self.window)) is not None:
+            logger.warning("ignored the model's token count: %s; using the estimate", doubt)
+            return tokens
         if counted > 0:
             self.accountant.observe(self.accountant.raw(working, self.fixed_tokens), counted)
         return max(tokens, counted)
@@ -330,6 +339,10 @@ class ContextManager:
     async def after_response(self, request_context: ModelRequestContext, response: ModelResponse) -> None:
         """Calibrate on the provider's count and report the usage including the answer just received."""
         reported = response.usage.input_tokens if response.provider_name else 0
+        if reported and (doubt := unbelievable_usage(response.usage, self.window)) is not None:
+            logger.warning("ignored a usage figure from %s: %s; the request is counted by estimate",
+                           response.provider_name, doubt)
+            reported = 0
         if reported > 0:
             self.accountant.observe(self._last_raw_request, reported)
         request_tokens = reported if reported > 0 else (self.last_tokens or 0)

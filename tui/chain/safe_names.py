@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 from tui.nofollow import make_dirs, open_dir, open_file
+from tui.redaction import redact_bytes
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 STEM_LIMIT = 64
@@ -46,7 +47,7 @@ def write_output(directory: Path, tool_call_id: str, data: bytes | str, suffix: 
     """
     make_dirs(directory)
     name = output_file_name(tool_call_id, suffix)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = redact_bytes(data.encode("utf-8") if isinstance(data, str) else data)  # no key is saved
     base = open_dir(directory)
     temporary = f".saving-{secrets.token_hex(8)}"
     try:

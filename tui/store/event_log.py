@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui.nofollow import open_file, read_text
+from tui.redaction import redact
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ class EventLog:
 
     def append(self, record: dict[str, Any]) -> None:
         """Add one line, written through at once (the file stays open for the next one until :meth:`close`)."""
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = redact(json.dumps(record, ensure_ascii=False)) + "\n"  # a summarizer's error may echo a key
         if self._file is None:
             descriptor = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # a planted link is refused
             self._file = open(descriptor, "a", encoding="utf-8")  # noqa: SIM115 - kept open until close()

@@ -34,6 +34,7 @@ from pydantic_core import ValidationError
 from tui.atomic import create_new, link_new, stamp, write_atomic
 from tui.metadata_keys import SUMMARY_METADATA_KEY
 from tui.nofollow import open_file, read_bytes
+from tui.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import Layout, scan
@@ -303,7 +304,7 @@ class MessagesFile:
         if layout.torn_bytes:
             self._set_aside_torn_tail(layout)
         first_index = len(layout.spans)
-        lines = [encode_message(message) for message in messages]
+        lines = [redact_bytes(encode_message(message)) for message in messages]  # a key never reaches the disk
         if layout.spans:
             offset, prefix = layout.write_at, b",\n"
         else:  # a new file (or one holding only "[" and a torn tail): write it whole

@@ -31,6 +31,7 @@ from pydantic_ai.messages import (
 from tui.message_text import prompt_text
 from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.nofollow import open_file
+from tui.redaction import redact
 from tui.terminal_text import CONTROL_CHARACTERS, encodable
 
 MAX_DOC_CHARS = 2_000_000
@@ -54,8 +55,9 @@ class Doc:
 def clean(text: str) -> str:
     """Text as indexed and shown: control characters (the ones :mod:`tui.terminal_text` keeps off the
     terminal — terminal escapes among them — and our highlight marks) become spaces, so they neither join
-    words in the index nor show as pictures in snippets; lone surrogates are replaced."""
-    return encodable(CONTROL_CHARACTERS.sub(" ", text))
+    words in the index nor show as pictures in snippets; lone surrogates are replaced; known secrets are
+    redacted (the index must not find a key a provider echoed)."""
+    return encodable(CONTROL_CHARACTERS.sub(" ", redact(text)))
 
 
 def _call_text(part: ToolCallPart) -> str:

@@ -1,0 +1,67 @@
+"""SIGTERM and SIGHUP (a closed terminal, ``kill``, a logout) end the app the way Esc then Ctrl+Q would.
+
+Without a handler either signal ends the process at once and the answer on the screen is lost. Here the
+running turn is cancelled first — the session records what it produced, marked interrupted, as for Esc —
+then the app exits with status 128 + the signal's number; :func:`tui.app.run.run_app` closes the session
+(its lock) on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from tui.errors import STOP_SIGNALS, stopped_by
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+logger = logging.getLogger(__name__)
+
+TURN_GROUP = "turn"
+"""The worker group the app's turns run in (see :class:`~tui.app.turn_actions.TurnActions`)."""
+
+
+class StopSignals:
+    """Installs the handlers on the app's event loop while it runs (``install`` on mount, ``uninstall`` after)."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.received: signal.Signals | None = None
+        self._installed: list[signal.Signals] = []
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, self._received, signum)
+                self._installed.append(signum)
+            except (ValueError, RuntimeError, NotImplementedError) as error:  # not the main thread (a test)
+                logger.info("%s will end the app without recording a running turn: %s", signum.name, error)
+
+    def uninstall(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in self._installed:
+            loop.remove_signal_handler(signum)
+        self._installed.clear()
+
+    def _received(self, signum: signal.Signals) -> None:
+        if self.received is not None:  # a second signal must not interrupt the saving the first one started
+            return
+        self.received = signum
+        logger.info("%s received: the running turn is cancelled and recorded, then the app ends", signum.name)
+        self.app.run_worker(self._stop(signum), group="stop-signal", exclusive=True)
+
+    async def _stop(self, signum: signal.Signals) -> None:
+        turns = [worker for worker in self.app.workers if worker.group == TURN_GROUP and worker.is_running]
+        self.app.workers.cancel_group(self.app, TURN_GROUP)
+        for worker in turns:
+            try:
+                await worker.wait()
+            except (WorkerCancelled, WorkerFailed) as error:  # the cancel we asked for; the turn recorded itself
+                logger.debug("turn worker ended: %s", error)
+        self.app.exit(return_code=stopped_by(signum))
