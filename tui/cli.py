@@ -101,6 +101,17 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         default=argparse.SUPPRESS,
                         help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
                              "app asks each time and 'run' refuses")
+    commands = parser.add_mutually_exclusive_group()
+    commands.add_argument("--allow-commands", dest="commands", action="store_const", const="always", default=default,
+                          help="let the agent run shell commands (in the sandbox) without asking "
+                               "([tools] commands = \"always\")")
+    commands.add_argument("--deny-commands", dest="commands", action="store_const", const="never",
+                          default=argparse.SUPPRESS,
+                          help="refuse every shell command ([tools] commands = \"never\"); by default the app asks "
+                               "each time and 'run' refuses")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default=default,
+                        help="run shell commands (the agent's and !command) WITHOUT the bubblewrap sandbox: they "
+                             "can then read and change anything you can; only where no sandbox can be set up")
     _add_storage_options(parser, suppress=suppress)
 
 
@@ -131,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Run one turn without the app: the answer goes to stdout, "
                                           "compaction events to stderr; the turn is recorded.")
     _add_session_options(run, suppress=True)
-    run.add_argument("prompt", nargs="+", metavar="PROMPT", help="the prompt (words are joined)")
+    run.add_argument("prompt", nargs="+", metavar="PROMPT",
+                     help="the prompt (words are joined; @path attaches a file of the working directory)")
 
     sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
                                    description="List sessions, or rename/delete one.")
@@ -151,9 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
         "search", help="search every session's full history",
         description="Search every session's full history (summarized turns, tool results and saved outputs "
                     "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
-                    "date first. Every word must occur; \"quote\" a phrase; any substring of 3 or more "
-                    "characters matches, ignoring case. Prints ranked hits: session, message number, role, "
-                    "title and a snippet. Exit status: 0 with hits, 1 with none, 2 for a bad query or id.")
+                    "date first. Every word must occur, taken as typed (backslashes and quotes inside a word "
+                    "are part of it); \"quote\" a phrase; any substring of 3 or more characters (or a CJK "
+                    "word) matches, ignoring case; exact matches come first. Prints ranked hits: session, "
+                    "message number, role, title and a snippet. Exit status: 0 with hits, 1 with none, 2 for "
+                    "a bad query or id.")
     _add_storage_options(search, suppress=True)
     search.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
     search.add_argument("--session", metavar="ID",
@@ -229,6 +243,9 @@ def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespac
         return error.exit_code
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
+        # The user wants out now: the interpreter's last collection over the whole heap at exit takes about a
+        # second on a busy machine; frozen objects are left to the operating system instead.
+        gc.freeze()
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()

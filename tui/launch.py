@@ -70,6 +70,8 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         ("read_timeout", getattr(args, "read_timeout", None)),
         ("retries", getattr(args, "retries", None)),
         ("writes", getattr(args, "writes", None)),
+        ("commands", getattr(args, "commands", None)),
+        ("sandbox", getattr(args, "sandbox", None)),
     ) if value is not None}
     pending: PendingProject | None = None
     try:
@@ -200,8 +202,10 @@ def open_factory(context: LaunchContext) -> RuntimeFactory:
     """Resolve the model (a bad name or a missing key fails here, before anything is created)."""
     from tui.agent.runtime import RuntimeFactory
 
+    # project_trusted: the trust work's LaunchContext.project_trusted, once merged; until then a project's
+    # .mcp.json is never read (the safe side).
     return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
-                                 model_flag=context.model_flag)
+                                 model_flag=context.model_flag, project_trusted=False)
 
 
 def open_session(context: LaunchContext, request: SessionRequest) -> tuple[RuntimeFactory, SessionRuntime]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic_ai.models import Model
 
+from tui.agent.mcp_servers import McpServers, mcp_servers_for
 from tui.agent.models import ModelChoice, build_model, choose_model
 from tui.agent.provider_http import ProviderConnection
 from tui.agent.session_request import SessionRequest
@@ -22,15 +23,16 @@ from tui.store import SessionStore
 from tui.store.errors import UnknownSessionError
 from tui.store.search import HistorySearch
 
-__all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
+__all__ = ["McpServers", "RuntimeFactory", "SessionRequest", "SessionRuntime"]
 
 
 class RuntimeFactory:
     """Opens sessions (new, existing, forked) with one model configuration."""
 
     def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice,
-                 chat_model: Model | None = None) -> None:
-        """``chat_model`` replaces the model built from ``choice`` (library use, tests)."""
+                 chat_model: Model | None = None, project_trusted: bool = False) -> None:
+        """``chat_model`` replaces the model built from ``choice`` (library use, tests); ``project_trusted``:
+        whether the project's own ``.mcp.json`` may start MCP servers."""
         self.chat_model = chat_model
         self.settings = settings
         self.data_dir = data_dir
@@ -39,17 +41,22 @@ class RuntimeFactory:
         self.store = SessionStore(data_dir)
         self.search = HistorySearch(data_dir)
         """The search index over every session (one per process: the app's picker and every runtime share it)."""
+        self.mcp = mcp_servers_for(settings, workdir=workdir, data_dir=data_dir, project_trusted=project_trusted)
+        """The MCP servers every session's agent is offered (``None``: none configured); started by the app
+        after its first frame, or by ``run``, with :meth:`McpServers.start`."""
 
     @classmethod
     def create(
-        cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None
+        cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None,
+        project_trusted: bool = False,
     ) -> RuntimeFactory:
         """Resolve the model now so a bad name or missing key fails before anything is created."""
         choice = choose_model(model_flag, settings.model)
         build_model(choice.name, base_url=settings.base_url)
         if settings.summarization_model:
             build_model(settings.summarization_model, base_url=settings.base_url)
-        return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice)
+        return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice,
+                   project_trusted=project_trusted)
 
     # -- synchronous core (store work is quick; the async wrappers keep the UI free) --
 
@@ -91,12 +98,16 @@ class RuntimeFactory:
                 discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
                 search=self.search,
                 connection=connection,
+                mcp=self.mcp,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]
             raise
 
     # -- RuntimeFactoryAPI --
+
+    def use_model(self, name: str) -> None:
+        self.choice = ModelChoice(name, "command")
 
     async def open_request(self, request: SessionRequest) -> SessionRuntime:
         return await asyncio.to_thread(self.open_request_sync, request)

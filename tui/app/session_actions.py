@@ -45,8 +45,8 @@ class SessionActions(App[int]):
     runtime: SessionRuntimeAPI
     """The session shown now."""
     settings: Settings
-    writes_allowed_in: weakref.WeakSet[SessionRuntimeAPI]
-    """Open sessions whose writes the user allowed for the rest of the session (set by DeepTuiApp)."""
+    auto_allowed_in: weakref.WeakKeyDictionary[SessionRuntimeAPI, set[str]]
+    """Per open session, what the user allowed without asking for the rest of it (set by DeepTuiApp)."""
     switcher: SessionSwitcher
     recent_sessions: list[SessionMetaLike] | None
     """The last session listing, so the picker shows at once (it refreshes itself after)."""
@@ -63,8 +63,12 @@ class SessionActions(App[int]):
 
     def refresh_title(self) -> None:
         """Show the current session (title, id, model) in the title bar, and what runs without asking."""
-        writes_auto = self.settings.tools.writes == "always" or self.runtime in self.writes_allowed_in
-        self.query_one(TitleBar).show(self.runtime.info, ("writes",) if writes_auto else ())
+        granted = self.auto_allowed_in.get(self.runtime, set())
+        tools = self.settings.tools
+        kinds = tuple(kind for kind, always in (("writes", tools.writes == "always"),
+                                                ("commands", tools.commands == "always"))
+                      if always or kind in granted)
+        self.query_one(TitleBar).show(self.runtime.info, kinds)
 
     def action_sessions(self) -> None:
         store, factory = self.store, self.factory

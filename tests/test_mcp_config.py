@@ -1,0 +1,132 @@
+"""``[mcp.servers.NAME]`` and ``[tools] mcp`` in config.toml, and a project's ``.mcp.json`` (read only when trusted)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tui.agent.mcp_client import server_environment
+from tui.agent.mcp_servers import PASSED_ENVIRONMENT, mcp_servers_for
+from tui.config import ConfigError, Settings, load_settings
+from tui.mcp_config import McpServerConfig, McpSettings, expand_variables, read_project_servers
+from tui.paths import DataDir
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_servers_and_the_policy_are_read(tmp_path: Path) -> None:
+    settings = load_settings(write(tmp_path, """
+[tools]
+mcp = "never"
+
+[mcp.servers.files]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
+env = { LOG = "1" }
+approval = "always"
+
+[mcp.servers.docs]
+url = "https://mcp.example.com/mcp"
+headers = { Authorization = "Bearer ${DOCS_TOKEN}" }
+timeout = 3
+"""), required=True)
+    assert settings.tools.mcp == "never" and settings.tools.writes == "ask"
+    files, docs = settings.mcp.servers
+    assert (files.name, files.transport, files.command, files.args, dict(files.env), files.approval) == (
+        "files", "stdio", "npx", ("-y", "@modelcontextprotocol/server-filesystem", "."), {"LOG": "1"}, "always")
+    assert files.target == "npx -y @modelcontextprotocol/server-filesystem ."
+    assert (docs.transport, docs.url, dict(docs.headers), docs.approval, docs.timeout) == (
+        "http", "https://mcp.example.com/mcp", {"Authorization": "Bearer ${DOCS_TOKEN}"}, None, 3.0)
+    assert Settings().mcp == McpSettings() and Settings().tools.mcp == "ask"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[tools]\nmcp = "maybe"', "tools.mcp must be one of ask, always, never"),
+    ("[mcp]\nservers = 3", r"\[mcp.servers\] must be a table"),
+    ("[mcp]\nother = 1", "unknown key mcp.other"),
+    ("[mcp.servers.x]\nargs = []", "needs either command"),
+    ('[mcp.servers.x]\ncommand = "a"\nurl = "http://h/"', "needs either command"),
+    ('[mcp.servers.x]\ncommand = "a"\nheaders = {}', "mcp.servers.x.headers is for a server reached by url"),
+    ('[mcp.servers.x]\nurl = "file:///etc/passwd"', "must be an http:// or https:// address"),
+    ('[mcp.servers.x]\ncommand = "a"\nargs = [1]', "mcp.servers.x.args must be a string"),
+    ('[mcp.servers.x]\ncommand = "a"\nenv = { A = 1 }', "mcp.servers.x.env.A must be a string"),
+    ('[mcp.servers.x]\ncommand = "a"\napproval = "yes"', "mcp.servers.x.approval must be one of"),
+    ('[mcp.servers.x]\ncommand = "a"\ntimeout = 0', "mcp.servers.x.timeout must be a number of seconds"),
+    ('[mcp.servers.x]\ncommand = "a"\nport = 1', "unknown key mcp.servers.x.port"),
+    ('[mcp.servers."a b"]\ncommand = "a"', "a server name may only contain"),
+    ('[mcp.servers.x]\ncommand = " "', "mcp.servers.x.command must not be empty"),
+])
+def test_bad_entries_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_settings(path, required=True)
+    assert str(path) in str(raised.value)
+
+
+def test_project_file_is_ignored_with_a_notice_until_the_project_is_trusted(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "local": {"command": "python", "args": ["server.py"], "env": {"A": "b"}},
+        "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}},
+        "events": {"type": "sse", "url": "http://localhost:9/sse"},
+    }}))
+    untrusted = read_project_servers(tmp_path, project_trusted=False)
+    assert untrusted.servers == () and untrusted.notice is not None and "not trusted" in untrusted.notice
+    trusted = read_project_servers(tmp_path, project_trusted=True)
+    assert trusted.notice is None
+    assert [(s.name, s.transport, s.source) for s in trusted.servers] == [
+        ("local", "stdio", ".mcp.json"), ("remote", "http", ".mcp.json"), ("events", "sse", ".mcp.json")]
+    assert read_project_servers(tmp_path / "nowhere", project_trusted=False) == read_project_servers(
+        tmp_path / "nowhere", project_trusted=True) and read_project_servers(tmp_path / "nowhere",
+                                                                             project_trusted=True).notice is None
+
+
+def test_the_user_config_keeps_its_server_when_the_project_names_one_the_same(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "shared": {"command": "project-server"}, "extra": {"command": "extra-server"}}}))
+    mine = McpServerConfig("shared", "stdio", command="my-server")
+    settings = Settings(mcp=McpSettings((mine,)))
+    data = DataDir(tmp_path / "data")
+    trusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data, project_trusted=True)
+    assert trusted is not None and [(s.name, s.command) for s in trusted.servers] == [
+        ("shared", "my-server"), ("extra", "extra-server")]
+    untrusted = mcp_servers_for(settings, workdir=tmp_path, data_dir=data, project_trusted=False)
+    assert untrusted is not None and [s.command for s in untrusted.servers] == ["my-server"]
+    assert mcp_servers_for(Settings(), workdir=tmp_path / "data", data_dir=data, project_trusted=True) is None
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "not valid JSON"),
+    ('{"mcpServers": []}', "expected"),
+    ('{"mcpServers": {"x": {"type": "ws", "url": "http://h/"}}}', "type must be stdio, http or sse"),
+    ('{"mcpServers": {"x": {"command": "a", "cwd": "/"}}}', "unknown key mcpServers.x.cwd"),
+])
+def test_a_bad_project_file_is_a_notice_not_a_failure(tmp_path: Path, content: str, message: str) -> None:
+    (tmp_path / ".mcp.json").write_text(content)
+    found = read_project_servers(tmp_path, project_trusted=True)
+    assert found.servers == () and found.notice is not None and message in found.notice
+
+
+def test_a_project_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.json"
+    target.write_text(json.dumps({"mcpServers": {"x": {"command": "a"}}}))
+    project = tmp_path / "project"
+    project.mkdir()
+    os.symlink(target, project / ".mcp.json")
+    found = read_project_servers(project, project_trusted=True)
+    assert found.servers == () and found.notice is not None and "could not be read" in found.notice
+
+
+def test_variables_and_the_minimal_environment() -> None:
+    environ = {"PATH": "/bin", "HOME": "/home/u", "OPENAI_API_KEY": "sk-1", "GITHUB_TOKEN": "gh", "AWS_SECRET": "s"}
+    assert expand_variables("Bearer ${GITHUB_TOKEN} ${MISSING} ${NONE:-fallback} $PATH", environ) == (
+        "Bearer gh  fallback $PATH")
+    config = McpServerConfig("gh", "stdio", command="server", env={"TOKEN": "${GITHUB_TOKEN}", "PATH": "/opt/bin"})
+    env = server_environment(config, environ, PASSED_ENVIRONMENT)
+    assert env == {"PATH": "/opt/bin", "HOME": "/home/u", "TOKEN": "gh"}  # no key unless the config gives it
