@@ -97,3 +97,49 @@ def test_gauge_line_60x20_snapshot(snap_compare, tmp_path: Path) -> None:  # typ
         await pilot.pause()
 
     assert snap_compare(priced_app(tmp_path), terminal_size=(60, 20), run_before=set_usage)
+
+
+SMALL = [(80, 24), (60, 20)]
+
+
+@pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
+def test_write_approval_dialog_keeps_its_buttons(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    from tui.app.screens.write_approval import WriteApprovalScreen
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(*"write new.txt hello", "enter")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
+        await pilot.pause()
+        for button in pilot.app.screen.query(Button):  # every answer is on screen, whole
+            region = button.region
+            assert region.width and region.height and pilot.app.screen.region.contains_region(region), button.id
+
+    assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=size, run_before=ask)
+
+
+@pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
+def test_picker_gives_titles_the_room(snap_compare, tmp_path: Path, size: tuple[int, int],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import itertools
+
+    from tui.app.screens.session_picker import SessionPickerScreen
+
+    counter = itertools.count(1)
+    monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
+    monkeypatch.setattr("tui.app.screens.session_picker.time.time", lambda: 2_000_000_000.0)
+    monkeypatch.setattr("tui.store.meta.time.time", lambda: 2_000_000_000.0 - 120)
+    monkeypatch.setattr("tui.store.handle.time.time", lambda: 2_000_000_000.0 - 120)
+    factory = make_factory(tmp_path)
+    for title in ("refactor the tokenizer to handle CRLF input", "second experiment"):
+        handle = factory.store.create(model="anthropic:claude-sonnet-4-5")
+        handle.append_messages(exchange(title, "done"))
+        handle.close()
+
+    async def open_picker(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPickerScreen), "the picker")
+        await pilot.pause(0.3)
+        columns = str(pilot.app.screen.query_one("#columns").render())
+        assert "model" not in columns and "title" in columns  # the model gave way to the titles
+
+    assert snap_compare(make_app(factory), terminal_size=size, run_before=open_picker)

@@ -8,13 +8,13 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, LoadingIndicator, Static
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
-from tui.app.screens.confirm import DialogScreen
+from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summary_plan import SummaryPlan
 from tui.cost_text import compaction_cost_text
@@ -82,7 +82,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
             yield Static(describe_plan(self.runtime.compaction_plan()), id="plan", classes="dialog--message")
             yield LoadingIndicator(id="progress")
             yield Static("", id="result")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield Button("Run", id="run", variant="primary")
                 yield Button("Close", id="close")
 
