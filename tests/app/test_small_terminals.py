@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button
 
-from tests.app.app_support import make_app, make_factory, wait_until
+from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.search.support import exchange
 from tui.agent.runtime import SessionRequest
 from tui.app.widgets.cost_meter import CostMeter
@@ -143,3 +143,32 @@ def test_picker_gives_titles_the_room(snap_compare, tmp_path: Path, size: tuple[
         assert "model" not in columns and "title" in columns  # the model gave way to the titles
 
     assert snap_compare(make_app(factory), terminal_size=size, run_before=open_picker)
+
+
+@pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
+async def test_the_compact_dialog_keeps_its_buttons_after_a_run(tmp_path: Path, size: tuple[int, int]) -> None:
+    from tui.app.screens.compact_dialog import CompactDialog
+    from tui.chain.events import CompactionFinished
+
+    factory = make_factory(tmp_path, window=8_000)
+    (factory.workdir / "spec.txt").write_text("".join(
+        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
+    app = make_app(factory)
+    async with app.run_test(size=size) as pilot:
+        for _ in range(3):
+            await pilot.press(*"read spec.txt", "enter")
+            await wait_idle(app, pilot)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
+        dialog = app.screen
+        assert isinstance(dialog, CompactDialog)
+        await pilot.click("#run")
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=60)
+        await pilot.pause()
+        assert isinstance(dialog.result, CompactionFinished)
+        for button_id in ("#run", "#close"):
+            button = dialog.query_one(button_id, Button)
+            assert dialog.region.contains_region(button.region) and button.region.height == 1, button_id
+        assert "Compacted" in str(dialog.query_one("#result").render())
+        await pilot.click("#close")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CompactDialog), "the dialog to close")
