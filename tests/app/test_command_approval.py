@@ -29,6 +29,7 @@ from tui.agent.command_approval import CommandApprovals
 from tui.app.screens.command_approval import CommandApprovalScreen
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.title_bar import TitleBar
 
 pytestmark = requires_bwrap
 
@@ -145,6 +146,7 @@ async def test_allow_all_commands_for_the_session(tmp_path: Path, how: str) -> N
         await ask(pilot, "touch a.txt")
         await (pilot.click("#allow-session") if how == "click" else pilot.press("a"))
         await answered(app, pilot)
+        assert "commands auto-allowed" in str(app.query_one(TitleBar).render())  # in sight for the session
         await pilot.press(*"touch b.txt; touch c.txt", "enter")
         await wait_idle(app, pilot)
         assert not isinstance(app.screen, CommandApprovalScreen) and (tmp_path / "work" / "c.txt").exists()

@@ -150,3 +150,22 @@ async def test_a_stall_mid_answer_shows_the_wait_again_and_esc_keeps_what_came(
             assert prompt_copies(app, tmp_path, "story") == 1
 
     await asyncio.wait_for(scenario(), GUARD)
+
+
+async def test_no_waiting_line_outlives_the_answer(tmp_path: Path, server: tuple[str, ChatServerState]) -> None:
+    """A status line is true or gone: after an answer, and after Esc, nothing says "waiting" later on."""
+    from tui.agent.provider_http import STALL_NOTICE_SECONDS
+
+    async def scenario() -> None:
+        async with provider_app(tmp_path, server[0]) as (app, pilot):
+            seen: list[str] = []
+            app.query_one(ProviderStatus).watch(app.query_one(ProviderStatus), "display",
+                                                lambda shown: seen.append(status(app)) if shown else None)
+            await pilot.press(*"hello", "enter")
+            await wait_until(pilot, lambda: answered(app, "Here after all."), "the answer")
+            await wait_idle(app, pilot)
+            await asyncio.sleep(STALL_NOTICE_SECONDS * 2 + 0.5)  # longer than the silence that shows "waiting"
+            await pilot.pause()
+            assert status(app) == "" and not app.query_one(ProviderStatus).display, seen
+
+    await asyncio.wait_for(scenario(), GUARD)

@@ -19,6 +19,7 @@ from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.app.screens.write_approval import WriteApprovalScreen
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.title_bar import TitleBar
 
 SIZE = (120, 36)
 
@@ -82,13 +83,21 @@ async def test_deny_leaves_the_file_and_the_tool_block_says_why(tmp_path: Path, 
 async def test_allow_for_this_session_stops_asking(tmp_path: Path, how: str) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
+        title = app.query_one(TitleBar)
+        assert "auto-allowed" not in str(title.render())
         await ask_to_write(pilot)
         await (pilot.click("#allow-session") if how == "click" else pilot.press("a"))
         await answered(app, pilot)
+        assert "writes auto-allowed" in str(title.render())  # the session's new freedom stays in sight
         await pilot.press(*"write second.txt two", "enter")
         await wait_idle(app, pilot)
         assert not isinstance(app.screen, WriteApprovalScreen)
         assert (tmp_path / "work" / "new.txt").exists() and (tmp_path / "work" / "second.txt").exists()
+        allowed = app.runtime
+        await pilot.press("ctrl+n")  # a new session asks again, and says nothing is auto-allowed
+        await wait_until(pilot, lambda: app.runtime is not allowed, "the new session")
+        await pilot.pause()
+        assert "auto-allowed" not in str(title.render())
 
 
 @pytest.mark.parametrize("how", ["click", "key"])

@@ -22,7 +22,7 @@ from tui.store.meta import SessionMeta
 
 async def test_the_gauge_line_says_price_unknown_for_a_model_without_a_price(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=reply_model("a scripted answer")))
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(160, 36)) as pilot:  # wide enough for the turn's cost too (status_row.py)
         meter = app.query_one(CostMeter)
         assert not meter.display  # nothing spent, nothing unknown yet: quiet
         await pilot.press(*"hello", "enter")

@@ -227,7 +227,7 @@ class _ObservedStream(httpx2.AsyncByteStream):
     def _check_silence(self) -> None:
         """Cheap per chunk: the timer is not moved on each chunk, it looks back when it fires."""
         silent_for = time.time() - self._last_activity
-        if silent_for > self._transport.policy.read_timeout + STALL_NOTICE_SECONDS:
+        if silent_for < 0 or silent_for > self._transport.policy.read_timeout + STALL_NOTICE_SECONDS:
             return  # the read timeout has ended this body (or it was dropped unread): stop watching
         if silent_for < STALL_NOTICE_SECONDS:
             self._schedule(STALL_NOTICE_SECONDS - silent_for)
@@ -239,6 +239,12 @@ class _ObservedStream(httpx2.AsyncByteStream):
         self._schedule(STALL_NOTICE_SECONDS)
 
     async def aclose(self) -> None:
+        # The reader may close the body before it ends (the SDK has its [DONE]) while this generator is still
+        # suspended: the silence watch stops here too, or it would report a "mid-answer" wait from now on.
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._last_activity = float("inf")
         await self._inner.aclose()
 
 

@@ -6,6 +6,7 @@ declared on it); the switching itself, off the UI thread, is :class:`~tui.app.se
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from tui.app.widgets.title_bar import TitleBar
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
+    from tui.config import Settings
 
 __all__ = ["PICKER_SCREEN", "SessionActions"]
 
@@ -43,6 +45,9 @@ class SessionActions(App[int]):
     """The sessions on disk; ``None`` while the first session is still opening."""
     runtime: SessionRuntimeAPI
     """The session shown now."""
+    settings: Settings
+    auto_allowed_in: weakref.WeakKeyDictionary[SessionRuntimeAPI, set[str]]
+    """Per open session, what the user allowed without asking for the rest of it (set by DeepTuiApp)."""
     switcher: SessionSwitcher
     recent_sessions: list[SessionMetaLike] | None
     """The last session listing, so the picker shows at once (it refreshes itself after)."""
@@ -58,8 +63,13 @@ class SessionActions(App[int]):
         return True
 
     def refresh_title(self) -> None:
-        """Show the current session (title, id, model) in the title bar."""
-        self.query_one(TitleBar).show(self.runtime.info)
+        """Show the current session (title, id, model) in the title bar, and what runs without asking."""
+        granted = self.auto_allowed_in.get(self.runtime, set())
+        tools = self.settings.tools
+        kinds = tuple(kind for kind, always in (("writes", tools.writes == "always"),
+                                                ("commands", tools.commands == "always"))
+                      if always or kind in granted)
+        self.query_one(TitleBar).show(self.runtime.info, kinds)
 
     def action_sessions(self) -> None:
         store, factory = self.store, self.factory

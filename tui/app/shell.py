@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import weakref
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -47,7 +48,9 @@ from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.write_approvals import CommandDialogApprover, DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
@@ -94,6 +97,8 @@ class DeepTuiApp(TurnActions, SessionActions):
     COMMANDS = App.COMMANDS | {DeepTuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "cancel", show=True, key_display="esc"),
+        # Before every widget's own Ctrl+C (copy): the action copies a selection itself (see TurnActions).
+        Binding("ctrl+c", "interrupt", show=False, priority=True),
         *bindings(),
     ]
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
@@ -136,9 +141,12 @@ class DeepTuiApp(TurnActions, SessionActions):
         """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
         ends, since nobody reads its stderr."""
         self._unsubscribe = runtime.subscribe(self._forward_event)
-        self.write_approver = DialogApprover(self)
+        self.auto_allowed_in: weakref.WeakKeyDictionary[SessionRuntimeAPI, set[str]] = weakref.WeakKeyDictionary()
+        """Per open session, what the user let run without asking for the rest of it ("writes", "commands")."""
+        self.write_approver = DialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("writes"))
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
-        self.command_approver = CommandDialogApprover(self)
+        self.command_approver = CommandDialogApprover(
+            self, on_allowed_for_session=lambda: self._auto_allowed("commands"))
         runtime.set_command_approver(self.command_approver)  # so do shell commands ([tools] commands)
         self.prompts = PromptFlow(self)
         self.models = ModelActions(self)
@@ -178,8 +186,9 @@ class DeepTuiApp(TurnActions, SessionActions):
                     chat_rows = self.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
+        yield TurnActivity(id="turn-activity")  # a line of its own while a turn runs
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
-        with Horizontal(id="status"):
+        with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(DeepTuiApp.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
@@ -313,6 +322,15 @@ class DeepTuiApp(TurnActions, SessionActions):
         # mypy cannot solve call_from_thread's type variable for an async callback returning None.
         self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
 
+    def _auto_allowed(self, kind: str) -> None:
+        self.auto_allowed_in.setdefault(self.runtime, set()).add(kind)
+        self.refresh_title()  # the title bar says "writes auto-allowed" (or commands) from now on
+
+    def _awaiting_provider(self) -> bool:
+        """A turn or a compaction is running: something may be waiting for the provider."""
+        return self.runtime.busy or any(worker.is_running and worker.group in ("turn", "compact")
+                                        for worker in self.workers)
+
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
         from tui.app.screens.confirm import TextViewerModal
@@ -371,7 +389,10 @@ class DeepTuiApp(TurnActions, SessionActions):
             return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):
-                status.show(event)
+                if self._awaiting_provider():
+                    status.show(event)
+                else:  # a late word from a request that is over: the line says nothing untrue
+                    status.clear()
             return
         self.panels.add_event(event)
         if isinstance(event, EvictedEvent):
@@ -451,6 +472,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()
         self.query_one(CostMeter).show_session(runtime.session_cost)
+        self.query_one(ProviderStatus).clear()  # whatever the last session was waiting for is over
         await self.panels.adopt(runtime)
         await self.show_current_session()
         self._list_sessions_ahead()

@@ -7,11 +7,12 @@ prompt (a command, sent, or queued) is :class:`~tui.app.prompt_flow.PromptFlow`'
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList, TextArea
 from textual.worker import Worker, WorkerState
 
 from tui.agent.turn_events import TurnFinished
@@ -20,6 +21,7 @@ from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.turn_activity import TurnActivity
 
 if TYPE_CHECKING:
     from tui.app.prompt_flow import PromptFlow
@@ -88,19 +90,49 @@ class TurnActions(SessionActions):
         turn_start = self.runtime.history_count()
         await chat.add_user(prompt, message_index=turn_start)
         live = chat.start_turn()
+        activity = self.query_one(TurnActivity)
+        activity.start()
         finished = False
         try:
             async with aclosing(self.runtime.run_turn(prompt)) as events:  # closed here if drawing fails
                 async for event in events:
                     live.push(event)  # drawn at the next frame: the agent never waits for the screen
+                    activity.count(event)
                     if isinstance(event, TurnFinished):
                         finished = True
                         self._list_sessions_ahead()
                         self.refresh_title()
         finally:
+            activity.stop()
             await live.close()
         if finished:
             live.index_answers(self.runtime.load_history(turn_start, self.runtime.history_count()), turn_start)
+
+    QUIT_PRESS_SECONDS: ClassVar[float] = 2.0
+    """A second Ctrl+C within this many seconds of the first (with nothing to cancel or copy) quits."""
+    _last_idle_interrupt: float = 0.0
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C as terminal users expect: copy a selection if there is one; else cancel the running turn;
+        else say how to quit, and quit on a second press."""
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)) and focused.selected_text:
+            focused.action_copy()
+            return
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            return
+        if self.runtime.busy or any(w.group == "turn" and w.is_running for w in self.workers):
+            await self.action_cancel_turn()
+            return
+        now = time.monotonic()
+        if now - self._last_idle_interrupt <= self.QUIT_PRESS_SECONDS:
+            self.exit()
+            return
+        self._last_idle_interrupt = now
+        self.notify("Press Ctrl+C again to quit (or Ctrl+Q; Ctrl+D in an empty prompt)", timeout=self.QUIT_PRESS_SECONDS)
 
     @work(exclusive=True, group="turn")
     async def run_user_command(self, command: str) -> None:

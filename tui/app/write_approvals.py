@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual.app import App
@@ -28,25 +29,35 @@ Decision = TypeVar("Decision")
 class DialogApprover:
     """A :data:`~tui.agent.write_approval.WriteApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later write of this session."""
         self.app = app
+        self.on_allowed_for_session = on_allowed_for_session
 
     async def __call__(self, request: WriteRequest) -> WriteDecision:
         from tui.app.screens.write_approval import WriteApprovalScreen
 
-        return await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
+        decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
+        if decision.for_session and self.on_allowed_for_session is not None:
+            self.on_allowed_for_session()
+        return decision
 
 
 class CommandDialogApprover:
     """A :data:`~tui.agent.command_approval.CommandApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later command of this session."""
         self.app = app
+        self.on_allowed_for_session = on_allowed_for_session
 
     async def __call__(self, request: CommandRequest) -> CommandDecision:
         from tui.app.screens.command_approval import CommandApprovalScreen
 
-        return await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny())
+        decision = await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny())
+        if decision.allow and decision.scope == "session" and self.on_allowed_for_session is not None:
+            self.on_allowed_for_session()
+        return decision
 
 
 async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision) -> Decision:

@@ -8,13 +8,13 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, LoadingIndicator, Static
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
-from tui.app.screens.confirm import DialogScreen
+from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summary_plan import SummaryPlan
 from tui.cost_text import compaction_cost_text
@@ -70,6 +70,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     CompactDialog.-running #progress { display: block; }
     CompactDialog #result { margin: 1 0 0 0; height: auto; }
     CompactDialog #plan { margin: 1 0 0 0; height: auto; }
+    CompactDialog #body { height: auto; }
     """
 
     def __init__(self, runtime: SessionRuntimeAPI, *, focus: str = "", autostart: bool = False) -> None:
@@ -82,16 +83,24 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Compact the context"
-            yield Static("Summarize older turns now. Optionally say what the summary must keep:",
-                         classes="dialog--message")
-            yield Input(self.initial_focus, placeholder="focus (optional), e.g. the API design decisions",
-                        id="focus")
-            yield Static(describe_plan(self.runtime.compaction_plan()), id="plan", classes="dialog--message")
-            yield LoadingIndicator(id="progress")
-            yield Static("", id="result")
-            with Horizontal(classes="dialog--buttons"):
-                yield Button("Run", id="run", variant="primary")
-                yield Button("Close", id="close")
+            with VerticalScroll(id="body"):  # scrolls in a small terminal; the buttons stay in sight below it
+                yield Static("Summarize older turns now. Optionally say what the summary must keep:",
+                             classes="dialog--message")
+                yield Input(self.initial_focus, placeholder="focus (optional), e.g. the API design decisions",
+                            id="focus")
+                yield Static(describe_plan(self.runtime.compaction_plan()), id="plan", classes="dialog--message")
+                yield LoadingIndicator(id="progress")
+                yield Static("", id="result")
+            with ButtonRow(classes="dialog--buttons"):
+                yield Button("Run", id="run", variant="primary", compact=True)
+                yield Button("Close", id="close", compact=True)
+
+    DIALOG_CHROME_ROWS: ClassVar[int] = 5
+    """Rows of the dialog that are not its body: border, button row and its margin."""
+
+    def on_resize(self) -> None:
+        """The body gets what the screen leaves after the dialog's chrome (the dialog is at most 90% high)."""
+        self.query_one("#body").styles.max_height = max(3, int(self.size.height * 0.9) - self.DIALOG_CHROME_ROWS)
 
     def on_mount(self) -> None:
         self.query_one("#focus", Input).focus()
@@ -138,6 +147,7 @@ class CompactDialog(DialogScreen[CompactResult | None]):
             self.query_one("#run", Button).disabled = False
         self.query_one("#result", Static).update(describe_result(self.result))
         self.refresh_plan()
+        self.query_one("#body").scroll_end(animate=False)  # the outcome in sight, above the buttons
 
     @on(Button.Pressed, "#close")
     def action_cancel(self) -> None:

@@ -56,6 +56,32 @@ def action_button(
     return button
 
 
+class ButtonRow(Horizontal):
+    """A dialog's row of buttons; when they do not fit its width (an 80- or 60-column terminal), they wrap into
+    a grid of two columns (one below 40 columns) instead of running off the dialog."""
+
+    DEFAULT_CSS = """
+    ButtonRow.-wrapped { layout: grid; grid-size: 2; grid-gutter: 0 1; grid-rows: auto; height: auto; }
+    ButtonRow.-wrapped.-single { grid-size: 1; }
+    ButtonRow.-wrapped Button { width: 1fr; margin-left: 0; }
+    """
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """Wrap when the buttons' natural widths (label, padding, margin) add up to more than the row."""
+        width = self.size.width
+        if not width:
+            return
+        needed = sum(Content(str(button.label)).cell_length + 4 for button in self.query(Button) if button.display)
+        self.set_class(needed > width, "-wrapped")
+        self.set_class(width < 40, "-single")
+
+
 class DialogScreen(ModalScreen[ResultType], Generic[ResultType]):
     """A centred, bordered dialog on a dimmed background.
 
@@ -135,7 +161,7 @@ class ConfirmModal(DialogScreen[bool]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = self._title
             yield Static(self._message, classes="dialog--message")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button(f"{self._cancel_label} (n)", "screen.cancel", id="cancel")
                 yield action_button(
                     f"{self._confirm_label} (y)",
@@ -182,7 +208,7 @@ class PromptModal(DialogScreen[str | None]):
             if self._message is not None:
                 yield Static(self._message, classes="dialog--message")
             yield Input(self._value, placeholder=self._placeholder, id="prompt-input", select_on_focus=True)
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Cancel (esc)", "screen.cancel", id="cancel")
                 yield action_button(f"{self._submit_label} (⏎)", "screen.submit", variant="primary", id="submit")
 
@@ -239,7 +265,7 @@ class ChoiceModal(DialogScreen[str | None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = self._title
             yield Static(self._message, classes="dialog--message")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 for choice in self._choices:
                     yield action_button(
                         f"{choice.label} ({choice.key})",
@@ -293,7 +319,7 @@ class TextViewerModal(DialogScreen[None]):
             dialog.border_title = self._title
             with VerticalScroll(id="viewer-body"):
                 yield Static(self._body)
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Close (esc)", "screen.close", variant="primary", id="close")
 
     def on_mount(self) -> None:

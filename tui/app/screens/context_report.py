@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
-from tui.app.screens.confirm import DialogScreen
+from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import describe_window_source
 from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
 from tui.terminal_text import visible
@@ -91,7 +91,7 @@ class ContextScreen(DialogScreen[None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "What fills the context window"
             yield Static(breakdown_lines(self.report), id="breakdown", classes="dialog--message")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield Button("Close", id="close", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -6,12 +6,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.app.command_registry import COMMANDS
-from tui.app.screens.confirm import DialogScreen
+from tui.app.screens.confirm import ButtonRow, DialogScreen
 
 EXTRA_KEYS = (
     ("enter", "send the prompt (queued while a turn is running)"),
@@ -21,7 +21,8 @@ EXTRA_KEYS = (
     ("@ tab", "complete a file; @path sends the file with the prompt"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
-    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found)"),
+    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found); none: cancel the turn; twice: quit"),
+    ("ctrl+d", "in an empty prompt: quit"),
     ("ctrl+f", "on a selected chat message: fork there (asks first)"),
     ("ctrl+p", "command palette"),
 )
@@ -62,7 +63,7 @@ class HelpScreen(DialogScreen[None]):
             dialog.border_title = "deep-tui help"
             with VerticalScroll(id="help-body"):
                 yield Static(help_text(), classes="dialog--message")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield Button("Close", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -12,12 +12,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from tui.agent.mcp_status import McpServerView
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.terminal_text import visible
 
 __all__ = ["McpServersScreen", "servers_content"]
@@ -79,7 +79,7 @@ class McpServersScreen(DialogScreen[None]):
             dialog.border_subtitle = "esc close"
             with VerticalScroll(id="mcp-body"):
                 yield Static(servers_content(self._views()), id="mcp-servers", classes="dialog--message")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Close", "screen.close", variant="primary", id="mcp-close")
 
     def on_mount(self) -> None:

@@ -9,7 +9,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.widgets import Input, OptionList, Static
@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.model_catalogue import ModelEntry
 from tui.app.formatting import human_tokens
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.terminal_text import visible
 
 
@@ -69,7 +69,7 @@ class ModelChooser(DialogScreen[str | None]):
             yield OptionList(id="models")
             yield Static("↑↓ choose · Enter use · Esc keep the current model · the window is in tokens",
                          classes="dialog--hint")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Cancel (esc)", "screen.cancel", id="cancel", focusable=False)
                 yield action_button("Use (enter)", "screen.choose", variant="primary", id="use", focusable=False)
 

@@ -15,11 +15,11 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.terminal_text import visible
 from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
 
@@ -137,7 +137,7 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
                 yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:
                 yield Static(Content(visible(pending.store_error)), id="trust-error")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 label = "Not now (n)" if pending.trustable else "Go on without it (n)"
                 yield action_button(label, "screen.answer('not-now')", id="trust-not-now")
                 if pending.trustable:

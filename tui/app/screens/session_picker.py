@@ -18,18 +18,20 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import (
+    WIDE,
     SessionMetaLike,
     SessionStoreLike,
     header_row,
+    layout_for,
     match_title,
     order_by_lineage,
     session_row,
@@ -164,6 +166,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         self._reopening = False
         self.search = search
         self._content = None
+        self._layout = WIDE
+        """The figure columns the list has room for (a narrow terminal gives the titles the room)."""
 
     # -- layout --
 
@@ -176,13 +180,22 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
             yield Static(header_row(), id="columns")
             yield SessionList(id="sessions")
             yield Static("", id="empty")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Open ⏎", "screen.open", variant="primary", focusable=False)
                 yield action_button("Fork ^f", "screen.fork", focusable=False)
                 yield action_button("Rename ^r", "screen.rename", focusable=False)
                 yield action_button("Delete ^d", "screen.delete", variant="error", focusable=False)
                 yield action_button("New ^n", "screen.new", variant="success", focusable=False)
                 yield action_button("Close esc", "screen.close", focusable=False)
+
+    def on_resize(self) -> None:
+        layout = layout_for(self.query_one("#sessions").size.width or self.size.width)
+        if layout == self._layout:
+            return
+        self._layout = layout
+        self.query_one("#columns", Static).update(header_row(layout))
+        if self._loaded:  # the rows again, in the new layout, the same one highlighted
+            self.set_sessions(list(self._by_id.values()), highlight=self.highlighted_id)
 
     @property
     def session_list(self) -> SessionList:
@@ -244,7 +257,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
                 meta=meta,
                 depth=depth,
                 haystack=f"{meta.title} {meta.id} {meta.model or ''}".casefold(),
-                row=(row := session_row(meta, depth, current=meta.id == current, now=now)),
+                row=(row := session_row(meta, depth, current=meta.id == current, now=now, layout=self._layout)),
                 option=Option(row, id=meta.id),
             )
             for meta, depth in order_by_lineage(sessions)
@@ -306,7 +319,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
                 continue
             if fuzzy:
                 rows[entry.meta.id] = session_row(entry.meta, entry.depth, current=entry.meta.id == current, now=now,
-                                                  matched=matched)
+                                                  matched=matched, layout=self._layout)
             scored.append((-(EXACT_BONUS if exact else 0.0) - fuzzy, order, entry))
         scored.sort(key=lambda item: item[:2])
         return [entry for _, _, entry in scored]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from textual.content import Content
@@ -125,6 +126,33 @@ MODEL_WIDTH = 18
 MAX_INDENT = 6
 
 
+@dataclass(frozen=True)
+class RowLayout:
+    """Which figure columns a row shows: in a narrow picker the title gets the room (the model goes first,
+    then the cost, then the tokens; the filter still matches the model and the id)."""
+
+    tokens: bool = True
+    cost: bool = True
+    model: bool = True
+
+
+WIDE = RowLayout()
+
+
+def layout_for(width: int) -> RowLayout:
+    """The richest layout that leaves the title at least a third of ``width`` cells."""
+    for layout in (WIDE, RowLayout(model=False), RowLayout(cost=False, model=False),
+                   RowLayout(tokens=False, cost=False, model=False)):
+        if width - _fixed_width(layout) >= width // 3:
+            return layout
+    return RowLayout(tokens=False, cost=False, model=False)
+
+
+def _fixed_width(layout: RowLayout) -> int:
+    return (2 + AGE_WIDTH + 2 + MESSAGES_WIDTH + 2 + (TOKENS_WIDTH + 2 if layout.tokens else 0)
+            + (COST_WIDTH + 2 if layout.cost else 0) + (MODEL_WIDTH + 2 if layout.model else 0))
+
+
 def _model_label(model: str | None) -> str:
     """``"anthropic:claude-sonnet-4-5"`` → ``"claude-sonnet-4-5"`` (the filter still sees the full name)."""
     if not model:
@@ -180,19 +208,22 @@ def _title_cell(title: str | Content, current: bool) -> Content:
     return Content.styled(title, "bold" if current else "")
 
 
-def header_row() -> Content:
+def header_row(layout: RowLayout = WIDE) -> Content:
     """The column captions above the list (same layout as :func:`session_row`)."""
     text = (
-        f"  {'updated':>{AGE_WIDTH}}  {'msgs':>{MESSAGES_WIDTH}}  {'tokens':>{TOKENS_WIDTH}}  "
-        f"{'cost':>{COST_WIDTH}}  {'model':<{MODEL_WIDTH}}  title"
+        f"  {'updated':>{AGE_WIDTH}}  {'msgs':>{MESSAGES_WIDTH}}  "
+        + (f"{'tokens':>{TOKENS_WIDTH}}  " if layout.tokens else "")
+        + (f"{'cost':>{COST_WIDTH}}  " if layout.cost else "")
+        + (f"{'model':<{MODEL_WIDTH}}  " if layout.model else "")
+        + "title"
     )
     return Content.styled(text, "$text-muted bold")
 
 
 def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float,
-                matched: Sequence[int] = ()) -> Content:
-    """One line: marker, age, messages, tokens, cost, model, then the (indented) title and short id;
-    ``matched``: offsets in the title the picker's filter matched (highlighted)."""
+                matched: Sequence[int] = (), layout: RowLayout = WIDE) -> Content:
+    """One line: marker, age, messages, tokens, cost, model (those ``layout`` shows), then the (indented) title
+    and short id; ``matched``: offsets in the title the picker's filter matched (highlighted)."""
     usage = meta.last_usage
     indent = "  " * (min(depth, MAX_INDENT) - 1) + "↳ " if depth else ""
     title: str | Content = meta.title.strip()
@@ -202,9 +233,10 @@ def session_row(meta: SessionMetaLike, depth: int, *, current: bool, now: float,
         ("● " if current else "  ", "$text-accent bold"),
         (f"{human_age(meta.updated, now):>{AGE_WIDTH}}  ", "$text-muted"),
         f"{meta.message_count:>{MESSAGES_WIDTH}}  ",
-        (f"{human_tokens(usage.tokens if usage else None):>{TOKENS_WIDTH}}  ", _tokens_style(usage)),
-        _cost_cell(meta.cost),
-        (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  ", "$text-secondary"),
+        (f"{human_tokens(usage.tokens if usage else None):>{TOKENS_WIDTH}}  " if layout.tokens else "",
+         _tokens_style(usage)),
+        _cost_cell(meta.cost) if layout.cost else "",
+        (f"{_fit(_model_label(meta.model), MODEL_WIDTH):<{MODEL_WIDTH}}  " if layout.model else "", "$text-secondary"),
         (indent, "$text-muted"),
         _title_cell(title, current),
         (f"  {short_id(meta.id)}", "$text-muted"),

@@ -13,12 +13,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Static
 
 from tui.agent.write_approval import WriteDecision, WriteRequest
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.terminal_text import visible
 
 __all__ = ["WriteApprovalScreen", "diff_content"]
@@ -112,7 +112,7 @@ class WriteApprovalScreen(DialogScreen[WriteDecision]):
                                  id="approval-diff")
             yield Input(placeholder="why not? (the model reads it) — Enter denies, Esc denies without it",
                         id="approval-reason")
-            with Horizontal(classes="dialog--buttons"):
+            with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Deny (n)", "screen.answer('deny')", variant="error", id="deny")
                 yield action_button("Deny with reason (r)", "screen.answer('reason')", id="deny-reason")
                 yield action_button("Allow for this session (a)", "screen.answer('session')", id="allow-session")

@@ -7,9 +7,11 @@ Shows nothing until the session has spent something or made a request nobody can
 from __future__ import annotations
 
 from textual.content import Content
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.agent.cost_events import CostUpdated
+from tui.app.widgets.status_row import CostForm, StatusRow
 from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.store.cost_totals import CostTotals
 
@@ -18,12 +20,13 @@ def _worth_showing(totals: CostTotals | None) -> bool:
     return totals is not None and (totals.total_usd > 0 or totals.unpriced_requests > 0)
 
 
-def render_cost(session: CostTotals | None, turn: CostTotals | None = None) -> Content:
-    """``turn $0.02 · session $1.23`` (``price unknown`` for what cannot be priced); empty when free."""
-    if not _worth_showing(session):
+def render_cost(session: CostTotals | None, turn: CostTotals | None = None, form: CostForm = "both") -> Content:
+    """``turn $0.02 · session $1.23`` (``price unknown`` for what cannot be priced); empty when free.
+    ``form``: ``"session"`` leaves the turn out, ``"none"`` shows nothing (the row is too narrow)."""
+    if not _worth_showing(session) or form == "none":
         return Content("")
     pieces: list[tuple[str, str] | str] = []
-    if turn is not None and (turn.requests or turn.unpriced_requests):
+    if form == "both" and turn is not None and (turn.requests or turn.unpriced_requests):
         pieces += [("turn ", "$text-muted"), totals_label(turn), ("  ", "")]
     label = totals_label(session)
     pieces += [("session ", "$text-muted"), (label, "$warning" if label == PRICE_UNKNOWN else "bold")]
@@ -36,6 +39,17 @@ class CostMeter(Static):
     DEFAULT_CSS = """
     CostMeter { width: auto; height: 1; padding: 0 1; }
     """
+
+    form: reactive[CostForm] = reactive[CostForm]("both")
+    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_row`)."""
+
+    def width_of(self, form: CostForm) -> int:
+        """Cells this meter takes in ``form`` (with its padding; 0 when it shows nothing)."""
+        text = render_cost(self.session_cost, self.turn_cost, form)
+        return text.cell_length + 2 if text.cell_length else 0
+
+    def watch_form(self) -> None:
+        self._refresh_text(changed=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -54,9 +68,11 @@ class CostMeter(Static):
         self.session_cost, self.turn_cost, self.last_request_usd = event.session, event.turn, event.last_request_usd
         self._refresh_text()
 
-    def _refresh_text(self) -> None:
-        self.update(render_cost(self.session_cost, self.turn_cost))
-        self.display = _worth_showing(self.session_cost)
+    def _refresh_text(self, *, changed: bool = True) -> None:
+        self.update(render_cost(self.session_cost, self.turn_cost, self.form))
+        self.display = _worth_showing(self.session_cost) and self.form != "none"
+        if changed:
+            self.post_message(StatusRow.Changed())
         last = (PRICE_UNKNOWN if self.last_request_usd is None else format_usd(self.last_request_usd)) \
             if self.turn_cost is not None else "–"
         self.tooltip = Content(f"last request: {last}\nthis turn: {totals_details(self.turn_cost)}\n"

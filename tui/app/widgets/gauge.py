@@ -7,14 +7,19 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
+from tui.app.widgets.status_row import FULL_BAR, GaugeForm, StatusRow
 from tui.chain.events import UsageEvent, describe_window_source
 
-BAR_WIDTH = 30
+BAR_WIDTH = FULL_BAR
 
 
-def render_gauge(event: UsageEvent | None, width: int = BAR_WIDTH) -> Content:
+def render_gauge(event: UsageEvent | None, width: GaugeForm = BAR_WIDTH) -> Content:
     """``context ██████░░|░|▒▒  61%  122k / 200k``: marks at the two thresholds (shares of the request
-    limit), and the part of the window kept for the answer and the margin shaded at the end."""
+    limit), and the part of the window kept for the answer and the margin shaded at the end.
+
+    Narrower forms for a narrow terminal: ``"figures"`` gives ``61% 122k/200k``, ``"percent"`` ``61%``."""
+    if not isinstance(width, int):
+        return _render_figures(event, with_tokens=width == "figures")
     if event is None:
         return Content.assemble(("context ", "$text-muted"), ("░" * width, "$text-muted"), ("  –", "$text-muted"))
     filled = min(width, round(event.fraction * width))
@@ -43,6 +48,17 @@ def render_gauge(event: UsageEvent | None, width: int = BAR_WIDTH) -> Content:
     )
 
 
+def _render_figures(event: UsageEvent | None, *, with_tokens: bool) -> Content:
+    if event is None:
+        return Content.styled("context –" if with_tokens else "–", "$text-muted")
+    colour = {"ok": "$success", "warn": "$warning", "critical": "$error"}[event.level]
+    percent = (f"{event.fraction * 100:.0f}%", f"bold {colour}")
+    if not with_tokens:
+        return Content.assemble(percent)
+    assumed = [("?", "$warning")] if event.assumed else []  # the tooltip says the window is assumed
+    return Content.assemble(percent, f" {human_tokens(event.tokens)}/{human_tokens(event.window)}", *assumed)
+
+
 class ContextGauge(Static):
     """Shows the latest :class:`UsageEvent`; the CSS class ``-ok``/``-warn``/``-critical`` follows the level."""
 
@@ -51,11 +67,21 @@ class ContextGauge(Static):
     """
 
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
+    form: reactive[GaugeForm] = reactive[GaugeForm](BAR_WIDTH)
+    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_row`)."""
+
+    def width_of(self, form: GaugeForm) -> int:
+        """Cells this gauge takes in ``form`` (with its padding)."""
+        return render_gauge(self.usage, form).cell_length + 2
+
+    def watch_form(self) -> None:
+        self.update(render_gauge(self.usage, self.form))
 
     def watch_usage(self, usage: UsageEvent | None) -> None:
         for level in ("ok", "warn", "critical"):
             self.set_class(usage is not None and usage.level == level, f"-{level}")
-        self.update(render_gauge(usage))
+        self.update(render_gauge(usage, self.form))
+        self.post_message(StatusRow.Changed())
         if usage is not None:
             self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; {describe_window_source(usage.window_source)}; "
                             f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "

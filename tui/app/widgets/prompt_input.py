@@ -47,6 +47,7 @@ class PromptInput(TextArea):
         Binding("down", "history_next", "next prompt", show=False),
         Binding("tab", "complete", "complete", show=False),
         Binding("escape", "hide_suggestions", "close list", key_display="esc"),
+        Binding("ctrl+d", "quit_if_empty", "quit (empty prompt)", show=False),
         Binding("pageup", "app.scroll_chat('page_up')", "scroll chat", show=False),
         Binding("pagedown", "app.scroll_chat('page_down')", "scroll chat", show=False),
         Binding("home", "home", show=False),
@@ -316,6 +317,13 @@ class PromptInput(TextArea):
         if not MODEL_ARGUMENT.match(completed) or item.kind == "model":
             self._suggestions_closed_for = completed  # "/model " goes on to list the model names
         self._show(completed)
+
+    async def action_quit_if_empty(self) -> None:
+        """Ctrl+D: in an empty prompt, quit (as in a shell); otherwise delete the character to the right."""
+        if self.text:
+            self.action_delete_right()
+            return
+        await self.app.action_quit()
 
     def action_hide_suggestions(self) -> None:
         """Esc closes the completion list; without one, Esc goes on to the app (cancel a turn)."""

@@ -1,7 +1,8 @@
 """The title bar: app, session title, model (offline or not), fork parent, session id — fitted to the width.
 
 When the terminal is narrow the least useful parts go first (the session id, the long offline
-notice, the fork parent), and the title is shortened; the model and "offline" always stay.
+notice, the fork parent), and the title is shortened; the model, "offline" and what the user let the
+agent do without asking ("writes auto-allowed") always stay.
 """
 
 from __future__ import annotations
@@ -24,8 +25,17 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def title_parts(info: RuntimeInfo, width: int) -> Content:
-    """The title bar's content for ``width`` cells (see the module docstring for what goes first)."""
+def auto_allowed_text(kinds: tuple[str, ...], *, short: bool = False) -> str:
+    """``  writes auto-allowed`` (``  writes, commands auto`` when short); empty when nothing is."""
+    if not kinds:
+        return ""
+    return f"  {', '.join(kinds)} {'auto' if short else 'auto-allowed'}"
+
+
+def title_parts(info: RuntimeInfo, width: int, auto_allowed: tuple[str, ...] = ()) -> Content:
+    """The title bar's content for ``width`` cells (see the module docstring for what goes first).
+
+    ``auto_allowed``: the kinds of action the agent may take without asking in this session (``writes``)."""
     brand = ("deep-tui ", "bold $accent")
     if not info.session_id:  # still opening
         return Content.assemble(brand, (f"· {info.title}", "$text-muted"))
@@ -34,17 +44,20 @@ def title_parts(info: RuntimeInfo, width: int) -> Content:
     fork = f" fork of {info.parent[:8]} " if info.parent else ""
     session = f"· {info.session_id} "
     title = f"· {info.title} "
+    allowed = auto_allowed_text(auto_allowed)
 
     def length() -> int:
-        return len(brand[0]) + len(title) + len(fork) + len(model[0]) + len(session) + len(offline)
+        return len(brand[0]) + len(title) + len(fork) + len(model[0]) + len(session) + len(offline) + len(allowed)
 
-    for drop in ("session", "offline", "fork"):
+    for drop in ("session", "offline", "allowed", "fork"):
         if length() <= width:
             break
         if drop == "session":
             session = ""
         elif drop == "offline" and offline:
             offline = OFFLINE_SHORT
+        elif drop == "allowed":
+            allowed = auto_allowed_text(auto_allowed, short=True)
         elif drop == "fork":
             fork = ""
     if length() > width:
@@ -59,6 +72,8 @@ def title_parts(info: RuntimeInfo, width: int) -> Content:
         parts.append((session, "$text-muted"))
     if offline:
         parts.append((offline, "bold $warning"))
+    if allowed:
+        parts.append((allowed, "$warning"))
     return Content.assemble(*parts)
 
 
@@ -68,15 +83,18 @@ class TitleBar(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.info: RuntimeInfo | None = None
+        self.auto_allowed: tuple[str, ...] = ()
 
-    def show(self, info: RuntimeInfo) -> None:
+    def show(self, info: RuntimeInfo, auto_allowed: tuple[str, ...] = ()) -> None:
+        """``auto_allowed``: what the agent may do without asking (see :func:`title_parts`)."""
         self.info = info
+        self.auto_allowed = auto_allowed
         self._fit()
 
     def _fit(self) -> None:
         if self.info is not None:
             width = self.content_region.width or self.app.size.width - 2
-            self.update(title_parts(self.info, width))
+            self.update(title_parts(self.info, width, self.auto_allowed))
 
     def on_resize(self, event: Resize) -> None:
         self._fit()

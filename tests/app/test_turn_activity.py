@@ -1,0 +1,46 @@
+"""While a turn runs a line shows it is alive (spinner, seconds, tokens so far); it goes when the turn ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
+from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted
+from tui.app.widgets.turn_activity import TurnActivity, elapsed
+
+
+def test_elapsed_is_to_the_second() -> None:
+    assert [elapsed(s) for s in (0, 7.9, 59.99, 65, 3600)] == ["0 s", "7 s", "59 s", "1 min 05 s", "60 min 00 s"]
+
+
+async def test_the_activity_line_counts_while_the_turn_runs_and_goes_after(tmp_path: Path) -> None:
+    model, gate = gated_model("a" * 400)
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(80, 24)) as pilot:
+        activity = app.query_one(TurnActivity)
+        assert activity.text == ""
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: "≈100 tokens" in activity.text, "the tokens received so far")
+        assert "working 0 s" in activity.text or "working 1 s" in activity.text
+        assert activity.text.endswith("esc cancels")
+        await wait_until(pilot, lambda: "working 1 s" in activity.text, "the seconds counting")
+        gate.set()
+        await wait_idle(app, pilot)
+        assert activity.text == "" and not activity.display
+
+
+async def test_a_running_tool_is_named_and_cancel_clears_the_line(tmp_path: Path) -> None:
+    model, _gate = gated_model("first")
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(80, 24)) as pilot:
+        activity = app.query_one(TurnActivity)
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: activity.display, "the activity line")
+        activity.count(ToolCallStarted("c1", "grep", '{"pattern": "x"}'))
+        activity.count(TextDelta("x"))
+        await wait_until(pilot, lambda: "grep" in activity.text, "the tool at work")
+        activity.count(ToolCallFinished("c1", "grep", "", 0))
+        await wait_until(pilot, lambda: "grep" not in activity.text, "the tool done")
+        await pilot.press("escape")
+        await wait_idle(app, pilot)
+        assert not activity.display
