@@ -160,7 +160,7 @@ class Screen:
     def text(self) -> str:
         return "".join(self.received)
 
-    def wait_for(self, page: object, needle: str, timeout: float = 30.0) -> None:
+    def wait_for(self, page: object, needle: str, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while needle not in self.text():
             assert time.monotonic() < deadline, f"{needle!r} never reached the browser"
