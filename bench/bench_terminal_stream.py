@@ -102,6 +102,13 @@ class ControlClient:
         subprocess.run(["tmux", "kill-session", "-t", self.session], check=False, capture_output=True)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 class Pane:
     """One detached tmux session at :data:`SIZE` running ``command``."""
 
@@ -115,6 +122,20 @@ class Pane:
 
     def screen(self) -> str:
         return self.control.command(f"capture-pane -p -t {self.name}")
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the processes the pane's shell started (Linux's /proc)."""
+        shell = int(self.control.command(f"display-message -p -t {self.name} '#{{pane_pid}}'").strip())
+        total, pending = 0, _children(shell)
+        while pending:
+            pid = pending.pop()
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+            pending.extend(_children(pid))
+        return total / os.sysconf("SC_CLK_TCK")
 
     def wait_for(self, text: str, timeout: float = TIMEOUT) -> float:
         """Poll until ``text`` is visible; returns ``time.monotonic()`` of the first look that saw it."""
@@ -148,21 +169,27 @@ def _since_request(state: ChatServerState, seen: float) -> float:
     return seen - times[0]
 
 
-def bare_seconds(control: ControlClient, state: ChatServerState, base_url: str, home: Path) -> float:
-    """Request to marker on screen, for a bare agent printing deltas."""
-    state.request_times.clear()
-    pane = Pane(control, [sys.executable, str(ROOT / "bench" / "term_bare_child.py"), MODEL], cwd=home,
+@dataclass
+class Run:
+    bare: float
+    app: float
+    load: float
+    bare_cpu: float
+    app_cpu: float
+
+    @property
+    def ratio(self) -> float:
+        return self.app / self.bare
+
+
+def bare_pane(control: ControlClient, base_url: str, home: Path) -> Pane:
+    """A bare agent, started and waiting for Enter."""
+    return Pane(control, [sys.executable, str(ROOT / "bench" / "term_bare_child.py"), MODEL], cwd=home,
                 env=_environment(home, base_url))
-    try:
-        seen = pane.wait_for(MARKER)
-        return _since_request(state, seen)
-    finally:
-        pane.close()
 
 
-def app_seconds(control: ControlClient, state: ChatServerState, base_url: str, home: Path, profile: Path | None = None) -> float:
-    """Request to marker on screen, for deep-tui as a user starts it (recorded by py-spy into ``profile``)."""
-    state.request_times.clear()
+def app_pane(control: ControlClient, base_url: str, home: Path, profile: Path | None) -> Pane:
+    """deep-tui as a user starts it (recorded by py-spy into ``profile``)."""
     work = home / "work"
     work.mkdir(exist_ok=True)
     command = [sys.executable, "-m", "tui.cli", "--data-dir", str(home / "data"), "--workdir", str(work),
@@ -170,32 +197,39 @@ def app_seconds(control: ControlClient, state: ChatServerState, base_url: str, h
     if profile is not None:
         command = [shutil.which("py-spy") or "py-spy", "record", "--nonblocking", "--format", "raw", "--rate", "100",
                    "--output", str(profile), "--", *command]
-    pane = Pane(control, command, cwd=work, env=_environment(home, base_url))
+    return Pane(control, command, cwd=work, env=_environment(home, base_url))
+
+
+def one_run(control: ControlClient, state: ChatServerState, base_url: str, home: Path,
+            profile: Path | None) -> Run:
+    """Seconds from the request to the marker on screen, and CPU seconds until then, for the bare agent and the
+    app. Both start together (start-up is not measured); then the bare agent streams while the app waits, then
+    the app streams."""
+    bare, app = bare_pane(control, base_url, home), app_pane(control, base_url, home, profile)
     try:
-        pane.wait_for("loopback")
-        time.sleep(0.5)  # the session opens in a thread after the first frame
-        pane.send("-l", "go")
-        pane.send("Enter")
-        seen = pane.wait_for(MARKER)
-        figure = _since_request(state, seen)
-        pane.send("C-q")
+        bare.wait_for("bare agent ready")
+        app.wait_for("loopback")
+        time.sleep(0.5)  # the app opens its session in a thread after the first frame
+        state.request_times.clear()
+        cpu = bare.cpu_seconds()
+        bare.send("Enter")
+        bare_figure = _since_request(state, bare.wait_for(MARKER))
+        bare_cpu = bare.cpu_seconds() - cpu
+        bare.close()
+        state.request_times.clear()
+        app.send("-l", "go")
+        cpu = app.cpu_seconds()
+        app.send("Enter")
+        app_figure = _since_request(state, app.wait_for(MARKER))
+        app_cpu = app.cpu_seconds() - cpu
+        app.send("C-q")
         deadline = time.monotonic() + TIMEOUT
         while profile is not None and not profile.exists() and time.monotonic() < deadline:
             time.sleep(0.2)  # py-spy writes its record once the app has quit
-        return figure
+        return Run(bare_figure, app_figure, os.getloadavg()[0], bare_cpu, app_cpu)
     finally:
-        pane.close()
-
-
-@dataclass
-class Run:
-    bare: float
-    app: float
-    load: float
-
-    @property
-    def ratio(self) -> float:
-        return self.app / self.bare
+        bare.close()
+        app.close()
 
 
 def _shapes() -> list[str]:
@@ -226,12 +260,12 @@ def main(repeats: int | None = None) -> list[BenchResult]:
                 for number in range(repeats):
                     home = Path(directory) / str(number)
                     home.mkdir()
-                    bare = bare_seconds(control, state, base_url, home)
-                    app = app_seconds(control, state, base_url, home,
-                                      profile_dir / f"{shape}-{number + 1}.txt" if profile_dir else None)
-                    runs.append(Run(bare, app, os.getloadavg()[0]))
-                    print(f"   {shape} run {number + 1}: app {app:.2f} s, bare {bare:.2f} s, ratio {app / bare:.2f}, "
-                          f"load {runs[-1].load:.1f}", file=sys.stderr, flush=True)
+                    run = one_run(control, state, base_url, home,
+                                  profile_dir / f"{shape}-{number + 1}.txt" if profile_dir else None)
+                    runs.append(run)
+                    print(f"   {shape} run {number + 1}: app {run.app:.2f} s, bare {run.bare:.2f} s, ratio "
+                          f"{run.ratio:.2f}; CPU app {run.app_cpu:.2f} s, bare {run.bare_cpu:.2f} s; load {run.load:.1f}",
+                          file=sys.stderr, flush=True)
             load = statistics.median(run.load for run in runs)
             figures.append(result(f"terminal stream {shape}, {WORDS:,} words at {RATE:,} tok/s, tmux "
                                   f"{SIZE[0]}x{SIZE[1]}: on screen / bare agent (load {load:.1f})",
@@ -239,6 +273,9 @@ def main(repeats: int | None = None) -> list[BenchResult]:
             figures.append(info(f"  last word on screen after (bare agent: "
                                 f"{statistics.median(run.bare for run in runs):.2f} s)",
                                 statistics.median(run.app for run in runs), "s"))
+            figures.append(info(f"  CPU until then: app / bare agent (bare agent: "
+                                f"{statistics.median(run.bare_cpu for run in runs):.2f} s)",
+                                statistics.median(run.app_cpu / run.bare_cpu for run in runs), "x"))
     finally:
         control.close()
     return figures

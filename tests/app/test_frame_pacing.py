@@ -155,3 +155,24 @@ def test_runnable_time_grows_while_working_and_not_while_sleeping() -> None:
         pass
     worked = live_turn.runnable_seconds() - before - slept
     assert slept < 0.1 and worked >= 0.09
+
+
+async def test_no_frame_starts_before_the_one_before_is_painted(monkeypatch: pytest.MonkeyPatch,
+                                                                clock: _Clock) -> None:
+    """A frame's cost is known only once it is painted: until then no next frame starts (otherwise the pause its
+    cost asks for is computed against the wrong frame and a busy stream gets frames at the full rate)."""
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.02, drawn=drawn)
+    paints: list[Any] = []
+    turn.chat.call_after_refresh = lambda callback, *args: paints.append((callback, args))  # type: ignore[method-assign]
+    turn.push(TextDelta("word "))
+    await turn._frame()
+    clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    turn.push(TextDelta("word "))
+    await turn._frame()  # the first frame is not painted yet
+    assert len(drawn) == 1
+    callback, args = paints.pop()
+    callback(*args)
+    clock.advance(SLOWEST_FRAME_SECONDS, SLOWEST_FRAME_SECONDS)
+    await turn._frame()
+    assert len(drawn) == 2

@@ -42,7 +42,7 @@ MAX_DRAW_SHARE = 0.1
 """While the CPU is busy, at most this share of the time goes to drawing frames."""
 BUSY_SHARE = 0.8
 """The process is busy when its CPU time between two frames was at least this share of the wall time."""
-SLOWEST_FRAME_SECONDS = 0.3
+SLOWEST_FRAME_SECONDS = 0.6
 """However costly frames are, one is drawn at least this often."""
 
 _SCHEDSTAT = "/proc/thread-self/schedstat"
@@ -76,6 +76,9 @@ class LiveTurn:
         self._quiet_until = 0.0
         """No frame before this (``time.monotonic()``): the pause the last frame's cost asks for."""
         self._last_painted = (time.monotonic(), runnable_seconds())
+        self._unpainted = False
+        """A frame is drawn but its paint (:meth:`_painted`) has not come yet: no next frame before it, so its
+        cost is known before the next starts."""
 
     @property
     def behind(self) -> bool:
@@ -125,19 +128,22 @@ class LiveTurn:
                     await asyncio.wait_for(refreshed.wait(), SLOWEST_FRAME_SECONDS)
 
     async def _frame(self) -> None:
-        if self._lock.locked() or time.monotonic() < self._quiet_until or not self.behind:
+        if self._lock.locked() or self._unpainted or time.monotonic() < self._quiet_until or not self.behind:
             return
         async with self._lock:
             started = (time.monotonic(), runnable_seconds())
             await self._draw()
             if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
                 await self._answer.settled(SLOWEST_FRAME_SECONDS)
-            self.chat.call_after_refresh(self._painted, started)
+            self._unpainted = True
+            if self.chat.call_after_refresh(self._painted, started) is False:  # the chat is closing: no paint
+                self._unpainted = False
 
     def _painted(self, started: tuple[float, float]) -> None:
         """The frame begun at ``started`` (wall, runnable) is on screen. If the app had no idle time between the
         frame before and this one (a stream keeping it busy, on a free CPU or a loaded one), what this one cost
         (drawing, layout, paint) sets the pause before the next."""
+        self._unpainted = False
         now = time.monotonic()
         gap_wall, gap_runnable = started[0] - self._last_painted[0], started[1] - self._last_painted[1]
         busy = gap_runnable / gap_wall if gap_wall > 0 else 0.0
