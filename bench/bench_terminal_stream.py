@@ -10,8 +10,10 @@ the same size (``term_bare_child.py``). Shapes: prose (paragraphs), code (one lo
 (one paragraph).
 
 The pane is read with ``capture-pane`` through one tmux control-mode client (no process started per look),
-every ``POLL_SECONDS``: the figure is late by at most that, for both. The machine's 1-minute load average is
-reported with each figure (other work on the machine slows both sides, not always equally).
+every ``POLL_SECONDS``: the figure is late by at most that, for both. Both programs are started together and
+wait (start-up is not measured); the bare agent streams first, then the app. The machine's 1-minute load
+average is reported with each figure, and the CPU time each side used from Enter to the marker on screen (all
+its threads, from /proc): on a loaded machine wall time swings from run to run, CPU time much less.
 
 ``python bench/bench_terminal_stream.py [repeats]`` runs it alone; ``make bench`` runs it with the rest.
 ``DEEP_TUI_BENCH_TERMINAL_SHAPES=prose,code`` runs a subset; ``DEEP_TUI_BENCH_TERMINAL_PROFILE=DIR`` records each
