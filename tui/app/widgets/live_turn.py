@@ -38,10 +38,11 @@ if TYPE_CHECKING:
 __all__ = ["FRAME_SECONDS", "LiveTurn", "runnable_seconds"]
 
 FRAME_SECONDS = 1 / 15
-MAX_DRAW_SHARE = 0.1
+MAX_DRAW_SHARE = 0.05
 """While the CPU is busy, at most this share of the time goes to drawing frames."""
 BUSY_SHARE = 0.8
-"""The process is busy when its CPU time between two frames was at least this share of the wall time."""
+"""The app is busy when its thread was runnable (running, or waiting for a CPU) at least this share of the wall
+time between two frames."""
 SLOWEST_FRAME_SECONDS = 0.6
 """However costly frames are, one is drawn at least this often."""
 
