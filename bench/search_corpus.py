@@ -4,12 +4,17 @@ Each session is a real ``<data>/sessions/<id>/`` directory (messages.json in dee
 layout, session.json) holding what long coding sessions hold: prose prompts and answers,
 tool calls with paths and commands, tool results with code, grep output, logs with
 tracebacks, numbers and hashes, the odd summary, and forks that copy a parent's prefix.
+With ``planted=True`` it also holds what issue 23 measured with: saved (evicted) outputs in
+``large_tool_results/``, sessions adopted from pydantic-deep (only an indent=2 messages.json),
+and needles (:data:`NEEDLES`: a Windows path, a pasted line of code, a two-character CJK word,
+exact identifiers among longer ones that contain them, text only a saved output holds).
 Generated at bench time (``random.Random(seed)``), never committed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -17,6 +22,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -165,6 +171,58 @@ class Corpus:
     root: Path
     session_ids: list[str]
     history_bytes: int
+    saved_bytes: int = 0
+    """Saved (evicted) outputs in ``large_tool_results/``."""
+    adopted: tuple[str, ...] = ()
+    """Sessions written as pydantic-deep writes them (an indent=2 JSON array, no session.json)."""
+
+
+NEEDLES: dict[str, tuple[str, int]] = {
+    # query: (text planted, how many messages get it)
+    "C:\\Users\\build\\agent.log": ("copied C:\\Users\\build\\agent.log to the share", 4),
+    'logger.debug("%s fixed", handler)': ('    logger.debug("%s fixed", handler)', 17),
+    "東京": ("東京の支店で会議があります", 6),
+    "parse_config": ("cfg = parse_config(path)", 5),
+    "TokenRefreshScheduler": ("scheduler = TokenRefreshScheduler(clock)", 4),
+    "adopted_only_walrus": ("the adopted_only_walrus note", 1),
+}
+DECOYS = ["京都に行きます", "reparse_config_cache.clear()", "reparse_config_cache(path, reparse_config_cache)",
+          "TokenRefreshSchedulerFactory()", "TokenRefreshSchedulerFactory.build(TokenRefreshSchedulerFactory)"]
+"""Texts that hold a needle inside a longer word (or a neighbouring CJK word): matches, but not exact ones."""
+SAVED_ONLY = "e7f3a9c0d15b2864"
+"""A hex id that only a saved output holds."""
+COMMON_QUERIES = ["def", "return", "timeout", "raise ValueError"]
+
+
+def _plant(messages: list[ModelMessage], text: str, rng: random.Random) -> None:
+    """Add ``text`` as a line of a random tool result or answer."""
+    for _ in range(50):
+        message = messages[rng.randrange(len(messages))]
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart) and isinstance(part.content, str):
+                part.content += "\n" + text + "\n"
+                return
+            if isinstance(part, TextPart):
+                part.content += "\n\n" + text
+                return
+
+
+def _evict(messages: list[ModelMessage], saved_dir: Path, rng: random.Random, vocab: _Vocabulary,
+           extra: str | None) -> int:
+    """Make one tool result a saved output, as the chain's eviction does: the file, and a pointer."""
+    for message in rng.sample(messages, len(messages)):
+        for index, part in enumerate(message.parts):
+            if isinstance(part, ToolReturnPart) and isinstance(part.content, str):
+                text = part.content + "\n" + _log(rng, vocab, rng.randint(60, 160))
+                if extra:
+                    text += f"\nrequest {extra} finished\n"
+                path = saved_dir / f"{part.tool_call_id}-{rng.getrandbits(32):08x}.txt"
+                path.write_text(text, encoding="utf-8")
+                message.parts[index] = ToolReturnPart(  # type: ignore[index]
+                    part.tool_name, f"[output saved at {path}]\npreview:\n{text[:300]}", part.tool_call_id,
+                    metadata={"deep_tui_evicted_path": str(path)})
+                return len(text.encode())
+    return 0
 
 
 def _write_session(sessions: Path, session_id: str, messages: list[ModelMessage], *, title: str,
@@ -179,15 +237,26 @@ def _write_session(sessions: Path, session_id: str, messages: list[ModelMessage]
 
 
 def build_corpus(root: Path, *, sessions: int = 1_000, bytes_per_session: int = 100_000, seed: int = 10,
-                 fork_share: float = 0.05) -> Corpus:
-    """Write ``sessions`` sessions of about ``bytes_per_session`` each under ``root/sessions``."""
+                 fork_share: float = 0.05, planted: bool = False) -> Corpus:
+    """Write ``sessions`` sessions of about ``bytes_per_session`` each under ``root/sessions`` (with
+    ``planted``: saved outputs, adopted sessions and the needles too)."""
     rng = random.Random(seed)
     vocab = _Vocabulary(rng)
     sessions_dir = root / "sessions"
+    saved_dir = root / "large_tool_results"
     histories: dict[str, list[ModelMessage]] = {}
     ids: list[str] = []
-    total = 0
+    adopted: list[str] = []
+    total = saved = 0
     now = time.time()
+    plants = [(text, count) for text, count in NEEDLES.values() if "adopted_only" not in text]
+    planting = random.Random(seed + 2)
+    targets = {text: set(planting.sample(range(sessions), min(count, sessions))) for text, count in plants} \
+        if planted else {}
+    decoy_sessions = set(planting.sample(range(sessions), min(40, sessions))) if planted else set()
+    adopted_numbers = set(planting.sample(range(sessions), min(12, sessions))) if planted else set()
+    if planted:
+        saved_dir.mkdir(parents=True, exist_ok=True)
     for number in range(sessions):
         session_id = f"{rng.getrandbits(48):012x}"
         updated = now - number * 600
@@ -209,10 +278,36 @@ def build_corpus(root: Path, *, sessions: int = 1_000, bytes_per_session: int = 
             messages.extend(new)
             turn += 1
         title = " ".join(_zipf(rng, PROSE) for _ in range(rng.randint(3, 7)))
-        total += _write_session(sessions_dir, session_id, messages, title=title, parent=parent, updated=updated)
+        own = messages[upto:]  # never the prefix a fork shares (by reference) with its parent
+        if planted and own:
+            for text, chosen in targets.items():
+                if number in chosen:
+                    _plant(own, text, planting)
+            if number in decoy_sessions:
+                for decoy in planting.sample(DECOYS, 2):
+                    _plant(own, decoy, planting)
+            saved += _evict(own, saved_dir, planting, vocab, SAVED_ONLY if number == sessions // 2 else None)
+        if number in adopted_numbers and parent is None:
+            if len(adopted) == 0:
+                _plant(messages, NEEDLES["adopted_only_walrus"][0], planting)
+            total += _write_adopted(sessions_dir, session_id, messages, updated=updated - 2 * 86400)
+            adopted.append(session_id)
+        else:
+            total += _write_session(sessions_dir, session_id, messages, title=title, parent=parent, updated=updated)
         histories[session_id] = messages
         ids.append(session_id)
-    return Corpus(root, ids, total)
+    return Corpus(root, ids, total, saved, tuple(adopted))
+
+
+def _write_adopted(sessions: Path, session_id: str, messages: list[ModelMessage], *, updated: float) -> int:
+    """A session as pydantic-deep leaves it: only messages.json, one indented JSON array."""
+    directory = sessions / session_id
+    directory.mkdir(parents=True)
+    path = directory / "messages.json"
+    data = json.dumps(ModelMessagesTypeAdapter.dump_python(messages, mode="json"), indent=2).encode()
+    path.write_bytes(data)
+    os.utime(path, (updated, updated))
+    return len(data)
 
 
 def corpus_queries(seed: int = 10) -> list[str]:

@@ -120,9 +120,17 @@ def _saved_copy(path: Path, tool_name: str, call_id: str, length: int) -> str | 
     return text[start: start + length]
 
 
+def _lines(text: str) -> list[str]:
+    """``text``'s lines as read_file numbers them: split at each newline, a line's final ``\r`` dropped."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def _read_file_lines(path: Path, offset: int, lines: int) -> list[str]:
-    """The same lines as ``read_file(path, offset, limit=lines)`` numbers them (``str.splitlines``)."""
-    return path.read_bytes().decode("utf-8", errors="replace").splitlines()[offset: offset + lines]
+    """The same lines as ``read_file(path, offset, limit=lines)`` numbers them."""
+    return _lines(path.read_bytes().decode("utf-8", errors="replace"))[offset: offset + lines]
 
 
 def _check_disk(trace: Trace, result: SessionResult) -> list[Any]:
@@ -178,7 +186,7 @@ def _check_masked(trace: Trace, result: SessionResult, call_id: str, masked: Too
         expected = text if text.endswith("\n") else text + "\n"
         offset, count = int(lines[0]), int(lines[1])
         ok = _saved_copy(Path(path), original.tool_name, call_id, len(expected)) == expected
-        _recover(result, _read_file_lines(Path(path), offset, count) == text.splitlines(),
+        _recover(result, _read_file_lines(Path(path), offset, count) == _lines(text),
                  f"tier-2 output {call_id}: read_file(offset={offset}, limit={count}) on {path} does not give the "
                  "original's lines")
     else:  # an evicted output compacted again: its pointer is the eviction's file

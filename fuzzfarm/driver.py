@@ -100,10 +100,11 @@ class _Session:
         self.workdir = make_workdir(template, root / "work")
         # writes="always": the user who allowed file writes (``deep-tui run --allow-writes``, "allow for this
         # session" in the app), so the generated writes and edits really change files (with "ask" and nobody to
-        # ask, every one was refused and each edit then missed its file)
+        # ask, every one was refused and each edit then missed its file); commands="always" likewise
+        # (``--allow-commands``): generated ``execute`` calls run in the sandbox (refused where there is none)
         self.settings = Settings(context=ContextSettings(window=spec.window,
                                                          summarizer_timeout=summarizer_timeout(spec.fault)),
-                                 tools=ToolSettings(writes="always"))
+                                 tools=ToolSettings(writes="always", commands="always"))
         self.store = SessionStore(self.data_dir)
         self.search = UnindexedSearch(self.data_dir)
         self.script = ChatScript(spec.disagreement, spec.model_counts)

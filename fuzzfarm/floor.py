@@ -40,7 +40,9 @@ from fuzzfarm.workspace import make_workdir
 from tui.agent.file_tools import file_toolset
 from tui.agent.path_policy import PathPolicy
 from tui.agent.run_events import run_events
+from tui.agent.sandbox import sandbox_for
 from tui.agent.session_runtime import BASE_INSTRUCTIONS
+from tui.agent.shell_tool import ShellState, shell_toolset
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +100,9 @@ async def play(spec: SessionSpec, workdir: Path, data_root: Path) -> ChatScript:
     """``spec``'s turns on a bare agent working in ``workdir``; the script holds every request it was sent."""
     script = ChatScript(spec.disagreement, spec.model_counts)
     agent: Agent[None, str] = Agent(ScriptedChatModel(script), instructions=BASE_INSTRUCTIONS,
-                                    toolsets=[file_toolset(PathPolicy(workdir=workdir, data_root=data_root))],
+                                    toolsets=[file_toolset(PathPolicy(workdir=workdir, data_root=data_root)),
+                                              shell_toolset(ShellState(sandbox_for(workdir, [data_root], network=False,
+                                                                                   enabled=True)))],
                                     capabilities=[LocalWorkspace(workdir)])
     history: list[ModelMessage] = []
     for turn, action in enumerate(a for a in spec.actions if a.kind == "turn"):

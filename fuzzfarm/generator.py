@@ -11,6 +11,8 @@ from fuzzfarm.workspace import BINARY_FILE, BINARYISH_FILE, LARGE_FILES, SMALL_F
 
 WINDOWS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 200_000)
 WINDOW_WEIGHTS = (3, 3, 3, 2, 2, 1, 1)
+COMMAND_SHARE = 0.07
+"""Of the tool calls, the share that runs a shell command."""
 GREP_PATTERNS = ("value=VAL-0", "KeyError", "path=src/pkg_1", "took 1\\d ms", "note mid", "EACCES|ValueError")
 FOCUSES = ("the KeyError in src/pkg_3/mod_3.py", "what the user asked to keep", "VAL-00042 and the timings", "")
 CONSTRAINTS = ("never touch huge.log", "keep VAL-00007 as the baseline", "answer in English",
@@ -36,7 +38,29 @@ def _big_text(rng: random.Random, chars: int, marker: str) -> str:
     return f"{marker}\n" + " ".join(words) + "\n"
 
 
+COMMANDS = (
+    "cat huge.log",
+    "grep -n KeyError big.log huge.log",
+    "grep -c NOT-THERE small.txt",  # exit status 1, one line
+    "ls -la",
+    "wc -l *.txt *.log",
+    "cat blob.txt",  # escapes, bidi overrides, CR: hostile bytes through the chain
+    "seq 1 {n}",
+    "awk 'BEGIN {{ for (i = 1; i <= {n}; i++) printf \"test_{n}.py::case_%d PASSED [%d%%]\\n\", i, i % 100 }}'",
+    "echo to stderr >&2; sort -r mid.txt | head -n {k}",
+)
+"""Shell commands for ``execute`` (in the sandbox, in the session's workdir): outputs from a line to a few MB."""
+
+
+def _command(rng: random.Random) -> ToolCallSpec:
+    template = rng.choice(COMMANDS)
+    n = rng.choice((50, 2_000, 40_000, 120_000))  # up to ~4 MB from awk, ~0.8 MB from seq
+    return ToolCallSpec("execute", {"command": template.format(n=n, k=rng.choice((5, 50, 400)))})
+
+
 def _call(rng: random.Random, state: _State, tool_heavy: bool, busy: set[str]) -> ToolCallSpec | None:
+    if rng.random() < COMMAND_SHARE:
+        return _command(rng)
     roll = rng.random()
     if roll < 0.30:
         return ToolCallSpec("read_file", {"path": rng.choice(SMALL_FILES)})

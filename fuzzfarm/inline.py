@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 from pydantic_ai import Agent
 
+from tui.agent.tool_deadline import blocking_work_inline
+
 _T = TypeVar("_T")
 
 
@@ -33,6 +35,7 @@ class InlineExecutor(Executor):
 
 @contextmanager
 def inline_sync_calls() -> Iterator[None]:
-    """Within this block, every agent run's sync callbacks run inline (see the module docstring)."""
-    with Agent.using_thread_executor(InlineExecutor()):
+    """Within this block, every agent run's sync callbacks, and the file tools' blocking work, run inline (see
+    the module docstring)."""
+    with Agent.using_thread_executor(InlineExecutor()), blocking_work_inline():
         yield

@@ -44,13 +44,15 @@ commands:
   deep-tui serve [--host H] [--port P] [app options]
                                          serve the app to a browser (each tab its own deep-tui);
                                          prints the address to open, with its one-time token
-  deep-tui trust [DIR] [--yes]           show what DIR's .deep-tui/config.toml would change, then trust it
+  deep-tui trust [DIR] [--yes]           show what DIR's .deep-tui/config.toml would change and which
+                                         MCP servers its .mcp.json would start, then trust it
   deep-tui trust --revoke [DIR]          ignore that project config again
   deep-tui trust --list                  list the trusted projects
 
 config: defaults < ~/.config/deep-tui/config.toml (yours) < the project's ./.deep-tui/config.toml, only
   once you trust the project (or --config FILE, or <data-dir>/config.toml with --data-dir/DEEP_TUI_HOME)
-  < environment < flags. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
+  < environment < flags. A project's ./.mcp.json is part of its config: its MCP servers start only once
+  you trust the project. An untrusted project config is ignored: 'run' says so on stderr, the app asks.
 
 exit status:
   0 done, 1 the turn failed (or a delete or trust was declined), 2 a usage or data problem
@@ -101,6 +103,17 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                         default=argparse.SUPPRESS,
                         help="refuse every file write and edit ([tools] writes = \"never\"); by default the "
                              "app asks each time and 'run' refuses")
+    commands = parser.add_mutually_exclusive_group()
+    commands.add_argument("--allow-commands", dest="commands", action="store_const", const="always", default=default,
+                          help="let the agent run shell commands (in the sandbox) without asking "
+                               "([tools] commands = \"always\")")
+    commands.add_argument("--deny-commands", dest="commands", action="store_const", const="never",
+                          default=argparse.SUPPRESS,
+                          help="refuse every shell command ([tools] commands = \"never\"); by default the app asks "
+                               "each time and 'run' refuses")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default=default,
+                        help="run shell commands (the agent's and !command) WITHOUT the bubblewrap sandbox: they "
+                             "can then read and change anything you can; only where no sandbox can be set up")
     _add_storage_options(parser, suppress=suppress)
 
 
@@ -131,7 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Run one turn without the app: the answer goes to stdout, "
                                           "compaction events to stderr; the turn is recorded.")
     _add_session_options(run, suppress=True)
-    run.add_argument("prompt", nargs="+", metavar="PROMPT", help="the prompt (words are joined)")
+    run.add_argument("prompt", nargs="+", metavar="PROMPT",
+                     help="the prompt (words are joined; @path attaches a file of the working directory)")
 
     sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
                                    description="List sessions, or rename/delete one.")
@@ -151,9 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
         "search", help="search every session's full history",
         description="Search every session's full history (summarized turns, tool results and saved outputs "
                     "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
-                    "date first. Every word must occur; \"quote\" a phrase; any substring of 3 or more "
-                    "characters matches, ignoring case. Prints ranked hits: session, message number, role, "
-                    "title and a snippet. Exit status: 0 with hits, 1 with none, 2 for a bad query or id.")
+                    "date first. Every word must occur, taken as typed (backslashes and quotes inside a word "
+                    "are part of it); \"quote\" a phrase; any substring of 3 or more characters (or a CJK "
+                    "word) matches, ignoring case; exact matches come first. Prints ranked hits: session, "
+                    "message number, role, title and a snippet. Exit status: 0 with hits, 1 with none, 2 for "
+                    "a bad query or id.")
     _add_storage_options(search, suppress=True)
     search.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
     search.add_argument("--session", metavar="ID",
@@ -176,14 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
     trust = commands.add_parser(
         "trust", help="trust a project's config (or revoke, or list)",
-        description="A project's own config (DIR/.deep-tui/config.toml) can send your API key to another "
-                    "server or let the agent write without asking, so deep-tui ignores it until you trust the "
-                    "project. 'trust DIR' shows what the config would change in your settings, asks, and records "
-                    "the trust in your config directory (trusted-projects.json), for the config as it is now: "
-                    "if it changes, deep-tui asks again. Flags and environment still win over it.")
+        description="A project's own config (DIR/.deep-tui/config.toml and DIR/.mcp.json) can send your API key "
+                    "to another server, let the agent write without asking, or start programs as you (the MCP "
+                    "servers of .mcp.json), so deep-tui ignores it until you trust the project. 'trust DIR' shows "
+                    "what the config would change in your settings and which MCP servers it would start, asks, "
+                    "and records the trust in your config directory (trusted-projects.json), for both files as "
+                    "they are now: if either changes, deep-tui asks again. Flags and environment still win over "
+                    "it.")
     trust.add_argument("directory", nargs="?", metavar="DIR", help="the project directory (default: .)")
     trust_actions = trust.add_mutually_exclusive_group()
-    trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config is ignored again")
+    trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config and its MCP servers are ignored again")
     trust_actions.add_argument("--list", action="store_true", help="list the trusted projects")
     trust.add_argument("--yes", action="store_true", help="trust without asking (it still shows what changes)")
     return parser
@@ -229,6 +247,9 @@ def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespac
         return error.exit_code
     except KeyboardInterrupt:
         print("deep-tui: interrupted", file=sys.stderr)
+        # The user wants out now: the interpreter's last collection over the whole heap at exit takes about a
+        # second on a busy machine; frozen objects are left to the operating system instead.
+        gc.freeze()
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `deep-tui sessions | head -1`: the reader left; that is not an error
         silence_stdout()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tui.mcp_config import McpConfigError, McpSettings, parse_mcp_table
 from tui.nofollow import LinkRefusedError, open_file
 
 
@@ -122,10 +123,24 @@ class ToolSettings:
 
     writes: str = "ask"
     """File writes and edits: ``ask`` (the app asks each time; ``run`` refuses), ``always`` or ``never``."""
+    mcp: str = "ask"
+    """Tools of MCP servers, as for ``writes``; ``[mcp.servers.NAME] approval`` overrides it per server."""
+    timeout: float = 120.0
+    """Seconds one tool call may run; then it stops and the model reads why (Esc stops it at once)."""
+    commands: str = "ask"
+    """Shell commands (the ``execute`` tool): ``ask``, ``always`` or ``never``, as for ``writes``."""
+    network: bool = False
+    """Whether commands may reach the network (their sandbox has none by default)."""
+    sandbox: bool = True
+    """``False`` only with the ``--no-sandbox`` flag (never from a file): commands then run unsandboxed."""
 
     def validate(self) -> None:
-        if self.writes not in WRITE_POLICY_NAMES:
-            raise ConfigError(f"tools.writes must be one of {', '.join(WRITE_POLICY_NAMES)} (got {self.writes!r})")
+        for name in ("writes", "mcp", "commands"):
+            if getattr(self, name) not in WRITE_POLICY_NAMES:
+                raise ConfigError(f"tools.{name} must be one of {', '.join(WRITE_POLICY_NAMES)} "
+                                  f"(got {getattr(self, name)!r})")
+        if not (1 <= self.timeout <= 86_400):
+            raise ConfigError(f"tools.timeout must be between 1 and 86400 seconds (got {self.timeout})")
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
@@ -147,6 +162,8 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""
@@ -166,8 +183,10 @@ class Settings:
         provider = replace(self.provider, **provider_values)
         provider.validate()
         tools = self.tools
-        if values.get("writes") is not None:
-            tools = replace(tools, writes=values["writes"])
+        tool_values = {key: values[key] for key in ("writes", "commands", "network", "sandbox")
+                       if values.get(key) is not None}
+        if tool_values:
+            tools = replace(tools, **tool_values)
             tools.validate()
         return replace(self, context=context, provider=provider, tools=tools, **top_values)
 
@@ -176,8 +195,12 @@ _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
+
+
+_TOOL_FILE_KEYS = {"writes", "mcp", "timeout", "commands", "network"}
+"""``sandbox`` is not among them: only the ``--no-sandbox`` flag turns the sandbox off."""
 
 
 _TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string"}
@@ -198,6 +221,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     context: dict[str, Any] = {}
     provider: dict[str, Any] = {}
     tools = ToolSettings()
+    mcp = McpSettings()
     for key, value in data.items():
         if key == "context":
             context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS))
@@ -205,6 +229,11 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
             provider.update(_number_table(value, source, "provider", _PROVIDER_KEYS, _PROVIDER_INT_KEYS))
         elif key == "tools":
             tools = _tool_settings(value, source)
+        elif key == "mcp":
+            try:
+                mcp = parse_mcp_table(value, source)
+            except McpConfigError as error:
+                raise ConfigError(str(error)) from None
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -222,7 +251,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         provider_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, provider=provider_settings, tools=tools, **top)
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, **top)
 
 
 def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str]) -> dict[str, Any]:
@@ -245,11 +274,19 @@ def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: 
 def _tool_settings(value: Any, source: str) -> ToolSettings:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [tools] must be a table")
+    table = dict(value)
     for key, item in value.items():
-        if key != "writes":
+        if key not in _TOOL_FILE_KEYS:
             raise ConfigError(f"{source}: unknown key tools.{key}")
-        _check_type(source, "tools.writes", item, str)
-    tools = ToolSettings(**value)
+        if key == "timeout":
+            _check_type(source, "tools.timeout", item, (int, float))
+            table[key] = float(item)
+        elif key == "network":
+            if not isinstance(item, bool):
+                raise ConfigError(f"{source}: tools.network must be true or false (got {item!r})")
+        else:
+            _check_type(source, f"tools.{key}", item, str)
+    tools = ToolSettings(**table)
     try:
         tools.validate()
     except ConfigError as error:

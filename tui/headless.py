@@ -17,7 +17,15 @@ from typing import Any, TextIO
 
 from tui.agent.provider_events import ProviderRetrying
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
-from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished
+from tui.agent.turn_events import (
+    PromptAttached,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFailed,
+    TurnFinished,
+)
+from tui.agent.write_gate import EXECUTE_TOOL_NAME
 from tui.app.prompt_history import PromptHistory, history_path
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
 from tui.errors import STOP_SIGNALS, stopped_by
@@ -94,6 +102,23 @@ class _AnswerOut:
 async def _run(
     factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO | _AnswerOut, err: TextIO
 ) -> int:
+    mcp = factory.mcp
+    stop_notices = None
+    if mcp is not None:  # started before the turn; the first request waits for them (each bounded by its timeout)
+        stop_notices = mcp.listen(lambda notice: print(f"deep-tui: {visible(notice.message)}", file=err, flush=True))
+        mcp.start()
+    try:
+        return await _run_turn(factory, request, prompt, out, err)
+    finally:
+        if mcp is not None:
+            await mcp.aclose()
+        if stop_notices is not None:
+            stop_notices()
+
+
+async def _run_turn(
+    factory: RuntimeFactory, request: SessionRequest, prompt: str, out: TextIO | _AnswerOut, err: TextIO
+) -> int:
     runtime = await factory.open_request(request)
     try:
         if runtime.info.offline:
@@ -113,6 +138,8 @@ async def _run(
         status = 0
         wrote_text = False
         refused = 0
+        refused_mcp = 0
+        refused_by_name: dict[str, int] = {}
         try:
             # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
             async with aclosing(runtime.run_turn(prompt)) as events:
@@ -121,10 +148,17 @@ async def _run(
                         out.write(event.text)
                         out.flush()
                         wrote_text = True
+                    elif isinstance(event, PromptAttached):
+                        for line in event.lines:
+                            print(f"deep-tui: attached {line}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:
-                        refused += 1
+                        if runtime.mcp is not None and runtime.mcp.route(event.tool_name) is not None:
+                            refused_mcp += 1
+                        else:
+                            refused += 1
+                            refused_by_name[event.tool_name] = refused_by_name.get(event.tool_name, 0) + 1
                         print(f"deep-tui: refused {event.tool_name}: {visible(_short(event.preview, 300))}", file=err,
                               flush=True)
                     elif isinstance(event, ToolCallFinished) and event.is_error:
@@ -139,9 +173,19 @@ async def _run(
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
+        commands = runtime.write_gate.commands
+        refused_commands = commands.refused if commands is not None else 0  # asked for, and nobody to ask here
+        refused -= refused_by_name.get(EXECUTE_TOOL_NAME, 0)
+        if refused_commands:
+            print(f"deep-tui: {plural(refused_commands, 'shell command')} refused: 'run' runs commands only with "
+                  "--allow-commands (or [tools] commands = \"always\" in config.toml)", file=err)
         if refused and runtime.write_gate.writes == "ask":
             print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
                   "(or [tools] writes = \"always\" in config.toml)", file=err)
+        if refused_mcp and runtime.write_gate.mcp is not None:
+            print(f"deep-tui: {plural(refused_mcp, 'MCP tool call')} refused: 'run' calls an MCP server's tools only "
+                  "with [tools] mcp = \"always\" (or [mcp.servers.NAME] approval = \"always\") in config.toml",
+                  file=err)
         print(f"deep-tui: session {runtime.info.session_id} "
               f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
         return status

@@ -7,6 +7,7 @@ Everything that can fail because of user input is checked here first
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui.config import ConfigError, ConfigLayer, Settings, read_config_file, settings_from_layers
 from tui.errors import UserFacingError
-from tui.paths import DataDir, data_dir_is_chosen, trust_store_file, user_config_file
+from tui.mcp_config import PROJECT_FILE_NAME, McpServerConfig
+from tui.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file
 from tui.trust.project import PendingProject, TrustChoice, assess_project
 from tui.trust.store import TrustStore, TrustStoreError
 
@@ -35,6 +37,11 @@ class LaunchContext:
     project_trusted: bool = True
     """False while a project config is ignored (not trusted, or changed since it was); True when the project's
     config applies, and when there is no project config to worry about."""
+    project_servers: tuple[McpServerConfig, ...] = ()
+    """The MCP servers of the project's ``.mcp.json`` once the project is trusted (as the trust code read and
+    digested it: the file is not read again)."""
+    mcp_notices: tuple[str, ...] = ()
+    """Said when the MCP servers start: a ``.mcp.json`` left unread because the user chose the config."""
     pending_project: PendingProject | None = None
     """The ignored project config, waiting for the user's decision (the app asks; ``run`` says so)."""
     flag_values: Mapping[str, Any] = field(default_factory=dict)
@@ -51,12 +58,14 @@ class LaunchContext:
             settings = settings_from_layers(pending.layers).with_overrides(**self.flag_values)
         except ConfigError as error:
             raise UserFacingError(str(error)) from None
-        return replace(self, settings=settings, project_trusted=True, pending_project=None)
+        return replace(self, settings=settings, project_trusted=True, pending_project=None,
+                       project_servers=pending.config.servers)
 
 
 def resolve_context(args: argparse.Namespace) -> LaunchContext:
     """Settings (defaults < user config < trusted project config or ``--config`` < environment < flags),
-    data directory and working directory."""
+    data directory and working directory. The project's ``.mcp.json`` is part of its config: its servers start
+    only once the project is trusted, and with ``--config`` or a chosen data directory it is not read."""
     data_flag = getattr(args, "data_dir", None)
     data_dir = DataDir.resolve(data_flag)
     unusable = data_dir.unusable_reason()
@@ -70,17 +79,25 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         ("read_timeout", getattr(args, "read_timeout", None)),
         ("retries", getattr(args, "retries", None)),
         ("writes", getattr(args, "writes", None)),
+        ("commands", getattr(args, "commands", None)),
+        ("sandbox", getattr(args, "sandbox", None)),
     ) if value is not None}
     pending: PendingProject | None = None
+    project_servers: tuple[McpServerConfig, ...] = ()
+    mcp_notices: tuple[str, ...] = ()
     try:
         layers = _present([read_config_file(user_config_file(), required=False)])
         if config_flag:  # the user's own choice: it takes the project config's place
             layers += _present([read_config_file(Path(config_flag).expanduser(), required=True)])
+            mcp_notices = _unread_mcp_json("--config")
         elif data_dir_is_chosen(data_flag):  # --data-dir or $DEEP_TUI_HOME: the user's own data directory
             layers += _present([read_config_file(data_dir.config_file, required=False, follow_links=False)])
-        else:  # ./.deep-tui belongs to the project here: its config applies once the project is trusted
-            project_layer, pending = assess_project(Path.cwd(), layers, TrustStore(trust_store_file()))
-            layers += _present([project_layer])
+            mcp_notices = _unread_mcp_json("--data-dir" if data_flag else f"${DATA_DIR_ENV}")
+        else:  # ./.deep-tui and ./.mcp.json belong to the project here: they apply once the project is trusted
+            trusted, pending = assess_project(Path.cwd(), layers, TrustStore(trust_store_file()))
+            if trusted is not None:
+                layers += _present([trusted.layer])
+                project_servers = trusted.servers
         settings = settings_from_layers(layers).with_overrides(**flag_values)
     except ConfigError as error:
         raise UserFacingError(str(error)) from None
@@ -89,7 +106,16 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
     if not workdir.is_dir():
         raise UserFacingError(f"--workdir is not a directory: {workdir}")
     return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None),
-                         project_trusted=pending is None, pending_project=pending, flag_values=flag_values)
+                         project_trusted=pending is None, project_servers=project_servers, mcp_notices=mcp_notices,
+                         pending_project=pending, flag_values=flag_values)
+
+
+def _unread_mcp_json(chosen: str) -> tuple[str, ...]:
+    """The notice for a ``.mcp.json`` that is not read because ``chosen`` replaced the project's config."""
+    if not os.path.lexists(Path.cwd() / PROJECT_FILE_NAME):
+        return ()
+    return (f"{PROJECT_FILE_NAME} ignored: with {chosen} the project's config is not read, so its MCP servers were "
+            "not started",)
 
 
 def _present(layers: list[ConfigLayer | None]) -> list[ConfigLayer]:
@@ -201,7 +227,8 @@ def open_factory(context: LaunchContext) -> RuntimeFactory:
     from tui.agent.runtime import RuntimeFactory
 
     return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
-                                 model_flag=context.model_flag)
+                                 model_flag=context.model_flag, project_servers=context.project_servers,
+                                 mcp_notices=context.mcp_notices)
 
 
 def open_session(context: LaunchContext, request: SessionRequest) -> tuple[RuntimeFactory, SessionRuntime]:

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import BinaryContent, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 
+from tui.attachment_text import attachment_label
+
 
 def content_item_text(item: UserContent) -> str:
     """One prompt item as text: its text, a note such as ``[image: https://…/cat.png]``, or ``""``."""
     if isinstance(item, str):
-        return item
+        return attachment_label(item) or item
     if isinstance(item, TextContent):
         return item.content
     if isinstance(item, CachePoint):

@@ -32,3 +32,8 @@ DAMAGED_METADATA_KEY = "deep_tui_damaged"
 
 WRITES_FILES_KEY = "deep_tui_writes_files"
 """In a tool definition's metadata (not in messages.json): the tool changes files, so it asks first."""
+
+MCP_SERVER_KEY = "deep_tui_mcp_server"
+"""In a tool definition's metadata (not in messages.json): the MCP server the tool belongs to (it asks first)."""
+RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
+"""In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""

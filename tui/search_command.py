@@ -1,8 +1,10 @@
 """``deep-tui search QUERY [--session ID] [--json]``: find anything said in any session.
 
-Brings the index up to date first (only what changed since it was last used), then
-prints ranked hits: session, message number, role, title and a one-line snippet.
-Exit status 0 with hits, 1 with none (like grep), 2 for a bad query or session id.
+Brings the index up to date first (only what changed since it was last used; a rebuild
+shows its progress on stderr), then prints ranked hits: session, message number, role,
+title and a one-line snippet. Exit status 0 with hits, 1 with none (like grep), 2 for a
+bad query or session id. Against an up-to-date index nothing here imports pydantic-ai
+(the query answers in a fraction of a second).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import TYPE_CHECKING, TextIO
 
 from tui.paths import DataDir
@@ -18,20 +21,23 @@ if TYPE_CHECKING:
     from tui.store.search import HistorySearch, SearchHit
 
 INDEXING_NOTE_BYTES = 20_000_000
-"""Say on stderr that the index is being brought up to date when this much history changed."""
+"""Show progress on stderr when this much history is to be indexed (a rebuild, a first run)."""
+PROGRESS_EVERY = 1.0
+"""Seconds between two progress lines."""
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     from tui.errors import UserFacingError
     from tui.store.errors import StoreError
     from tui.store.search import HistorySearch, QueryTooShort
-    from tui.store.session_store import SessionStore
+    from tui.store.session_ids import list_session_ids, resolve_prefix
 
     query = " ".join(args.query).strip()
     if not query:
         raise UserFacingError("the query is empty")
     try:
-        session_id = SessionStore(data_dir).resolve(args.session) if args.session else None
+        root = data_dir.sessions_dir
+        session_id = resolve_prefix(list_session_ids(root), args.session, root) if args.session else None
     except StoreError as error:
         raise UserFacingError(str(error)) from None
     search = HistorySearch(data_dir)
@@ -57,17 +63,36 @@ def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
 
 
 def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
-    """Index what changed since the index was last used (saying so when it is a lot)."""
-    changed = search.index.changed_sessions()
-    changed_bytes = sum(found.size for found in changed)
-    if changed_bytes >= INDEXING_NOTE_BYTES:
-        print(f"deep-tui: indexing {len(changed):,} sessions ({changed_bytes / 1e6:.0f} MB of history)…",
-              file=err, flush=True)
-    search.refresh()
+    """Index what changed since the index was last used, showing progress when it is a lot; once a day,
+    look for damage anywhere in the index file first (a damaged index is rebuilt)."""
+    from tui.store.search_index import CHECK_EVERY
+
+    problem = search.index.check(max_age=CHECK_EVERY)
+    if problem is not None and problem.kind == "corrupt":
+        print(f"deep-tui: note: {problem}; rebuilding it", file=err, flush=True)
+    started = last = time.monotonic()
+    shown = False
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last, shown
+        now = time.monotonic()
+        if done == 0:
+            shown = total >= INDEXING_NOTE_BYTES
+            if shown:
+                print(f"deep-tui: indexing {total / 1e6:.0f} MB of history…", file=err, flush=True)
+        elif shown and now - last >= PROGRESS_EVERY:
+            last = now
+            left = (total - done) * (now - started) / done
+            print(f"deep-tui: indexed {done / 1e6:.0f} of {total / 1e6:.0f} MB ({100 * done / total:.0f}%, "
+                  f"about {left:.0f} s left)", file=err, flush=True)
+
+    search.refresh(progress=progress)
+    if shown:
+        print(f"deep-tui: indexed in {time.monotonic() - started:.1f} s", file=err, flush=True)
 
 
 def _hit_record(hit: SearchHit) -> dict[str, object]:
-    from tui.store.search_text import plain_snippet
+    from tui.store.search_terms import plain_snippet
 
     return {"session": hit.session, "title": hit.title, "message": hit.message, "role": hit.role, "tool": hit.tool,
             "saved_output": hit.path, "snippet": plain_snippet(hit.snippet, "", ""),
@@ -75,7 +100,7 @@ def _hit_record(hit: SearchHit) -> dict[str, object]:
 
 
 def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
-    from tui.store.search_text import clean, plain_snippet
+    from tui.store.search_terms import clean, plain_snippet
 
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:

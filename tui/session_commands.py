@@ -90,10 +90,18 @@ def _list(store: object, *, as_json: bool) -> int:
 
 
 def _cost_record(cost: CostTotals | None) -> dict[str, object] | None:
-    """The session's cost for ``--json``: USD sums, what is not priced, and the label the table shows."""
+    """The session's cost for ``--json``: USD sums, what is not priced, and the label the table shows.
+
+    When none of its requests could be priced (the table's "price unknown"), the USD figures are
+    ``null``, never 0.0: nothing is known about what it cost."""
     if cost is None:
         return None
-    return {"usd": round(cost.total_usd, 6), "label": totals_label(cost), "input_usd": round(cost.input_usd, 6),
-            "cached_input_usd": round(cost.cached_input_usd, 6), "output_usd": round(cost.output_usd, 6),
-            "summarizer_usd": round(cost.summarizer_usd, 6), "requests": cost.requests,
+    unknown = cost.requests == 0 and (cost.unpriced_requests > 0 or cost.since is not None)
+
+    def usd(value: float) -> float | None:
+        return None if unknown else round(value, 6)
+
+    return {"usd": usd(cost.total_usd), "label": totals_label(cost), "input_usd": usd(cost.input_usd),
+            "cached_input_usd": usd(cost.cached_input_usd), "output_usd": usd(cost.output_usd),
+            "summarizer_usd": usd(cost.summarizer_usd), "requests": cost.requests,
             "unpriced_requests": cost.unpriced_requests, "complete": cost.complete}

@@ -35,7 +35,7 @@ def _trust(store: TrustStore, directory: Path, *, assume_yes: bool) -> int:
     config = read_project_config(directory)
     root = visible(project_key(directory))
     if config is None:
-        print(f"{root} has no project config (.deep-tui/config.toml): nothing to trust")
+        print(f"{root} has no project config (.deep-tui/config.toml or .mcp.json): nothing to trust")
         return 0
     try:
         user_layer = read_config_file(user_config_file(), required=False)
@@ -68,17 +68,25 @@ def _trust(store: TrustStore, directory: Path, *, assume_yes: bool) -> int:
 def _describe(pending: PendingProject) -> None:
     config = pending.config
     print(f"project: {visible(str(config.root))}")
-    print(f"config:  {visible(str(config.path))} ({config.digest[:19]}…)")
+    for path in config.files:
+        print(f"config:  {visible(str(path))}")
+    print(f"digest:  {config.digest[:19]}…")
     if pending.earlier is not None:
         print(f"it changed since you trusted it on {pending.earlier.trusted_at} (* marks what is new)")
     if not pending.changes:
         print("it changes none of your settings")
-        return
-    print("it would change (your config or the default → the project's; flags and environment still win):")
-    width = max(len(change.key) for change in pending.changes)
-    for change in pending.changes:
-        mark = "*" if change.since_trust else " "
-        print(f" {mark} {change.key:<{width}}  {change.current} → {change.project}")
+    else:
+        print("it would change (your config or the default → the project's; flags and environment still win):")
+        width = max(len(change.key) for change in pending.changes)
+        for change in pending.changes:
+            mark = "*" if change.since_trust else " "
+            print(f" {mark} {change.key:<{width}}  {change.current} → {change.project}")
+    if pending.servers:
+        print("MCP servers it would start, from .mcp.json (they run as you, outside any sandbox):")
+        width = max(len(server.name) for server in pending.servers)
+        for server in pending.servers:
+            mark = "*" if server.since_trust else " "
+            print(f" {mark} {server.name:<{width}}  {server.what}")
 
 
 def _revoke(store: TrustStore, directory: Path) -> int:
@@ -87,7 +95,7 @@ def _revoke(store: TrustStore, directory: Path) -> int:
     if removed is None:
         print(f"{root} was not trusted")
     else:
-        print(f"revoked the trust of {root}: its project config is ignored again")
+        print(f"revoked the trust of {root}: its project config (and .mcp.json servers) is ignored again")
     return 0
 
 

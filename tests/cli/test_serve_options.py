@@ -22,10 +22,12 @@ def test_every_app_option_is_forwarded() -> None:
 
 def test_the_tab_command_carries_the_options_and_nothing_else(tmp_path: object) -> None:
     args = build_parser().parse_args(["serve", "--port", "9000", "--continue", "--model", "offline; rm -rf ~",
-                                      "--deny-writes", "--data-dir", "data", "--context-window", "5000"])
+                                      "--deny-writes", "--data-dir", "data", "--context-window", "5000",
+                                      "--allow-commands", "--no-sandbox"])
     forwarded = forwarded_arguments(args)
     assert forwarded[:2] == ["--continue", "--model"] and forwarded[2] == "offline; rm -rf ~"
     assert "--deny-writes" in forwarded and "--port" not in forwarded and "9000" not in forwarded
+    assert "--allow-commands" in forwarded and "--no-sandbox" in forwarded and "--fork" not in forwarded
     assert forwarded[forwarded.index("--data-dir") + 1].endswith("/data")  # absolute: the tab's cwd may differ
     command = app_command(args)
     assert command.startswith(f"TEXTUAL_DRIVER={SERVED_DRIVER} exec ")

@@ -93,7 +93,7 @@ def test_bad_requests_are_answered_not_raised(tmp_path: Path) -> None:
         ("read_conversation_message", {"message": 7}),
         ("read_conversation_message", {"message": 0, "session": "ffffff"}),
     ])
-    assert short == '{"error":"a search needs a word of at least 3 characters"}'  # a failed tool result
+    assert short == '{"error":"a search needs a word of at least 3 characters (or a Chinese, Japanese or Korean word)"}'  # a failed tool result
     assert empty == '{"error":"the query is empty"}'
     assert missing == f'{{"error":"session {session[:8]} has 2 messages (0 to 1); there is no message 7"}}'
     assert unknown.startswith('{"error":"no session matches \'ffffff\'')

@@ -13,7 +13,7 @@ from tests.search.support import data_dir, exchange, fork_session, make_session,
 from tui.chain.summary_message import make_summary_message
 from tui.store.search import HistorySearch, QueryTooShort
 from tui.store.search_db import read_rows
-from tui.store.search_text import plain_snippet
+from tui.store.search_terms import plain_snippet
 from tui.store.session_store import SessionStore
 
 

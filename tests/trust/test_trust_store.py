@@ -60,8 +60,9 @@ def test_trust_is_keyed_by_the_real_path_and_covers_the_digest(tmp_path: Path) -
     assert pending.config.root == root.resolve()
     store().trust(pending.record())
 
-    layer, pending = assess_project(root, [], store())  # the same project by another path
-    assert pending is None and layer is not None and layer.data["tools"] == {"writes": "always"}
+    trusted, pending = assess_project(root, [], store())  # the same project by another path
+    assert pending is None and trusted is not None and trusted.layer is not None
+    assert trusted.layer.data["tools"] == {"writes": "always"}
     record = store().lookup(link)
     assert record is not None and record.project == str(root.resolve())
     assert record.settings == {"base_url": '"http://127.0.0.1:9/v1"', "tools.writes": '"always"'}

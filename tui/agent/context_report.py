@@ -28,6 +28,8 @@ from tui.chain.budget import WindowBudget
 from tui.chain.estimate import instructions_tokens, part_tokens, tool_definition_tokens
 from tui.config import ContextSettings
 
+PROJECT_INSTRUCTIONS_LABEL = "project instructions"
+
 
 def _category(part: object) -> str | None:
     if isinstance(part, CompactionPart):
@@ -74,12 +76,19 @@ def build_breakdown(
     history_file: Path | None,
     budget: WindowBudget | None = None,
     ratio: float = 1.0,
+    project_instructions: str = "",
+    project_files: Sequence[Path] = (),
 ) -> ContextBreakdown:
-    """The /context report: fixed costs first, then the conversation by category, largest first."""
+    """The /context report: fixed costs first, then the conversation by category, largest first.
+    ``project_instructions``: the text the project's AGENTS.md / CLAUDE.md files add (its own row), read from
+    ``project_files``."""
     fixed = [
         ContextSlice("instructions and memory", math.ceil(instructions_tokens(instructions) * ratio)),
         ContextSlice("tool definitions", math.ceil(tool_definition_tokens(tool_defs) * ratio)),
     ]
+    if project_instructions:
+        fixed.insert(1, ContextSlice(PROJECT_INSTRUCTIONS_LABEL,
+                                     math.ceil(instructions_tokens([project_instructions]) * ratio)))
     by_category = message_slices(messages, ratio)
     extra_instructions = by_category.pop("instructions and memory", 0)
     if extra_instructions:
@@ -106,4 +115,5 @@ def build_breakdown(
         reserve=budget.reserve,
         margin=budget.margin,
         calibration=ratio,
+        project_files=tuple(project_files),
     )

@@ -161,6 +161,11 @@ class CostTracker:
             total = None if cost is None or total is None else total + cost.total_usd
         return total, count
 
+    def use_input_rate(self, input_rate: Callable[[], float | None]) -> None:
+        """Price input tokens with ``input_rate`` from now on (the session switched its model)."""
+        self._input_rate = input_rate
+        self._rate = None
+
     def input_rate(self) -> float | None:
         if self._rate is None:
             self._rate = (self._input_rate(),)

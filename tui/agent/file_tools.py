@@ -1,75 +1,40 @@
 """File tools on the working directory: read_file (also for evicted outputs), write, edit, ls, glob, grep.
 
-Every file operation goes through the run's pydantic-ai workspace (a ``LocalWorkspace`` on the
-working directory); deep-tui's :class:`PathPolicy` decides first which paths are allowed at all,
-because the local workspace itself is not a jail.
+deep-tui's :class:`PathPolicy` decides first which paths are allowed at all, because the local workspace
+itself is not a jail. Writes go through the run's pydantic-ai workspace. Reads, listings and searches stream
+from the local disk in a worker thread instead (:mod:`tui.agent.file_reading`, :mod:`tui.agent.file_search`,
+:mod:`tui.agent.text_search`): the workspace API returns whole files and whole sorted listings, which cannot be
+bounded or stopped. Every one of them is bounded in time, memory and output, and stops on cancellation.
 """
 
 from __future__ import annotations
 
-import re
+import os
+import stat
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset, RunContext
-from pydantic_ai.workspaces import FileEntry, Workspace
 
 from tui.agent import tool_schemas
-from tui.agent.file_search import WalkStats, glob_regex, walk_files
+from tui.agent.file_reading import (
+    LINE_CHAR_LIMIT,
+    LIST_LIMIT,
+    READ_CHAR_LIMIT,
+    ReadRequest,
+    list_directory,
+    read_page,
+)
+from tui.agent.file_search import FoundFile, WalkStats, glob_matcher, walk_files
 from tui.agent.path_policy import PathPolicy
+from tui.agent.text_search import LONG_LINE_BYTES, SearchBudget, compile_pattern, search_files
+from tui.agent.tool_deadline import ToolDeadline, run_blocking
 from tui.agent.tool_errors import refuse, reported_as_tool_error
 from tui.agent.write_approval import WRITES_FILES_METADATA
 
-READ_CHAR_LIMIT = 50_000
-LINE_CHAR_LIMIT = 2_000
-READ_BYTE_LIMIT = 64 * 1024 * 1024
-LIST_LIMIT = 500
-GREP_LIMIT = 200
-GREP_FILE_BYTE_LIMIT = 8 * 1024 * 1024
-GREP_LINE_CHARS = 300
+__all__ = ["LINE_CHAR_LIMIT", "LIST_LIMIT", "READ_CHAR_LIMIT", "file_toolset"]
 
-
-def _looks_binary(data: bytes) -> bool:
-    return b"\x00" in data[:4096]
-
-
-def _cap_line(text: str) -> str:
-    if len(text) <= LINE_CHAR_LIMIT:
-        return text
-    return f"{text[:LINE_CHAR_LIMIT]}… [line cut: {len(text):,} characters]"
-
-
-async def _read_text_file(workspace: Workspace, target: Path, shown_as: str) -> str:
-    with reported_as_tool_error(f"reading {shown_as}"):
-        entry = await workspace.stat(str(target))
-        if entry.is_dir:
-            raise refuse(f"{shown_as} is a directory; use ls to list it")
-        if entry.size is not None and entry.size > READ_BYTE_LIMIT:
-            raise refuse(f"{shown_as} is {entry.size:,} bytes, too large to read; use grep to find the part you need")
-        data = await workspace.read_bytes(str(target))
-    if _looks_binary(data):
-        raise refuse(f"{shown_as} is a binary file ({len(data):,} bytes); it cannot be shown as text")
-    return data.decode("utf-8", errors="replace")
-
-
-def number_lines(text: str, shown_as: str, offset: int, limit: int) -> str:
-    """Lines ``offset+1 .. offset+limit`` numbered like ``cat -n``, capped per line and in total."""
-    lines = text.splitlines()
-    total = len(lines)
-    if total and offset >= total:
-        raise refuse(f"offset {offset} is past the end: {shown_as} has {total} lines")
-    shown: list[str] = []
-    used = 0
-    for number in range(offset, min(total, offset + limit)):
-        line = f"{number + 1:>6}\t{_cap_line(lines[number])}"
-        if used + len(line) > READ_CHAR_LIMIT and shown:
-            break
-        shown.append(line)
-        used += len(line) + 1
-    last = offset + len(shown)
-    footer = f"[lines {offset + 1}-{last} of {total}]" if total else "[empty file]"
-    if last < total:
-        footer += f" — continue with read_file(path={shown_as!r}, offset={last})"
-    return "\n".join([*shown, footer])
+EDIT_BYTE_LIMIT = 16 * 1024 * 1024
+"""edit_file reads the whole file: larger ones are refused (write_file can still replace them)."""
 
 
 def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
@@ -82,9 +47,8 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         tool outputs under the data directory's large_tool_results/."""
         if offset < 0 or limit <= 0:
             raise refuse("offset must be ≥ 0 and limit > 0")
-        target = policy.resolve_for_read(path)
-        text = await _read_text_file(ctx.workspace, target, path)
-        return number_lines(text, path, offset, limit)
+        request = ReadRequest(policy.resolve_for_read(path), path, offset, limit)
+        return await run_blocking(lambda deadline: read_page(request, deadline))
 
     @tool_schemas.tool(toolset, metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.write_gate)
     async def write_file(ctx: RunContext[None], path: str, content: str) -> str:
@@ -102,6 +66,9 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
         """Replace ``old_text`` with ``new_text``; ``old_text`` must occur exactly once."""
         target = policy.resolve_for_edit(path)  # a hard-linked file is refused
         with reported_as_tool_error(f"editing {path}"):  # a directory: IsADirectoryError, said plainly
+            entry = await ctx.workspace.stat(str(target))
+            if entry.size is not None and entry.size > EDIT_BYTE_LIMIT:
+                raise refuse(f"{path} is {entry.size:,} bytes, too large to edit in place; use write_file")
             text = (await ctx.workspace.read_bytes(str(target))).decode("utf-8")
         matches = text.count(old_text) if old_text else 0
         if matches != 1:
@@ -117,93 +84,67 @@ def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
     async def ls(ctx: RunContext[None], path: str = ".") -> str:
         """List a directory: sub-directories end with '/', files show their size in bytes."""
         target = policy.resolve(path)
-        with reported_as_tool_error(f"listing {path}"):
-            if not (await ctx.workspace.stat(str(target))).is_dir:
-                raise refuse(f"{path} is not a directory")
-            entries = await ctx.workspace.list_dir(str(target))
-        ordered = sorted(entries, key=lambda entry: (not entry.is_dir, entry.name))
-        rows = [row for entry in ordered if (row := _listing_row(policy, entry)) is not None]
-        more = f"\n… and {len(rows) - LIST_LIMIT} more" if len(rows) > LIST_LIMIT else ""
-        return ("\n".join(rows[:LIST_LIMIT]) or "(empty directory)") + more
+        return await run_blocking(lambda deadline: list_directory(policy, target, path, deadline))
 
     @tool_schemas.tool(toolset)
     async def glob(ctx: RunContext[None], pattern: str, path: str = ".") -> str:
-        """Files matching a glob pattern such as '**/*.py', relative to ``path``."""
+        """Files matching a glob pattern such as '**/*.py' or 'src/**/*.{ts,tsx}', relative to ``path``."""
         if ".." in Path(pattern).parts or Path(pattern).is_absolute():
             raise refuse("the pattern must be relative and must not contain '..'")
+        matches = glob_matcher(pattern)
         base = policy.resolve(path)
-        matcher = glob_regex(pattern)
-        stats = WalkStats()
-        found: list[str] = []
-        with reported_as_tool_error(f"searching {path}"):
-            async for file in walk_files(ctx.workspace, policy, base, stats):
-                if matcher.match(file.relative):
-                    found.append(policy.display(file.path))
-                    if len(found) > LIST_LIMIT:
-                        break
-        note = _truncation_note(stats)
-        if not found:
-            return f"no files match {pattern!r}{note}"
-        extra = "\n… (more matches not shown)" if len(found) > LIST_LIMIT else note
-        return "\n".join(sorted(found[:LIST_LIMIT])) + extra
+
+        def search(deadline: ToolDeadline) -> str:
+            stats = WalkStats()
+            found: list[str] = []
+            with reported_as_tool_error(f"searching {path}"):
+                if not stat.S_ISDIR(os.stat(base).st_mode):
+                    raise refuse(f"{path} is not a directory; glob searches under a directory")
+                for file in walk_files(policy, base, deadline, stats):
+                    if matches(file.relative):
+                        found.append(policy.display(Path(file.path)))
+                        if len(found) >= LIST_LIMIT:
+                            stats.stopped = f"stopped after {LIST_LIMIT} matches; give a narrower pattern"
+                            break
+            if not found:
+                return f"no files match {pattern!r}{stats.note()}"
+            return "\n".join(sorted(found)) + stats.note()
+
+        return await run_blocking(search)
 
     @tool_schemas.tool(toolset)
     async def grep(ctx: RunContext[None], pattern: str, path: str = ".", glob: str | None = None) -> str:
-        """Search file contents with a regular expression; prints ``file:line: text``."""
-        try:
-            regex = re.compile(pattern)
-        except re.error as error:
-            raise refuse(f"invalid regular expression {pattern!r}: {error}") from None
+        """Search file contents with a regular expression (RE2 syntax: no look-around or backreferences);
+        prints ``file:line: text``. ``glob`` limits the files searched, e.g. '*.py'."""
+        compiled = compile_pattern(pattern)
+        matches = glob_matcher(glob) if glob else None
         base = policy.resolve(path)
-        matcher = glob_regex(glob) if glob else None
-        stats = WalkStats()
-        hits: list[str] = []
-        with reported_as_tool_error(f"searching {path}"):
-            entry = await ctx.workspace.stat(str(base))
-            if not entry.is_dir:
-                candidates = [(base, entry.size)]
-            else:  # the listing already gives each size: no second stat per file
-                candidates = [(file.path, file.size) async for file in walk_files(ctx.workspace, policy, base, stats)
-                              if matcher is None or matcher.match(file.relative) or matcher.match(file.path.name)]
-        for file, size in candidates:
-            text = await _searchable_text(ctx.workspace, file, size)
-            if text is None:
-                continue
-            for number, line in enumerate(text.splitlines(), start=1):
-                if regex.search(line):
-                    hits.append(f"{policy.display(file)}:{number}: {line.rstrip()[:GREP_LINE_CHARS]}")
-                    if len(hits) >= GREP_LIMIT:
-                        return "\n".join(hits) + f"\n… stopped after {GREP_LIMIT} matches; narrow the search"
-        note = _truncation_note(stats)
-        return ("\n".join(hits) if hits else f"no matches for {pattern!r}") + note
+
+        def search(deadline: ToolDeadline) -> str:
+            stats = WalkStats()
+            budget = SearchBudget()
+            with reported_as_tool_error(f"searching {path}"):
+                if stat.S_ISDIR(os.stat(base).st_mode):
+                    files = ((file, policy.display(Path(file.path))) for file in walk_files(policy, base, deadline, stats)
+                             if matches is None or matches(file.relative) or matches(Path(file.path).name))
+                else:
+                    files = iter([(FoundFile(str(base), base.name), policy.display(base))])
+                search_files(files, compiled, deadline, budget)
+            return _grep_result(pattern, budget, stats)
+
+        return await run_blocking(search)
 
     return toolset
 
 
-def _listing_row(policy: PathPolicy, entry: FileEntry) -> str | None:
-    """One ``ls`` line; None for an entry in deep-tui's data directory, nothing about a target outside."""
-    resolved = Path(entry.path).resolve()
-    if policy.in_data_dir(resolved):
-        return None
-    if not policy.allows(resolved):
-        return f"{entry.name}  (link to a path outside the working directory)"
-    if entry.is_dir:
-        return f"{entry.name}/"
-    return f"{entry.name}  {entry.size if entry.size is not None else '?'}"
-
-
-async def _searchable_text(workspace: Workspace, file: Path, size: int | None) -> str | None:
-    """A file's text for grep, or None for what grep skips: binary, huge, special or unreadable files."""
-    if size is not None and size > GREP_FILE_BYTE_LIMIT:
-        return None
-    try:
-        data = await workspace.read_bytes(str(file))  # refuses FIFOs and devices instead of blocking
-    except OSError:
-        return None
-    return None if _looks_binary(data) else data.decode("utf-8", errors="replace")
-
-
-def _truncation_note(stats: WalkStats) -> str:
-    if not stats.truncated:
-        return ""
-    return f"\n… stopped after scanning {stats.visited - 1:,} files; give a narrower path"
+def _grep_result(pattern: str, budget: SearchBudget, stats: WalkStats) -> str:
+    lines = budget.hits or [f"no matches for {pattern!r}"]
+    if budget.long_lines:
+        shown = ", ".join(budget.long_lines[:5])
+        lines.append(f"… lines over {LONG_LINE_BYTES // (1024 * 1024)} MB were searched in their first "
+                     f"{LONG_LINE_BYTES // (1024 * 1024)} MB only: {shown}")
+    if budget.stopped:
+        lines.append(f"… {budget.stopped}")
+    elif stats.stopped:
+        lines.append(f"… {stats.stopped}")
+    return "\n".join(lines)

@@ -16,7 +16,7 @@ again — each failed prompt was re-recorded on every later failure (issue 8, it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -47,17 +47,20 @@ def unanswered_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
     return []
 
 
-def seal(messages: Sequence[ModelMessage], reason: str) -> list[ModelMessage]:
+def seal(messages: Sequence[ModelMessage], reason: str, *, returns: Mapping[str, str] | None = None,
+         ) -> list[ModelMessage]:
     """The messages to append so ``messages`` can take a new user prompt (empty when it already can).
 
     ``reason`` says why the turn stopped ("HTTP 500 from the provider", "cancelled"…); it is shown in
-    the added response and kept in its metadata.
+    the added response and kept in its metadata. ``returns``: what the model reads for some interrupted
+    calls instead of :data:`INTERRUPTED_RETURN` (a cancelled command: its output so far), by call id.
     """
+    returns = returns or {}
     added: list[ModelMessage] = []
     open_calls = unanswered_calls(messages)
     if open_calls:
         added.append(ModelRequest(
-            parts=[ToolReturnPart(call.tool_name, INTERRUPTED_RETURN, call.tool_call_id, outcome="interrupted",
+            parts=[ToolReturnPart(call.tool_name, returns.get(call.tool_call_id, INTERRUPTED_RETURN), call.tool_call_id, outcome="interrupted",
                                   metadata={SEAL_METADATA_KEY: {"reason": reason}})
                    for call in open_calls],
             metadata={SEAL_METADATA_KEY: {"reason": reason}},

@@ -18,7 +18,7 @@ from tui.agent.tool_errors import refuse
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError, StoreError
 from tui.store.search import HistorySearch, QueryTooShort, SearchHit, SearchOutcome
-from tui.store.search_index import load_history_from
+from tui.store.search_history import load_history_from
 from tui.store.search_text import message_text
 from tui.store.session_store import SessionStore
 

@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 MODEL_ENV = "DEEP_TUI_MODEL"
 OFFLINE_MODEL_NAME = "offline"
 
-ModelSource = Literal["flag", "env", "config", "api-key", "offline"]
+ModelSource = Literal["flag", "env", "config", "api-key", "offline", "command"]
+"""Where the name came from; ``command``: the user's ``/model`` in the app."""
 
 PROVIDER_DEFAULTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ANTHROPIC_API_KEY",), "anthropic:claude-sonnet-5-5"),

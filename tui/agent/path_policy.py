@@ -25,6 +25,9 @@ from tui.nofollow import LinkRefusedError, check_no_links
 from tui.paths import user_config_dir
 from tui.terminal_text import BIDI_CONTROLS, visible
 
+PATH_CHAR_LIMIT = 4096
+"""The longest path a tool accepts (Linux's PATH_MAX): a longer one cannot name a file."""
+
 SAVED_OUTPUTS_DIR = "large_tool_results"
 """The data directory's sub-directory of evicted tool outputs (``DataDir.large_results_dir``)."""
 
@@ -127,6 +130,12 @@ class PathPolicy:
         root = self._data_root
         return resolved == root or resolved.is_relative_to(root) or self._in_config_dir(resolved)
 
+    @property
+    def own_roots(self) -> tuple[Path, ...]:
+        """deep-tui's own directories (the data directory, the user's config directory), resolved: listings and
+        searches leave them out."""
+        return (self._data_root, self._config_root)
+
     def _in_config_dir(self, resolved: Path) -> bool:
         root = self._config_root
         return resolved == root or resolved.is_relative_to(root)
@@ -139,6 +148,8 @@ class PathPolicy:
             return str(path)
 
     def _absolute(self, path: str) -> Path:
+        if len(path) > PATH_CHAR_LIMIT:
+            raise refuse(f"the path is {len(path):,} characters long; a path has at most {PATH_CHAR_LIMIT:,}")
         if "\x00" in path:
             raise refuse("path contains a NUL byte")
         if not path.strip():

@@ -17,14 +17,14 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import AgentStreamEvent, ModelMessage
+from pydantic_ai.messages import AgentStreamEvent, ModelMessage, UserContent
 from pydantic_ai.run import AgentRunResult
 from pydantic_graph import End
 
 
 async def run_events(
     agent: Agent[None, Any],
-    prompt: str,
+    prompt: str | Sequence[UserContent],
     *,
     message_history: Sequence[ModelMessage],
     workspace: Literal["new"] | None = None,

@@ -8,29 +8,35 @@ Textual; the app talks to a session only through ``runtime_api``.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic_ai.models import Model
 
+from tui.agent.mcp_servers import McpServers, mcp_servers_for
 from tui.agent.models import ModelChoice, build_model, choose_model
 from tui.agent.provider_http import ProviderConnection
 from tui.agent.session_request import SessionRequest
 from tui.agent.session_runtime import SessionRuntime
 from tui.config import Settings
+from tui.mcp_config import McpServerConfig
 from tui.paths import DataDir
 from tui.store import SessionStore
 from tui.store.errors import UnknownSessionError
 from tui.store.search import HistorySearch
 
-__all__ = ["RuntimeFactory", "SessionRequest", "SessionRuntime"]
+__all__ = ["McpServers", "RuntimeFactory", "SessionRequest", "SessionRuntime"]
 
 
 class RuntimeFactory:
     """Opens sessions (new, existing, forked) with one model configuration."""
 
     def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice,
-                 chat_model: Model | None = None) -> None:
-        """``chat_model`` replaces the model built from ``choice`` (library use, tests)."""
+                 chat_model: Model | None = None, project_servers: Sequence[McpServerConfig] = (),
+                 mcp_notices: Sequence[str] = ()) -> None:
+        """``chat_model`` replaces the model built from ``choice`` (library use, tests); ``project_servers``:
+        the MCP servers of a trusted project's ``.mcp.json`` (see :mod:`tui.trust.project`), started with the
+        user's own; ``mcp_notices``: lines said when the servers start (a ``.mcp.json`` left unread)."""
         self.chat_model = chat_model
         self.settings = settings
         self.data_dir = data_dir
@@ -39,17 +45,23 @@ class RuntimeFactory:
         self.store = SessionStore(data_dir)
         self.search = HistorySearch(data_dir)
         """The search index over every session (one per process: the app's picker and every runtime share it)."""
+        self.mcp = mcp_servers_for(settings, workdir=workdir, data_dir=data_dir, project_servers=project_servers,
+                                   notices=mcp_notices)
+        """The MCP servers every session's agent is offered (``None``: none configured); started by the app
+        after its first frame, or by ``run``, with :meth:`McpServers.start`."""
 
     @classmethod
     def create(
-        cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None
+        cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None,
+        project_servers: Sequence[McpServerConfig] = (), mcp_notices: Sequence[str] = (),
     ) -> RuntimeFactory:
         """Resolve the model now so a bad name or missing key fails before anything is created."""
         choice = choose_model(model_flag, settings.model)
         build_model(choice.name, base_url=settings.base_url)
         if settings.summarization_model:
             build_model(settings.summarization_model, base_url=settings.base_url)
-        return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice)
+        return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice,
+                   project_servers=project_servers, mcp_notices=mcp_notices)
 
     # -- synchronous core (store work is quick; the async wrappers keep the UI free) --
 
@@ -91,12 +103,16 @@ class RuntimeFactory:
                 discard_empty=lambda: self.store.discard_if_untouched(handle.id),  # type: ignore[attr-defined]
                 search=self.search,
                 connection=connection,
+                mcp=self.mcp,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]
             raise
 
     # -- RuntimeFactoryAPI --
+
+    def use_model(self, name: str) -> None:
+        self.choice = ModelChoice(name, "command")
 
     async def open_request(self, request: SessionRequest) -> SessionRuntime:
         return await asyncio.to_thread(self.open_request_sync, request)

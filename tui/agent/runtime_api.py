@@ -6,11 +6,12 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui.agent.command_approval import CommandApprover
 from tui.agent.turn_events import TurnEvent
 from tui.agent.write_approval import WriteApprover
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
@@ -19,6 +20,8 @@ from tui.chain.summary_plan import SummaryPlan
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
+    from tui.agent.mcp_servers import McpServers
+    from tui.agent.user_command import UserCommandResult
     from tui.store.cost_totals import CostTotals
     from tui.store.search import HistorySearch
 
@@ -56,6 +59,8 @@ class ContextBreakdown:
     """Tokens kept free for estimate error."""
     calibration: float = 1.0
     """Provider tokens per estimated token, learned from the provider's counts (1.0: not measured yet)."""
+    project_files: tuple[Path, ...] = ()
+    """The project instruction files (AGENTS.md / CLAUDE.md) in the instructions, outermost first."""
 
     @property
     def total(self) -> int:
@@ -79,6 +84,18 @@ class EvictedOutput:
     tool_call_id: str = ""
     args: str = ""
     """The call's arguments as JSON (empty for outputs saved before deep-tui recorded them)."""
+
+
+@dataclass(frozen=True)
+class ModelSwitch:
+    """What ``/model NAME`` did: the model before and after, the window now and where it came from."""
+
+    previous: str
+    name: str
+    window: int
+    window_source: str
+    over_window: bool
+    """The context is past the compaction threshold of the new window: the next request compacts first."""
 
 
 @dataclass
@@ -125,6 +142,11 @@ class SessionRuntimeAPI(Protocol):
 
     def context_breakdown(self) -> ContextBreakdown: ...
 
+    def refresh_instructions(self) -> bool:
+        """Look at the project's AGENTS.md / CLAUDE.md again; when they changed, report the new usage. True when
+        they changed."""
+        ...
+
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         """Call ``listener`` for every chain event; returns an unsubscribe function."""
         ...
@@ -133,8 +155,26 @@ class SessionRuntimeAPI(Protocol):
         """Number of messages in messages.json (cheap)."""
         ...
 
+    async def switch_model(self, name: str) -> ModelSwitch:
+        """Talk to model ``name`` from the next request on; ``tui.agent.models.ModelConfigError`` (one line) when
+        it cannot be used, and then nothing changed."""
+        ...
+
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before the agent changes a file (the app's approval dialog)."""
+        ...
+
+    def set_command_approver(self, approver: CommandApprover | None) -> None:
+        """Who is asked before the agent runs a shell command (the app's command dialog)."""
+        ...
+
+    def sandbox_notice(self) -> str | None:
+        """Why commands cannot run sandboxed here (or that ``--no-sandbox`` is on), or ``None``; may block briefly."""
+        ...
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        """Run the user's ``!command`` in the sandbox (``on_output`` gets its output as it arrives); the model reads
+        it with the next prompt. Cancelling the caller kills the command."""
         ...
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
@@ -164,8 +204,17 @@ class RuntimeFactoryAPI(Protocol):
 
     search: HistorySearch
     """The search index over every session (the picker's content search)."""
+    workdir: Path
+    """The working directory the sessions' agents work in (``@`` completes its files)."""
+
+    mcp: McpServers | None
+    """The process's MCP servers (``None``: none configured); the app starts them after its first frame."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
+
+    def use_model(self, name: str) -> None:
+        """Sessions opened from now on talk to model ``name`` (after a ``/model`` switch)."""
+        ...
 
     async def new_session(self) -> SessionRuntimeAPI: ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai import Agent, capture_run_messages
@@ -17,17 +17,24 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import ToolDefinition
 
+from tui.agent.command_approval import CommandApprover
 from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.event_history import EventHistory
+from tui.agent.file_mentions import MentionAttacher
 from tui.agent.history_seal import seal
+from tui.agent.mcp_servers import McpServers
 from tui.agent.memory import MemoryFile, memory_instructions
-from tui.agent.models import ModelChoice
+from tui.agent.model_switch import build_for_switch, summarizer_after_switch
+from tui.agent.models import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
+from tui.agent.path_policy import PathPolicy
+from tui.agent.project_instructions import ProjectInstructionsSource
 from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
 from tui.agent.run_events import run_events
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, ModelSwitch, RuntimeInfo
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import (
+    PromptAttached,
     ToolCallFinished,
     TurnEvent,
     TurnFailed,
@@ -35,6 +42,7 @@ from tui.agent.turn_events import (
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.agent.turn_translation import translate
+from tui.agent.user_command import UserCommandResult, run_user_command
 from tui.agent.write_approval import WriteApprover
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
@@ -60,7 +68,8 @@ logger = logging.getLogger(__name__)
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
-tools (read_file, write_file, edit_file, ls, glob, grep), a long-term memory
+tools (read_file, write_file, edit_file, ls, glob, grep), shell commands (execute: sandboxed,
+each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
@@ -84,14 +93,18 @@ class SessionRuntime:
         discard_empty: Callable[[], object] | None = None,
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
-        reach subscribers as provider events."""
+        reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
+        they outlive the session)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
         self.handle = handle
         self.choice = choice
+        self._chat_model = chat_model
+        self._summarizer_model = summarizer_model
         self.memory_path = data_dir.memory_file(settings.agent_name)
         self.memory = MemoryFile(self.memory_path)
         self.search = search or HistorySearch(data_dir)
@@ -121,21 +134,36 @@ class SessionRuntime:
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
+        self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
+                                        data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
+                                        self._on_chain_event)
+        """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self.event_history.notify, persist=handle.record_cost,
-                                input_rate=lambda: chat_input_rate(chat_model))
+                                input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes)  # type: ignore[arg-type]  # validated by config
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
+        self.mcp = mcp
         self.write_gate = parts.write_gate
+        self.shell = parts.shell
+        self._user_commands: list[str] = []
+        """``!command`` outputs the model has not seen yet: they go before the next prompt."""
         self._memory_instructions = memory_instructions(self.memory)
+        self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
+        """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
         self._toolsets = parts.toolsets
         self.agent: Agent[None, str] = Agent(
             chat_model,
-            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions],
-            toolsets=parts.toolsets,
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
+                          self.project_instructions],
+            toolsets=[*parts.toolsets, *parts.extra_toolsets],
             capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
@@ -174,12 +202,75 @@ class SessionRuntime:
     def history_count(self) -> int:
         return self.handle.messages.count()
 
+    async def switch_model(self, name: str, *, model: Model | None = None) -> ModelSwitch:
+        """Talk to ``name`` from the next request on (``/model``); ``model`` replaces the one built from the name
+        (tests, library use). The model is built in a thread (a provider's SDK is imported then), the switch is
+        made here. The window and prices are resolved again and the usage is reported at once against the new
+        window; the session's session.json records the model. A bad name or a missing key raises
+        :class:`~tui.agent.models.ModelConfigError` and changes nothing."""
+        if self._busy:
+            raise ModelConfigError("a turn is running; switch the model when it has finished")
+        name = name.strip()
+        chat_model: Model = model if model is not None else await asyncio.to_thread(
+            build_for_switch, name, self.settings, self._connection)
+        if self._busy:  # a turn started while the model was being built
+            raise ModelConfigError("a turn is running; switch the model when it has finished")
+        summarizer = summarizer_after_switch(name, chat_model, self.settings, self._summarizer_model)
+        previous = self.choice.name
+        self._chat_model, self._summarizer_model = chat_model, summarizer
+        self.agent.model = chat_model
+        self.manager.use_model(chat_model, summarizer)
+        self.cost.use_input_rate(lambda: chat_input_rate(chat_model))
+        self.choice = ModelChoice(name, "command")
+        self.info.model_name, self.info.offline = name, name == OFFLINE_MODEL_NAME
+        self.handle.meta.model = name
+        if not self.handle.read_only:
+            self.handle.save_meta_or_log()
+        self._report_fixed_change()
+        return ModelSwitch(previous=previous, name=name, window=self.manager.window,
+                           window_source=self.manager.window_source, over_window=self._over_window())
+
+    def _over_window(self) -> bool:
+        """Whether the context now measures more than the compaction threshold of the (new) window."""
+        usage = self.last_usage
+        return usage is not None and usage.tokens >= self.manager.budget.at(self.settings.context.compaction_threshold)
+
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
         self.write_gate.approver = approver
 
+    def set_command_approver(self, approver: CommandApprover | None) -> None:
+        """Who is asked before a shell command runs (the app's dialog); ``None``: an ``ask`` is refused."""
+        if self.write_gate.commands is not None:
+            self.write_gate.commands.approver = approver
+
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
+
+    def sandbox_notice(self) -> str | None:
+        """What the user must know about how commands run (no sandbox here, or ``--no-sandbox``), or ``None``.
+        Runs the sandbox probe (cached per process): call it off the UI thread."""
+        sandbox = self.shell.sandbox
+        if not sandbox.enabled:
+            return "--no-sandbox: shell commands run WITHOUT a sandbox and can read and change anything you can"
+        return sandbox.unavailable()
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        """Run the user's ``!command`` in the sandbox; its output goes before the next prompt for the model."""
+        if self._busy:
+            return UserCommandResult(command, "a turn is running: run the command when it ends", ran=False)
+        self._busy = True
+        try:
+            result = await run_user_command(
+                self.shell.sandbox, command, on_output=on_output,
+                large_results_dir=DataDir(self.data_root).large_results_dir,
+                large_result_tokens=self.settings.context.large_result_tokens,
+                number=self.handle.meta.message_count * 100 + len(self._user_commands))
+        finally:
+            self._busy = False
+        if result.context:
+            self._user_commands.append(result.context)
+        return result
 
     def rename(self, title: str) -> None:
         self.handle.rename(title)
@@ -223,6 +314,9 @@ class SessionRuntime:
             yield TurnFailed("this session is open read-only")
             return
         prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
+        if self._user_commands:  # the user's !commands since the last turn, for the model to read first
+            prompt = "\n\n".join([*self._user_commands, prompt])
+            self._user_commands = []
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()
@@ -231,10 +325,14 @@ class SessionRuntime:
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
+            attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
+            if attached.attachments:
+                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
-                async for event in run_events(self.agent, prompt, message_history=self.messages, workspace="new"):
+                async for event in run_events(self.agent, attached.content, message_history=self.messages,
+                                              workspace="new"):
                     if isinstance(event, AgentRunResult):
                         result = event
                         continue
@@ -319,7 +417,7 @@ class SessionRuntime:
         """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
         record whatever of the working context is not on disk yet."""
         messages = self.messages
-        messages.extend(seal(messages, reason))
+        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
         self.manager.record_pending(messages)
 
     def _memory_note(self, error: AgentRunError) -> str:
@@ -363,17 +461,41 @@ class SessionRuntime:
         return self.manager.plan_compaction(self.messages)
 
     def _instructions(self) -> list[str]:
-        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()]
+        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions()]
+
+    def refresh_instructions(self) -> bool:
+        """Look at the project instruction files again; when they changed, count them again and report the usage
+        (the gauge follows an edited AGENTS.md before the next request). True when they changed."""
+        if self._busy or not self.project_instructions.changed():
+            return False
+        self._report_fixed_change()
+        return True
+
+    def _report_fixed_change(self) -> None:
+        """Re-count the instructions and tool definitions and report the usage with the new count (and the
+        manager's current window)."""
+        before = self.manager.fixed_tokens
+        self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
+        estimate = self.manager.estimate_usage([])
+        if self.last_usage is not None:
+            tokens = max(0, self.last_usage.tokens + self.manager.fixed_tokens - before)
+            self._on_chain_event(dataclasses.replace(estimate, tokens=tokens))
+        else:
+            self._on_chain_event(self.manager.estimate_usage(self.messages))
 
     def _tool_definitions(self) -> list[ToolDefinition]:
-        return [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
+        own = [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
+        return own + (self.mcp.tool_definitions() if self.mcp is not None else [])
 
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the window now: instructions and memory, tool schemas, then the conversation; and
         what the session, its last turn and its last request cost."""
+        project = self.project_instructions()
         breakdown = build_breakdown(
             messages=self.messages,
-            instructions=self._instructions(),
+            instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions()],
+            project_instructions=project,
+            project_files=self.project_instructions.paths,
             tool_defs=self._tool_definitions(),
             window=self.manager.window,
             window_source=self.manager.window_source,

@@ -30,6 +30,14 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolOutputDelta:
+    """A piece of a running tool's output (a shell command's), terminal-safe; append it to the tool block."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     call_id: str
     tool_name: str
@@ -41,9 +49,18 @@ class ToolCallFinished:
     is_error: bool = False
     denied: bool = False
     """The call was not run: the user (or the write policy) refused it; ``preview`` says why."""
+    last_line: str = ""
+    """The result's last line (a command's exit status), whatever the preview cut."""
 
     def __post_init__(self) -> None:  # shown as is (a read of a .env file shows the key)
         object.__setattr__(self, "preview", redact(self.preview))
+
+
+@dataclass(frozen=True)
+class PromptAttached:
+    """The ``@path`` files that went with the prompt, one short line each (name and size, or why not)."""
+
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -65,4 +82,5 @@ class TurnFailed:
         object.__setattr__(self, "message", redact(self.message))
 
 
-TurnEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallFinished | TurnFinished | TurnFailed
+TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolCallFinished | PromptAttached
+             | TurnFinished | TurnFailed)

@@ -21,7 +21,15 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent
+from tui.agent.shell_tool import CommandOutput
+from tui.agent.turn_events import (
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnEvent,
+)
 from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.terminal_text import visible, visible_json
 
@@ -44,6 +52,8 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
     elif isinstance(event, FunctionToolCallEvent):
         return ToolCallStarted(visible(event.part.tool_call_id), visible(event.part.tool_name),
                                visible_json(event.part.args_as_json_str()))
+    elif isinstance(event, CommandOutput):
+        return ToolOutputDelta(visible(event.tool_call_id or ""), event.text)
     elif isinstance(event, FunctionToolResultEvent):
         part = event.part
         if isinstance(part, ToolReturnPart):
@@ -52,12 +62,17 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
             return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name),
                                     visible(text[:PREVIEW_CHARS]), len(text),
                                     evicted_path=evicted, is_error=part.outcome in ERROR_OUTCOMES,
-                                    denied=part.outcome == "denied")
+                                    denied=part.outcome == "denied", last_line=_last_line(text))
         if isinstance(part, RetryPromptPart):
             text = part.model_response()
             return ToolCallFinished(visible(part.tool_call_id), visible(part.tool_name or "tool"),
                                     visible(text[:PREVIEW_CHARS]), len(text), is_error=True)
     return None
+
+
+def _last_line(text: str) -> str:
+    stripped = text.rstrip("\n")
+    return visible(stripped[stripped.rfind("\n") + 1:][:PREVIEW_CHARS])
 
 
 def shown(delta: str) -> str:

@@ -29,7 +29,9 @@ WRITE_POLICIES: tuple[str, ...] = get_args(WritePolicy)
 WRITES_FILES_METADATA = {WRITES_FILES_KEY: True}
 """Tool metadata marking a tool that changes files in the working directory (it needs approval)."""
 
-WriteAction = Literal["create", "overwrite", "edit"]
+WriteAction = Literal["create", "overwrite", "edit", "call"]
+"""``call``: a tool of an MCP server (:mod:`tui.agent.mcp_approval`); ``path`` is then the server's own name
+for the tool, ``body`` its arguments as JSON."""
 
 PREVIEW_LINE_LIMIT = 400
 PREVIEW_CHAR_LIMIT = 60_000
@@ -63,10 +65,14 @@ class WriteRequest:
     position: int = 1
     total: int = 1
     """This is request ``position`` of ``total`` in the model's response."""
+    server: str = ""
+    """For a ``call``: the MCP server whose tool it is."""
 
     @property
     def summary(self) -> str:
         """One line: what the call does, e.g. ``edit src/app.py (+3 -1)``."""
+        if self.action == "call":
+            return f"call {self.path} on MCP server {self.server}"
         lines = plural(self.new_lines, "line")
         if self.action == "create":
             return f"create {self.path} ({lines})"

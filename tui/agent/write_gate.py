@@ -9,6 +9,11 @@
   ``DeferredToolResults``: approved calls then run, denied ones return a ``ToolDenied`` message the model
   reads (recorded as a tool return with outcome ``denied``).
 
+Shell commands (a tool marked with :data:`~tui.agent.shell_tool.RUNS_COMMANDS_METADATA`) go through the same
+two halves, answered by the session's :class:`~tui.agent.command_approval.CommandApprovals` (its policy, the
+rules the user granted, the app's command dialog): one gate, so one ``handle_deferred_tool_calls`` answers
+every deferred call of a response, whichever kind.
+
 The run is never split in two, so messages.json records the call and its answer once. A turn cancelled
 while the user is being asked leaves the call unanswered; the session seals it like any stopped turn
 (:mod:`tui.agent.history_seal`).
@@ -27,6 +32,9 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
+from tui.agent.command_approval import CommandApprovals, CommandRequest, suggested_prefix
+from tui.agent.command_run import clamp_timeout
+from tui.agent.mcp_approval import McpApprovals, mcp_server_of
 from tui.agent.path_policy import PathPolicy
 from tui.agent.write_approval import (
     DENIED_BY_POLICY,
@@ -37,16 +45,22 @@ from tui.agent.write_approval import (
     build_write_request,
     denial_message,
 )
-from tui.metadata_keys import WRITES_FILES_KEY
+from tui.metadata_keys import RUNS_COMMANDS_KEY, WRITES_FILES_KEY
 
 logger = logging.getLogger(__name__)
 
 _MARK = WRITES_FILES_KEY
+EXECUTE_TOOL_NAME = "execute"
 
 
 def writes_files(tool_def: ToolDefinition) -> bool:
     """Whether a tool changes files in the working directory (and so needs approval)."""
     return bool((tool_def.metadata or {}).get(_MARK))
+
+
+def runs_commands(tool_def: ToolDefinition | None) -> bool:
+    """Whether a tool runs shell commands (and so needs approval)."""
+    return tool_def is not None and bool((tool_def.metadata or {}).get(RUNS_COMMANDS_KEY))
 
 
 @dataclass
@@ -59,6 +73,12 @@ class WriteGate(AbstractCapability[None]):
     approver: WriteApprover | None = None
     allowed_for_session: bool = False
     """Set when the user chose "allow for this session"; in memory only."""
+    mcp: McpApprovals | None = None
+    """The MCP servers' tools ask through this gate too, as their own policy says."""
+    commands: CommandApprovals | None = None
+    """The shell commands' policy and granted rules (``None``: the session has no ``execute`` tool)."""
+    sandbox_line: str = ""
+    """How commands run (shown in the command dialog)."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -68,6 +88,10 @@ class WriteGate(AbstractCapability[None]):
         return toolset.approval_required(self._needs_approval)
 
     def _needs_approval(self, ctx: RunContext[None], tool_def: ToolDefinition, args: dict[str, Any]) -> bool:
+        if self.mcp is not None and (server := mcp_server_of(tool_def)) is not None:
+            return self.mcp.needs_approval(server)
+        if runs_commands(tool_def):
+            return self.commands is not None and not self.commands.allowed_without_asking(str(args.get("command", "")))
         if not writes_files(tool_def) or self.writes == "always" or self.allowed_for_session:
             return False
         try:
@@ -82,6 +106,14 @@ class WriteGate(AbstractCapability[None]):
         answers: dict[str, bool | ToolDenied] = {}
         for position, call in enumerate(calls, start=1):
             args = call.args_as_dict()
+            if self.mcp is not None and (answer := await self.mcp.answer(
+                    call.tool_call_id, call.tool_name, args, self.approver, position=position, total=len(calls))) is not None:
+                answers[call.tool_call_id] = answer
+                continue
+            if self.commands is not None and self._is_command(ctx, call.tool_name):
+                answers[call.tool_call_id] = await self._answer_command(ctx, call.tool_call_id, call.tool_name, args,
+                                                                        position, len(calls))
+                continue
             shown_as = str(args.get("path", ""))
             try:
                 target = self.policy.resolve_for_write(shown_as)
@@ -108,6 +140,26 @@ class WriteGate(AbstractCapability[None]):
                 logger.info("file writes allowed for the rest of this session")
             return True
         return self._refuse(request, denial_message(decision, request))
+
+    @staticmethod
+    def _is_command(ctx: RunContext[None], tool_name: str) -> bool:
+        if ctx.tool_manager is not None and ctx.tool_manager.tools is not None:
+            return runs_commands(ctx.tool_manager.get_tool_def(tool_name))
+        return tool_name == EXECUTE_TOOL_NAME
+
+    async def _answer_command(self, ctx: RunContext[None], call_id: str, tool_name: str, args: dict[str, Any],
+                              position: int, total: int) -> bool | ToolDenied:
+        assert self.commands is not None
+        command = str(args.get("command", ""))
+        timeout = args.get("timeout")
+        request = CommandRequest(call_id, tool_name, command, str(self.policy.workdir),
+                                 clamp_timeout(timeout if isinstance(timeout, (int, float)) else None),
+                                 suggested_prefix(command), sandbox=self.sandbox_line, position=position, total=total)
+        refusal = await self.commands.answer(request)
+        if refusal is None:
+            return True
+        logger.info("refused the command %r", command[:200])
+        return ToolDenied(refusal)
 
     def _refuse(self, request: WriteRequest, message: str) -> ToolDenied:
         logger.info("refused %s", request.summary)

@@ -35,9 +35,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("sessions", "Open the session picker", "sessions", "ctrl+s", "^s"),
     Command("new", "Start a new session", "new_session", "ctrl+n", "^n", in_footer=False),
     Command("fork", "Fork this session into a new one", "fork_session", "ctrl+f", "^f", in_footer=False),
+    Command("model", "Switch the model (or choose from a list)", "model", argument="name",
+            in_footer=False),
     Command("memory", "Show the MEMORY.md editor", "memory", "ctrl+o", "^o"),
     Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
+    Command("mcp", "MCP servers: status and tools", "mcp", in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 

@@ -6,11 +6,18 @@ every panel can be composed (empty) and typing works from the first frame.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, RuntimeFactoryAPI, RuntimeInfo, SessionRuntimeAPI
+from tui.agent.runtime_api import (
+    ContextBreakdown,
+    EvictedOutput,
+    ModelSwitch,
+    RuntimeFactoryAPI,
+    RuntimeInfo,
+    SessionRuntimeAPI,
+)
 from tui.agent.turn_events import TurnEvent, TurnFailed
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
@@ -18,6 +25,8 @@ from tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+
+    from tui.agent.user_command import UserCommandResult
 
 OPENING_TITLE = "opening the session…"
 
@@ -61,6 +70,12 @@ class OpeningSession:
     def context_breakdown(self) -> ContextBreakdown:
         raise SessionNotReady("the session is still opening")
 
+    async def switch_model(self, name: str) -> ModelSwitch:
+        raise SessionNotReady("the session is still opening")
+
+    def refresh_instructions(self) -> bool:
+        return False
+
     def subscribe(self, listener: Callable[[ChainEvent], None]) -> Callable[[], None]:
         return lambda: None
 
@@ -69,6 +84,17 @@ class OpeningSession:
 
     def set_write_approver(self, approver: object) -> None:
         """No turn runs before the session is open."""
+
+    def set_command_approver(self, approver: object) -> None:
+        """No turn runs before the session is open."""
+
+    def sandbox_notice(self) -> None:
+        """Checked once the real session is open."""
+
+    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
+        from tui.agent.user_command import UserCommandResult
+
+        return UserCommandResult(command, "the session is still opening; run the command in a moment", ran=False)
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return []

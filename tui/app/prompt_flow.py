@@ -58,12 +58,15 @@ class PromptFlow:
     async def submitted(self, message: PromptInput.Submitted) -> None:
         """Run a command, send a prompt, or queue it while a turn runs or the session opens."""
         if message.command is not None:
-            if message.command.name == "compact":
-                self.app.action_compact(message.argument)
+            if message.command.argument and message.argument:  # "/compact keep the API", "/model NAME"
+                await self.app.run_action(f"{message.command.action}({message.argument!r})")
             else:
                 await self.app.run_action(message.command.action)
             return
         self.app.dismiss_welcome()
+        if message.text.startswith("!") and message.text[1:].strip():
+            self._user_command(message.text)
+            return
         if self._can_send() and not len(self.queue):
             self.app.run_turn(message.text)
             return
@@ -72,6 +75,15 @@ class PromptFlow:
             self.app.notify("The session is still opening; your message is queued and will be sent as soon as "
                             "it is open.", timeout=4, markup=False)
         self.send_next()  # idle with older prompts waiting (a turn that ended in an error): oldest first
+
+    def _user_command(self, text: str) -> None:
+        """``!command``: runs now (the user typed it: no approval); while a turn runs it goes back to the prompt."""
+        if self._can_send():
+            self.app.run_user_command(text[1:].strip())
+            return
+        self.prompt.put_back(text)
+        self.app.notify("A turn is running: run the command when it ends (Esc stops the turn).", timeout=4,
+                        markup=False)
 
     def turn_ended(self, *, cancelled: bool) -> None:
         """After a turn: send the next queued prompt — unless the user cancelled the turn."""

@@ -25,10 +25,13 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer
 
 from tui.agent.cost_events import CostUpdated
+from tui.agent.mcp_status import McpNotice
 from tui.agent.provider_events import ProviderEvent
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
+from tui.app.file_completion import FileCompletion
+from tui.app.model_actions import ModelActions
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
 from tui.app.prompt_flow import PromptFlow
@@ -45,13 +48,15 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.write_approvals import DialogApprover
+from tui.app.write_approvals import CommandDialogApprover, DialogApprover
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
 from tui.config import Settings
 from tui.log_setup import RedactingFormatter
 from tui.redaction import redact
 from tui.terminal_text import visible
 
+INSTRUCTIONS_CHECK_SECONDS = 2.0
+"""How often the app looks whether the project's instruction files changed."""
 CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
@@ -133,7 +138,11 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._unsubscribe = runtime.subscribe(self._forward_event)
         self.write_approver = DialogApprover(self)
         runtime.set_write_approver(self.write_approver)  # file writes ask first (as [tools] writes says)
+        self.command_approver = CommandDialogApprover(self)
+        runtime.set_command_approver(self.command_approver)  # so do shell commands ([tools] commands)
         self.prompts = PromptFlow(self)
+        self.models = ModelActions(self)
+        self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.runtime)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._log_handler.setFormatter(RedactingFormatter())  # `textual console` shows no key either
@@ -194,7 +203,10 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.refresh_title()
         prompt = self.query_one(PromptInput)
         prompt.recall_queued = self.prompts.recall_newest
+        prompt.complete_files = self.files.matches
+        prompt.complete_models = self.models.completions
         prompt.focus()
+        self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
         if self._opener is not None:  # after the first paint, so the screen is never held up by the import
             self.query_one(ChatView).anchor()  # a resumed session's tail shows its last message
             if self._trust is not None:
@@ -209,15 +221,47 @@ class DeepTuiApp(TurnActions, SessionActions):
         self._show_warnings()
         self._list_sessions_ahead()
         self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
+        self._start_mcp()
 
-    def on_unmount(self) -> None:
+    def _check_instructions(self) -> None:
+        """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
+        if self.runtime.refresh_instructions():
+            self.notify("The project instructions (AGENTS.md / CLAUDE.md) changed; the next request uses them.",
+                        timeout=4, markup=False)
+
+    async def on_unmount(self) -> None:
         logging.getLogger().removeHandler(self._log_handler)
         self.stop_signals.uninstall()
+        mcp = self.factory.mcp if self.factory is not None else None
+        if mcp is not None:
+            await mcp.aclose()  # their processes end with the app
+
+    def _start_mcp(self) -> None:
+        """The MCP servers start in the background (the first frame is already drawn); a server that fails
+        or stops is one notification."""
+        mcp = self.factory.mcp if self.factory is not None else None
+        if mcp is None:
+            return
+
+        def notify(notice: McpNotice) -> None:
+            self.notify(notice.message, severity=notice.severity, timeout=10, markup=False)
+
+        mcp.listen(notify)
+        mcp.start()
 
     def _show_warnings(self) -> None:
         for warning in self.runtime.info.warnings:
             logger.warning("session %s: %s", self.runtime.info.session_id, warning)
             self.notify(warning, severity="warning", timeout=10, markup=False)
+        self._check_sandbox()
+
+    @work(thread=True, exclusive=True, group="sandbox-check")
+    def _check_sandbox(self) -> None:
+        """Say at once when shell commands cannot run sandboxed (the probe runs a process: off the UI thread)."""
+        notice = self.runtime.sandbox_notice()
+        if notice:
+            logger.warning("%s", notice)
+            self.call_from_thread(self.notify, notice, severity="warning", timeout=10, markup=False)
 
     def _ask_trust(self, trust: TrustDecider) -> None:
         """The project trust prompt; the session opens once it is answered, with the settings it gives."""
@@ -283,6 +327,7 @@ class DeepTuiApp(TurnActions, SessionActions):
             await self.adopt_runtime(runtime)
         self._show_warnings()
         factory.search.start_refresh()  # index what changed since the last run, in the background
+        self._start_mcp()
         # Off while the app starts (tui.cli). What start-up built (modules, widgets, the session) lives on:
         # frozen, later full collections do not rescan it, so they stay short while an answer streams.
         gc.freeze()
@@ -360,10 +405,26 @@ class DeepTuiApp(TurnActions, SessionActions):
 
         self.push_screen(ContextScreen(self.runtime.context_breakdown()))
 
+    def action_model(self, name: str = "") -> None:
+        """``/model NAME`` switches the model; ``/model`` opens the chooser."""
+        self.models.open(name)
+
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    def action_mcp(self) -> None:
+        from tui.app.screens.mcp_servers import McpServersScreen
+
+        if self.factory is None:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        mcp = self.factory.mcp
+        if mcp is None:
+            self.push_screen(McpServersScreen(list))
+            return
+        self.push_screen(McpServersScreen(mcp.views, mcp.on_change))
 
     def action_memory(self) -> None:
         self.panels.toggle("memory-tab")
@@ -389,6 +450,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._forward_event)
         runtime.set_write_approver(self.write_approver)
+        runtime.set_command_approver(self.command_approver)
         self.refresh_title()
         self.prompts.use_session(runtime)
         self.usage = self._initial_usage()

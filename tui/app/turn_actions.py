@@ -102,6 +102,36 @@ class TurnActions(SessionActions):
         if finished:
             live.index_answers(self.runtime.load_history(turn_start, self.runtime.history_count()), turn_start)
 
+    @work(exclusive=True, group="turn")
+    async def run_user_command(self, command: str) -> None:
+        """``!command``: run it in the sandbox as the user, its output streamed into a block at frame rate; the
+        model reads it with the next prompt (Esc kills it, like a turn)."""
+        from tui.app.widgets.live_turn import FRAME_SECONDS
+
+        chat = self.query_one(ChatView)
+        await chat.add_user(f"!{command}")
+        block = await chat.add_user_command(command)
+        arrived: list[str] = []
+
+        async def on_output(text: str) -> None:
+            arrived.append(text)
+
+        def draw() -> None:
+            if arrived:
+                block.stream_output(arrived[:])
+                arrived.clear()
+
+        timer = self.set_interval(FRAME_SECONDS, draw, name="user-command")
+        try:
+            result = await self.runtime.run_user_command(command, on_output)
+        finally:
+            timer.stop()
+            draw()
+        size = block.output_view.chars if block.output_view is not None else 0
+        block.set_result(result.status, size, evicted_path=None, is_error=not result.ran)
+        if not result.ran:
+            self.notify(result.status, severity="warning", markup=False)
+
     async def action_cancel_turn(self) -> None:
         """Esc: stop the running turn; what it produced so far stays recorded."""
         if self.runtime.busy and self.workers.cancel_group(self, "turn"):

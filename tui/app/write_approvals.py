@@ -1,4 +1,4 @@
-"""The app's answer to "may the agent change this file?": the approval dialog, awaited inside the turn.
+"""The app's answer to "may the agent change this file / run this command?": a dialog, awaited inside the turn.
 
 The session's :class:`~tui.agent.write_gate.WriteGate` calls :class:`DialogApprover` from the running turn
 (the turn worker); it pushes a :class:`~tui.app.screens.write_approval.WriteApprovalScreen` and waits for
@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.app import App
+from textual.screen import ModalScreen
 
+from tui.agent.command_approval import CommandDecision, CommandRequest
 from tui.agent.write_approval import WriteDecision, WriteRequest
 
-__all__ = ["DialogApprover"]
+__all__ = ["CommandDialogApprover", "DialogApprover"]
 
 logger = logging.getLogger(__name__)
+
+Decision = TypeVar("Decision")
 
 
 class DialogApprover:
@@ -30,19 +34,35 @@ class DialogApprover:
     async def __call__(self, request: WriteRequest) -> WriteDecision:
         from tui.app.screens.write_approval import WriteApprovalScreen
 
-        answer: asyncio.Future[WriteDecision] = asyncio.get_running_loop().create_future()
+        return await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
 
-        def answered(decision: WriteDecision | None) -> None:
-            if not answer.done():
-                answer.set_result(decision if decision is not None else WriteDecision.deny())
 
-        screen = WriteApprovalScreen(request)
-        self.app.push_screen(screen, answered)
-        try:
-            return await answer
-        except asyncio.CancelledError:
-            if screen.is_current:
-                screen.dismiss(None)
-            elif screen in self.app.screen_stack:
-                logger.warning("the turn was cancelled under another dialog; the approval dialog stays until closed")
-            raise
+class CommandDialogApprover:
+    """A :data:`~tui.agent.command_approval.CommandApprover` that asks the user in a modal dialog."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+
+    async def __call__(self, request: CommandRequest) -> CommandDecision:
+        from tui.app.screens.command_approval import CommandApprovalScreen
+
+        return await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny())
+
+
+async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision) -> Decision:
+    """Push ``screen`` and wait for its answer (``dismissed`` when closed without one); a cancelled turn closes it."""
+    answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+    def answered(decision: Decision | None) -> None:
+        if not answer.done():
+            answer.set_result(decision if decision is not None else dismissed)
+
+    app.push_screen(screen, answered)
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        if screen.is_current:
+            screen.dismiss(None)
+        elif screen in app.screen_stack:
+            logger.warning("the turn was cancelled under another dialog; the approval dialog stays until closed")
+        raise

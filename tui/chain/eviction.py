@@ -51,21 +51,38 @@ def serialize_output(result: Any) -> SerializedOutput | None:
 
 def build_preview(text: str, *, path: str | None, tool_name: str, error: str | None = None) -> str:
     """Head and tail lines (capped in characters), the size, and how to read the rest back."""
-    lines = text.splitlines()
-    if len(lines) > HEAD_LINES + TAIL_LINES:
-        omitted = len(lines) - HEAD_LINES - TAIL_LINES
-        body = "\n".join([*lines[:HEAD_LINES], f"[… {omitted} lines omitted …]", *lines[-TAIL_LINES:]])
+    head, tail, line_count = _head_and_tail(text)
+    if line_count > HEAD_LINES + TAIL_LINES:
+        omitted = line_count - HEAD_LINES - TAIL_LINES
+        body = "\n".join([*head, f"[… {omitted} lines omitted …]", *tail])
     else:
         body = text
     if len(body) > PREVIEW_CHAR_CAP:
         body = body[: PREVIEW_CHAR_CAP * 2 // 3] + "\n[…]\n" + body[-PREVIEW_CHAR_CAP // 3:]
-    size = f"{len(text):,} characters, {len(lines):,} lines, about {text_tokens(text):,} tokens"
+    size = f"{len(text):,} characters, {line_count:,} lines, about {text_tokens(text):,} tokens"
     if path is not None:
         where = (f"The whole output of {tool_name} ({size}) was saved to {path}. Read it with "
                  f"read_file(path={path!r}, offset=0, limit=400) and page on with a higher offset.")
     else:
         where = f"The output of {tool_name} ({size}) was too large for the context and could not be saved: {error}."
     return f"[{where}]\n{body}"
+
+
+_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Line breaks ``str.splitlines`` knows besides ``\n`` (looked for one by one: ``in`` is a fast scan, a regex
+character class is not)."""
+
+
+def _head_and_tail(text: str) -> tuple[list[str], list[str], int]:
+    """``text.splitlines()``'s first :data:`HEAD_LINES`, last :data:`TAIL_LINES` and count — without splitting all of
+    a large output (megabytes of command output): only ``\n`` ends its lines in the common case."""
+    if any(brk in text for brk in _OTHER_LINE_BREAKS):
+        lines = text.splitlines()
+        return lines[:HEAD_LINES], lines[-TAIL_LINES:], len(lines)
+    count = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    head = text.split("\n", HEAD_LINES)[:HEAD_LINES]
+    tail = text.removesuffix("\n").rsplit("\n", TAIL_LINES)[-TAIL_LINES:]
+    return head, tail, count
 
 
 @dataclass
@@ -90,7 +107,8 @@ class EvictionCapability(AbstractCapability[Any]):
             path = str(write_output(self.large_results_dir, call.tool_call_id, serialized.data, serialized.suffix))
         except (OSError, ValueError) as failure:
             error = f"{type(failure).__name__}: {failure}"
-        size = len(serialized.data.encode("utf-8")) if isinstance(serialized.data, str) else len(serialized.data)
+        data = serialized.data
+        size = len(data) if not isinstance(data, str) or data.isascii() else len(data.encode("utf-8"))
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
                                tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)

@@ -107,8 +107,8 @@ class ContextManager:
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
-        origin: WindowSource = "flag" if settings.window_origin == "flag" else "config"
-        self.window, self.window_source = resolve_window(chat_model, config_window, origin)
+        self._config_window = config_window
+        self.window, self.window_source = resolve_window(chat_model, config_window, self._window_origin)
         self._sink = event_sink
         self.on_usage_update = on_usage_update
         self.ledger = RecordingLedger(recorder)
@@ -131,6 +131,28 @@ class ContextManager:
         self._pending_focus: str | None = None
         self._summarized_this_turn = False
         self._blocked_this_turn = False
+        self._eviction: EvictionCapability | None = None
+
+    @property
+    def _window_origin(self) -> WindowSource:
+        return "flag" if self.settings.window_origin == "flag" else "config"
+
+    def use_model(self, chat_model: Model | None, summarizer_model: Model | None) -> None:
+        """The session talks to ``chat_model`` from now on (``/model``): its window is resolved again (an explicit
+        ``--context-window`` / ``[context] window`` still wins), thresholds and the eviction limit follow it, the
+        calibration is the new model's, and ``summarizer_model`` writes the summaries. A window smaller than the
+        context is handled by the next request's chain: compaction, then the pre-flight, so no request ever goes
+        over the new window."""
+        self.window, self.window_source = resolve_window(chat_model, self._config_window, self._window_origin)
+        self.budget = WindowBudget.for_window(self.window, self.settings)
+        self.compactor.budget = self.budget
+        self.compactor.summarizer = Summarizer(
+            summarizer_model, timeout=self.settings.summarizer_timeout,
+            chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2)
+        self.accountant.model_name = model_key(chat_model)
+        self._exact_unsupported = False
+        if self._eviction is not None:
+            self._eviction.large_result_tokens = self.eviction_threshold
 
     def _summarizer_window(self, summarizer_model: Model | None, chat_model: Model | None) -> int:
         """The summarizer's own request limit: the session's (incl. an explicit override) when it is the chat
@@ -163,10 +185,8 @@ class ContextManager:
 
     def capabilities(self) -> list[AbstractCapability[Any]]:
         """Eviction (after each tool) and the per-request chain (before and after each model request)."""
-        return [
-            EvictionCapability(self.large_results_dir, self.eviction_threshold, self._emit),
-            ContextCapability(self),
-        ]
+        self._eviction = EvictionCapability(self.large_results_dir, self.eviction_threshold, self._emit)
+        return [self._eviction, ContextCapability(self)]
 
     def mark_recorded(self, messages: Sequence[ModelMessage], indices: Sequence[int]) -> None:
         """Messages loaded from messages.json (resume) and where each sits in it.

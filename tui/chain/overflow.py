@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from tui.chain.budget import WindowBudget
 from tui.chain.cut_points import is_safe_cut
@@ -29,7 +29,11 @@ def describe_overflow(messages: Sequence[ModelMessage], *, tokens: int, fixed_to
                        "shorten MEMORY.md or use a model with a larger window"),
     ]
     for message in _smallest_tail(messages):
-        if not isinstance(message, ModelRequest):
+        if isinstance(message, ModelResponse):
+            for call in message.parts:
+                if isinstance(call, ToolCallPart):
+                    size = math.ceil(ratio * message_tokens_uncached(ModelResponse(parts=[call])))
+                    culprits.append((size, f"the arguments of a {call.tool_name} call take about {size:,} tokens"))
             continue
         for part in message.parts:
             size = math.ceil(ratio * message_tokens_uncached(ModelRequest(parts=[part])))

@@ -1,4 +1,5 @@
-"""Tier 2 (reversible): old file-write arguments become pointers, old tool outputs become previews.
+"""Tier 2 (reversible): old file-write arguments become pointers, old tool outputs become previews; as a last
+resort, oversized arguments of any call (even the running turn's) become a preview and a saved copy.
 
 The result has the input's length and order, unchanged messages are the
 same objects, and a part rewritten once is never rewritten again.
@@ -21,6 +22,8 @@ from tui.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LI
 
 FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50
+OVERSIZED_ARGS_TOKENS = 2_000
+"""Arguments this large on a call of any other tool (a 10 MB path) are elided by the pre-flight's last resort."""
 DEFAULT_PREVIEW_CHARS = 600
 
 
@@ -98,7 +101,7 @@ class _Bundle:
             # Not resolved: a planted link in place of the directory is refused when written, never followed.
             self.path = Path(os.path.abspath(self.directory)) / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
         body = text if text.endswith("\n") else text + "\n"
-        lines = body.count("\n")
+        lines = body.count("\n")  # as read_file numbers them: only "\n" ends a line (tui/agent/file_reading.py)
         offset = self.line_count + 1
         self.chunks.append(f"=== {part.tool_name} {part.tool_call_id} ({lines} lines) ===\n{body}")
         self.line_count += 1 + lines
@@ -171,6 +174,23 @@ def _elide_args(part: ToolCallPart, preview_chars: int, bundle: _Bundle | None =
     return replace(part, args=new_args)
 
 
+def _elide_oversized_args(part: ToolCallPart, preview_chars: int, bundle: _Bundle) -> ToolCallPart:
+    """A call of a tool that does not write files, with each long string argument cut to a preview and the
+    call as sent saved: such arguments are a mistake the tool refused, but they must not stop the turn."""
+    args = part.args_as_dict()
+    keep = max(20, preview_chars // 3)
+    elided = sum(len(value) for value in args.values() if isinstance(value, str) and len(value) > keep)
+    saved, offset, lines = bundle.add(part, part.args_as_json_str())
+    new_args: dict[str, Any] = {
+        key: (value[:keep] + "…" if isinstance(value, str) and len(value) > keep else value)
+        for key, value in args.items()
+    }
+    new_args[ELIDED_ARG] = True
+    new_args["note"] = (f"{elided:,} characters of arguments elided to fit the context window; the call as sent "
+                        f"is saved at {saved}: read_file(path={saved!r}, offset={offset}, limit={lines})")
+    return replace(part, args=new_args)
+
+
 def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
     """Calls whose result says the write happened: a denied, failed or interrupted write's arguments are the
     only copy of what it meant to write (the file does not have it), so they are pointed at a saved copy instead."""
@@ -219,6 +239,12 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                   and not part.args_as_dict().get(ELIDED_ARG)
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
                 part = _elide_args(part, preview_chars, None if part.tool_call_id in written else bundle)
+                result.masked_args += 1
+                changed = True
+            elif (include_current_turn and isinstance(part, ToolCallPart) and part.tool_name not in FILE_WRITING_TOOLS
+                  and text_tokens(part.args_as_json_str()) >= OVERSIZED_ARGS_TOKENS
+                  and not part.args_as_dict().get(ELIDED_ARG)):
+                part = _elide_oversized_args(part, preview_chars, bundle)
                 result.masked_args += 1
                 changed = True
             new_parts.append(part)

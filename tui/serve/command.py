@@ -49,6 +49,8 @@ FORWARDED_OPTIONS: dict[str, _Flag] = {
     "read_timeout": _value("--read-timeout"),
     "retries": _value("--retries"),
     "writes": lambda value: ["--allow-writes"] if value == "always" else ["--deny-writes"],
+    "commands": lambda value: ["--allow-commands"] if value == "always" else ["--deny-commands"],
+    "sandbox": lambda value: [] if value else ["--no-sandbox"],
     "data_dir": _path("--data-dir"),
     "config": _path("--config"),
     "debug": _switch("--debug"),
@@ -62,7 +64,7 @@ def forwarded_arguments(args: argparse.Namespace) -> list[str]:
     arguments: list[str] = []
     for dest, to_flags in FORWARDED_OPTIONS.items():
         value = getattr(args, dest, None)
-        if value is not None and value is not False:
+        if value is not None:  # a switch left off gives no flag; --no-sandbox stores False and gives one
             arguments.extend(to_flags(value))
     return arguments
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 TOKEN_QUERY = "token"
-TOKEN_COOKIE = "deep_tui_token"
+TOKEN_COOKIE = "deeptui_token"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 FORBIDDEN_PAGE = """<!doctype html>

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from aiohttp import web
-from aiohttp.web_runner import GracefulExit
 from textual_serve.server import Server
 
 from tui.serve.gate import TOKEN_QUERY, TokenGate
@@ -58,21 +57,29 @@ class GatedServer(Server):
         return await super().handle_index(request)
 
     async def on_startup(self, app: web.Application) -> None:
-        print(f"deep-tui serve: open {self.url_with_token()}", file=self.out, flush=True)
-        print("deep-tui serve: each browser tab runs its own deep-tui; Ctrl+C stops the server",
-              file=self.out, flush=True)
+        """Nothing here: the address is printed once the socket listens (see :meth:`serve`)."""
 
     def serve(self, debug: bool = False) -> None:
-        """Serve until SIGINT or SIGTERM; open apps are told to quit (and record their turns) first."""
+        """Serve until SIGINT, SIGTERM or SIGHUP; open tabs are told to quit (and record their turns) first."""
         self.debug = debug
         self.initialize_logging()
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
         for stop_signal in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(stop_signal, self.request_exit)
+            loop.add_signal_handler(stop_signal, stop.set)
+        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False)
+        await runner.setup()
         try:
-            web.run_app(self._make_app(), host=self.host, port=self.port, ssl_context=self.ssl_context,
-                        access_log=None, handle_signals=False, loop=loop, print=None,
-                        shutdown_timeout=10.0)
-        except GracefulExit:
-            logger.info("stopped")
+            site = web.TCPSite(runner, self.host, self.port, ssl_context=self.ssl_context, shutdown_timeout=10.0)
+            await site.start()  # an address in use raises OSError here, before anything is printed
+            # Printed only now: whoever reads this line (a person, a test) can connect at once.
+            print(f"deep-tui serve: open {self.url_with_token()}", file=self.out, flush=True)
+            print("deep-tui serve: each browser tab runs its own deep-tui; Ctrl+C stops the server",
+                  file=self.out, flush=True)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+        logger.info("stopped")

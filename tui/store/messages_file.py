@@ -37,7 +37,7 @@ from tui.nofollow import open_file, read_bytes
 from tui.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
-from tui.store.messages_layout import Layout, scan
+from tui.store.messages_layout import RECORD_START, Layout, scan
 from tui.wording import plural
 
 logger = logging.getLogger(__name__)
@@ -75,9 +75,11 @@ def summary_metadata(message: ModelMessage) -> dict[str, Any] | None:
 class MessagesFile:
     """Reads and appends one session's ``messages.json``."""
 
-    def __init__(self, path: Path, *, durable: bool = False) -> None:
+    def __init__(self, path: Path, *, durable: bool = False, convert_foreign: bool = True) -> None:
         self.path = path
         self.durable = durable
+        self.convert_foreign = convert_foreign
+        """False for readers that must never rewrite the file (listing, search): see :func:`read_foreign`."""
         self._layout: Layout | None = None
         self.notices: list[str] = []
         """Damage found after opening (a record pydantic-ai cannot read) and what was done about it."""
@@ -97,7 +99,7 @@ class MessagesFile:
             return self._layout
         data = self._read_bytes()
         layout = scan(data)
-        if not layout.clean and _looks_like_an_array(data) and self._convert_foreign(data):
+        if not layout.clean and self.convert_foreign and _looks_like_an_array(data) and self._convert_foreign(data):
             data = self._read_bytes()
             layout = scan(data)
         if not layout.recognized:
@@ -356,6 +358,18 @@ def _numbers(indices: Sequence[int] | dict[int, str]) -> str:
     ordered = sorted(indices)
     shown = ", ".join(f"#{index + 1}" for index in ordered[:5])
     return shown + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
+
+
+def read_foreign(data: bytes) -> list[ModelMessage] | None:
+    """The messages of a history in another layout (a pydantic-deep ``messages.json``: one indented JSON
+    array), parsed in memory and never written back; ``None`` when ``data`` is in deep-tui's one-message-a-line
+    layout (read it with :class:`MessagesFile`) or is no valid array at all."""
+    if data.startswith(_EMPTY[:2] + RECORD_START) or not _looks_like_an_array(data):
+        return None
+    try:
+        return list(ModelMessagesTypeAdapter.validate_json(data))
+    except ValidationError:
+        return None
 
 
 def write_empty(path: Path) -> None:

@@ -6,16 +6,15 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from typing import TYPE_CHECKING, Any
 
 from tui.atomic import write_atomic
-from tui.message_text import prompt_text
 from tui.nofollow import read_text
 from tui.store.cost_totals import CostTotals
-from tui.store.damage import is_damage_note
 from tui.terminal_text import visible
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 TITLE_LIMIT = 60
 UNTITLED = "untitled"
@@ -93,6 +92,12 @@ def read_meta(path: Path, session_id: str) -> SessionMeta:
 
 def title_from(messages: list[ModelMessage]) -> str | None:
     """The first user prompt, on one line, trimmed to the title length (media shown as a short note)."""
+    # pydantic-ai is imported here, not above: reading session.json (``deep-tui search``) does not need it.
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.message_text import prompt_text
+    from tui.store.damage import is_damage_note
+
     for message in messages:
         if not isinstance(message, ModelRequest) or is_damage_note(message):
             continue

@@ -15,13 +15,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from pydantic_ai.messages import ModelMessage
+from typing import TYPE_CHECKING
 
 from tui.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
-from tui.store.search_index import QUERY_BUSY_MS, DiskSession, SearchIndex, SyncReport
+from tui.store.search_index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
 from tui.store.search_query import (
     QueryTooShort,
     SearchHit,
@@ -31,16 +30,21 @@ from tui.store.search_query import (
     ranked_hits,
 )
 from tui.store.search_scan import ScanTarget, all_targets, scan, session_chain
-from tui.store.search_text import query_terms
+from tui.store.search_terms import parse_query
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["HistorySearch", "QueryTooShort", "SearchHit", "SearchOutcome"]
 
 QUERY_SYNC_BYTES = 8_000_000
-"""Before a query, at most this much changed history is indexed; the rest is scanned directly."""
-PICKER_SYNC_INTERVAL = 2.0
-"""Seconds between two checks of the disk while the user types in the picker."""
+"""Before the first query of a process, at most this much changed history is indexed; the rest is scanned."""
+REFRESH_AFTER = 30.0
+"""A query made this many seconds after the last look at the disk starts a refresh in the background
+(for histories written by other programs: deep-tui processes index their own messages as they append);
+a query itself never looks at every session folder."""
 
 
 @dataclass
@@ -72,8 +76,12 @@ class HistorySearch:
         self.index = SearchIndex(data_dir, tokenizer=tokenizer)
         self.busy_ms = QUERY_BUSY_MS
         """How long a search waits for an index another deep-tui is writing before scanning the files."""
-        self._last_picker_sync = float("-inf")
+        self._synced_at: float | None = None
+        """``time.monotonic()`` of the last pass over every session folder (``None``: none yet)."""
+        self._listing: int | None = None
+        """The sessions folder's mtime at that pass: it changes when a session is created or deleted."""
         self._refreshing = threading.Lock()
+        self._background: threading.Thread | None = None
 
     @property
     def tokenizer(self) -> str:
@@ -86,26 +94,58 @@ class HistorySearch:
         return self.index.record(session_id, first, messages, title=title, parent=parent)
 
     def forget(self, session_id: str) -> bool:
+        self._listing = None  # its forks are re-indexed on the next query
         return self.index.forget(session_id)
 
     def rename(self, session_id: str, title: str) -> bool:
         return self.index.rename(session_id, title)
 
-    def refresh(self) -> SyncReport:
-        """Bring the whole index up to date (a background thread in the app; the CLI before a query)."""
+    def refresh(self, *, check: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the whole index up to date (a background thread in the app; the CLI before a query).
+        ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index."""
         with self._refreshing:
-            return self.index.sync()
+            if check:
+                self.index.check()
+            listing = self._listing_stamp()
+            report = self.index.sync(progress=progress)
+            self._synced_at, self._listing = time.monotonic(), listing
+            return report
 
-    def start_refresh(self) -> threading.Thread:
-        """:meth:`refresh` in a daemon thread (the app calls this once its first session is open)."""
-        thread = threading.Thread(target=self._refresh_quietly, name="deep-tui-index", daemon=True)
+    def start_refresh(self, *, check: bool = True) -> threading.Thread:
+        """:meth:`refresh` in a daemon thread (the app calls this once its first session is open; it also
+        checks the whole index file for damage then)."""
+        thread = threading.Thread(target=self._refresh_quietly, args=(check,), name="deep-tui-index", daemon=True)
+        self._background = thread
         thread.start()
         return thread
 
-    def _refresh_quietly(self) -> None:
-        report = self.refresh()
+    def _refresh_quietly(self, check: bool) -> None:
+        report = self.refresh(check=check)
         if report.problem is not None:
             logger.warning("search index refresh stopped: %s", report.problem)
+
+    def _listing_stamp(self) -> int | None:
+        try:
+            return self.data_dir.sessions_dir.stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def _catch_up(self, sync_bytes: int | None) -> SyncReport:
+        """Before a query: index what changed (within ``sync_bytes``) when this process has not looked at
+        the session folders yet or a session was created or deleted since (one stat tells); otherwise rely
+        on the index — every deep-tui indexes what it appends — and, when the last look is old, refresh it
+        in the background for histories other programs wrote."""
+        listing = self._listing_stamp()
+        if self._synced_at is None or listing is None or listing != self._listing:
+            report = self.index.sync(byte_budget=sync_bytes, busy_ms=self.busy_ms)
+            if not report.pending and report.problem is None:
+                self._synced_at, self._listing = time.monotonic(), listing
+            return report
+        stale = time.monotonic() - self._synced_at > REFRESH_AFTER
+        if stale and (self._background is None or not self._background.is_alive()):
+            self._synced_at = time.monotonic()
+            self.start_refresh(check=False)
+        return SyncReport()
 
     # -- searching ---------------------------------------------------------------------------
 
@@ -113,16 +153,22 @@ class HistorySearch:
                sync_bytes: int | None = QUERY_SYNC_BYTES, excerpts: bool = False) -> SearchOutcome:
         """The best ``limit`` hits in every session, or in ``session_id``'s history (with what a fork
         inherited from its parent). Raises ``ValueError`` for an empty query, :class:`QueryTooShort`."""
-        terms = query_terms(query)
+        parsed = parse_query(query)
+        terms = list(parsed.terms)
         if not terms:
             raise ValueError("the query is empty")
-        match = build_match(terms, self.tokenizer)
-        chain = session_chain(self.data_dir, session_id) if session_id is not None else None
-        report = self.index.sync(chain, byte_budget=sync_bytes, busy_ms=self.busy_ms)
+        match = build_match(parsed, self.tokenizer)
+        if session_id is not None:  # its own folder and its ancestors': a few stat calls
+            chain = session_chain(self.data_dir, session_id)
+            report = self.index.sync(chain, byte_budget=sync_bytes, busy_ms=self.busy_ms)
+        else:
+            chain = None
+            report = self._catch_up(sync_bytes)
         try:
             connection = self.index.connection(self.busy_ms)
             rows = read_rows(connection)
-            hits = ranked_hits(connection, match, rows, session_id=session_id, limit=limit, excerpts=excerpts)
+            hits = ranked_hits(connection, match, rows, session_id=session_id, limit=limit, excerpts=excerpts,
+                               root=self.data_dir.root)
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             return self._scan_everything(terms, session_id, limit, problem, excerpts=excerpts)
@@ -140,18 +186,16 @@ class HistorySearch:
         """For the picker: the sessions whose history matches, each with its newest matching message.
 
         ``order``: the sessions as listed (hits are made for the first ``limit`` matching ones in that
-        order; ``matching_sessions`` counts them all). The disk is checked for changes at most every
-        couple of seconds (typing); changed sessions beyond ``sync_bytes`` are scanned directly up to
-        ``scan_bytes``, past that the outcome is ``incomplete`` (the background refresh indexes them).
+        order; ``matching_sessions`` counts them all). The disk is looked at as for :meth:`search`; changed
+        sessions beyond ``sync_bytes`` are scanned directly up to ``scan_bytes``, past that the outcome is
+        ``incomplete`` (the background refresh indexes them).
         """
-        terms = query_terms(query)
+        parsed = parse_query(query)
+        terms = list(parsed.terms)
         if not terms:
             return SearchOutcome([])
-        match = build_match(terms, self.tokenizer)
-        report = SyncReport()
-        if time.monotonic() - self._last_picker_sync > PICKER_SYNC_INTERVAL:
-            report = self.index.sync(byte_budget=sync_bytes, busy_ms=self.busy_ms)
-            self._last_picker_sync = time.monotonic()
+        match = build_match(parsed, self.tokenizer)
+        report = self._catch_up(sync_bytes)
         try:
             connection = self.index.connection(self.busy_ms)
             rows = read_rows(connection)
@@ -176,7 +220,8 @@ class HistorySearch:
         listed = [session for session in (order if order is not None else sorted(newest) + sorted(scanned))
                   if session in newest or session in scanned]
         chosen = listed[:limit] if limit is not None else listed
-        indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest])
+        indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest],
+                                root=self.data_dir.root)
         found = {hit.session: hit for hit in indexed}
         found.update({session: scanned[session] for session in chosen if session in scanned})
         by_session = {session: found[session] for session in chosen if session in found}

@@ -7,8 +7,11 @@
   once, under the session that recorded it), how many messages are indexed, and the size and
   mtime of messages.json / session.json when last indexed (to find what changed on disk);
 - ``docs``: one row per searchable piece of a message (session, message number, role, tool,
-  saved-output path, text);
-- ``docs_fts``: an FTS5 index over ``docs.body`` (external content, so the text is stored once).
+  saved-output path relative to the data directory, and the text, zlib-compressed);
+- ``docs_fts``: a contentless FTS5 trigram index over the text (the text itself is stored once,
+  compressed, in ``docs``);
+- ``cjk_fts``: for the few pieces holding Chinese, Japanese or Korean text, each CJK character and
+  pair of characters (the trigram index cannot find a two-character word).
 
 No Textual here.
 """
@@ -18,6 +21,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,10 +30,11 @@ from pathlib import Path
 from typing import Literal
 
 from tui.nofollow import check_no_links, make_dirs
+from tui.store.search_terms import cjk_grams, fold
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TOKENIZERS = {"trigram": 1, "unicode61": 2}
 DEFAULT_TOKENIZER = "trigram"
 """Chosen by measurement (docs/search.md): substrings of identifiers, paths and commands match."""
@@ -89,10 +95,21 @@ def _schema(tokenizer: str) -> list[str]:
         "CREATE INDEX sessions_parent ON sessions(parent)",
         """CREATE TABLE docs(
             id INTEGER PRIMARY KEY, session TEXT NOT NULL, message INTEGER NOT NULL, role TEXT NOT NULL,
-            tool TEXT, path TEXT, body TEXT NOT NULL)""",
+            tool TEXT, path TEXT, body BLOB NOT NULL)""",
         "CREATE INDEX docs_session ON docs(session, message)",
-        f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='docs', content_rowid='id', tokenize='{tokenizer}')",
+        f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='', tokenize='{tokenizer}')",
+        "CREATE VIRTUAL TABLE cjk_fts USING fts5(grams, content='', tokenize='unicode61')",
+        "CREATE TABLE checks(name TEXT PRIMARY KEY, at REAL NOT NULL)",
     ]
+
+
+def pack(text: str) -> bytes:
+    """A document's text as stored (zlib: a third of the size or less for code, logs and prose)."""
+    return zlib.compress(text.encode("utf-8", errors="replace"), 1)
+
+
+def unpack(body: bytes | str) -> str:
+    return body if isinstance(body, str) else zlib.decompress(body).decode("utf-8", errors="replace")
 
 
 class Database:
@@ -150,24 +167,38 @@ class Database:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("BEGIN IMMEDIATE")
+        dropped = False
         try:
             if connection.execute("PRAGMA user_version").fetchone()[0] != self.version:  # not done by another process
                 for (name,) in connection.execute(
-                        "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('docs_fts','docs','sessions')"
+                        "SELECT name FROM sqlite_master WHERE type='table' AND name IN "
+                        "('docs_fts','cjk_fts','docs','sessions','checks')"
                 ).fetchall():
                     connection.execute(f"DROP TABLE IF EXISTS {name}")
+                    dropped = True
                 for statement in _schema(self.tokenizer):
                     connection.execute(statement)
+                # A file made just now is sound: the first check is due a day later (see SearchIndex.check).
+                connection.execute("INSERT INTO checks(name, at) VALUES ('quick_check', ?)", (time.time(),))
                 connection.execute(f"PRAGMA user_version={self.version}")
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
             raise
+        if dropped:  # give back the old index's pages (it is rebuilt from messages.json)
+            try:
+                connection.execute("VACUUM")
+            except sqlite3.OperationalError as error:  # another deep-tui reads it: the space is reused later
+                logger.info("could not compact the search index %s: %s", self.path, error)
         logger.info("created the search index %s (%s)", self.path, self.tokenizer)
 
     @contextmanager
     def write(self, connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``: waits up to the busy timeout for other writers)."""
+        """One write transaction (``BEGIN IMMEDIATE``: waits up to the busy timeout for other writers); inside
+        one already open (a catch-up's batch), part of it."""
+        if connection.in_transaction:
+            yield connection
+            return
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
@@ -200,13 +231,34 @@ class Database:
                 logger.debug("closing an index connection failed: %s", error)
         self._local = threading.local()
 
-    def discard_corrupt(self) -> bool:
+    def quick_check(self, connection: sqlite3.Connection) -> str | None:
+        """SQLite's ``PRAGMA quick_check`` over the whole file (about a second per 100 MB of history; run off
+        the UI thread): ``None`` when the file is sound, else what is wrong. Also records when it ran."""
+        try:
+            found = [row[0] for row in connection.execute("PRAGMA quick_check(5)").fetchall()]
+        except sqlite3.DatabaseError as error:  # so damaged that the check itself cannot run
+            return str(error)
+        if found != ["ok"]:
+            return "; ".join(str(line) for line in found)
+        with self.write(connection):
+            connection.execute("INSERT OR REPLACE INTO checks(name, at) VALUES ('quick_check', ?)", (time.time(),))
+        return None
+
+    @staticmethod
+    def last_check(connection: sqlite3.Connection) -> float:
+        """When :meth:`quick_check` last found the file sound (0: never)."""
+        row = connection.execute("SELECT at FROM checks WHERE name='quick_check'").fetchone()
+        return float(row[0]) if row else 0.0
+
+    def discard_corrupt(self, *, known_bad: bool = False) -> bool:
         """Delete a corrupt index file (it is derived data) so the next use rebuilds it.
 
-        Checks again with a fresh connection first, so a file another process already
-        rebuilt is kept. Returns True when the file was removed.
+        Unless ``known_bad`` (a failed quick_check), checks again with a fresh connection first, so a
+        file another process already rebuilt is kept. Returns True when the file was removed.
         """
         self.close()
+        if known_bad:
+            return self._remove_files()
         try:
             probe = sqlite3.connect(self.path, timeout=1)
             try:
@@ -220,6 +272,9 @@ class Database:
                 return False
         except sqlite3.DatabaseError:
             pass
+        return self._remove_files()
+
+    def _remove_files(self) -> bool:
         removed = False
         for suffix in ("", "-wal", "-shm", "-journal"):
             candidate = self.path.with_name(self.path.name + suffix)
@@ -256,9 +311,16 @@ def put_row(connection: sqlite3.Connection, row: IndexedSession) -> None:
 
 
 def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
-    """Remove a session's documents from the table and from the FTS index."""
-    connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) "
-                       "SELECT 'delete', id, body FROM docs WHERE session=?", (session_id,))
+    """Remove a session's documents from the table and from the FTS indexes (a contentless index is told
+    the text it indexed)."""
+    rows = connection.execute("SELECT id, body FROM docs WHERE session=?", (session_id,)).fetchall()
+    for doc_id, body in rows:
+        text = unpack(body)
+        connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) VALUES ('delete', ?, ?)", (doc_id, text))
+        grams = () if text.isascii() else cjk_grams(fold(text))
+        if grams:
+            connection.execute("INSERT INTO cjk_fts(cjk_fts, rowid, grams) VALUES ('delete', ?, ?)",
+                               (doc_id, " ".join(sorted(grams))))
     connection.execute("DELETE FROM docs WHERE session=?", (session_id,))
 
 
@@ -267,5 +329,9 @@ def insert_docs(connection: sqlite3.Connection, session_id: str,
     """``docs``: (message, role, tool, path, body) rows for ``session_id``."""
     for message, role, tool, path, body in docs:
         cursor = connection.execute("INSERT INTO docs(session, message, role, tool, path, body) VALUES (?,?,?,?,?,?)",
-                                    (session_id, message, role, tool, path, body))
+                                    (session_id, message, role, tool, path, pack(body)))
         connection.execute("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", (cursor.lastrowid, body))
+        grams = () if body.isascii() else cjk_grams(fold(body))
+        if grams:
+            connection.execute("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)",
+                               (cursor.lastrowid, " ".join(sorted(grams))))

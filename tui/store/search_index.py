@@ -21,17 +21,13 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
-from pydantic_core import ValidationError
-
-from tui.nofollow import open_file, read_bytes
 from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
-from tui.store.messages_file import MessagesFile
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import (
     DEFAULT_TOKENIZER,
@@ -45,7 +41,10 @@ from tui.store.search_db import (
     read_row,
     read_rows,
 )
-from tui.store.search_text import message_docs
+from tui.store.search_history import load_history_from
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +55,12 @@ SYNC_BUSY_MS = 3_000
 QUERY_BUSY_MS = 500
 """A search waits at most this long for an index another deep-tui holds; then it scans the files."""
 CHUNK_CHARS = 4_000_000
-"""A large session is indexed in transactions of about this much text (short locks for others)."""
+"""A large session is indexed in pieces of about this much text."""
+CATCH_UP_CACHE_KIB = -32_000
+"""SQLite's page cache while catching up (32 MB; negative: KiB)."""
+BATCH_BYTES = 8_000_000
+"""A catch-up commits after about this much history: one FTS5 flush per few MB (not per session) keeps a
+cold build's merging work down, while the write lock is held for a couple of seconds at most."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,10 @@ class SyncReport:
 
 
 DocRow = tuple[int, str, str | None, str | None, str]
+Progress = Callable[[int, int], None]
+"""``progress(done_bytes, total_bytes)`` of history indexed by a :meth:`SearchIndex.sync`."""
+CHECK_EVERY = 24 * 3600.0
+"""``deep-tui search`` runs SQLite's quick_check on the index when the last one is older than this."""
 
 
 class SearchIndex:
@@ -113,6 +121,28 @@ class SearchIndex:
             if problem.kind != "corrupt" or not self.db.discard_corrupt():
                 raise
         return self.db.connection(busy_ms)
+
+    def check(self, max_age: float | None = None) -> IndexProblem | None:
+        """Look for damage anywhere in the file (``PRAGMA quick_check``; a query finds it only when it reads
+        the damaged page) unless the last sound check is younger than ``max_age`` seconds. A damaged index
+        is removed, so the next use rebuilds it from messages.json; returns the problem, ``None`` when sound
+        (or not checked, or the check could not run now)."""
+        if not self.path.exists():
+            return None
+        try:
+            connection = self.connection()
+            if max_age is not None and time.time() - self.db.last_check(connection) < max_age:
+                return None
+            damage = self.db.quick_check(connection)
+        except (sqlite3.Error, IndexProblem, OSError) as error:
+            return self.fail(error)
+        if damage is None:
+            return None
+        problem = IndexProblem("corrupt", f"the search index {self.path} is damaged ({damage})")
+        logger.warning("%s; it is rebuilt from messages.json", problem)
+        self.db.discard_corrupt(known_bad=True)
+        self.last_problem = problem
+        return problem
 
     def fail(self, error: BaseException) -> IndexProblem:
         """Note a failure: drop the connection, remove a corrupt file (rebuilt on next use); returns why."""
@@ -153,6 +183,8 @@ class SearchIndex:
             return False
 
     def _doc_rows(self, first: int, messages: Sequence[ModelMessage]) -> list[DocRow]:
+        from tui.store.search_text import message_docs  # pydantic-ai: only when indexing
+
         return [(first + offset, doc.role, doc.tool, doc.path, doc.text)
                 for offset, message in enumerate(messages) for doc in message_docs(message, self.saved_dir)]
 
@@ -203,23 +235,11 @@ class SearchIndex:
             found[entry.name] = DiskSession(entry.name, entry.path, history.st_size, history.st_mtime_ns, meta_mtime)
         return found
 
-    def changed_sessions(self) -> list[DiskSession]:
-        """Sessions whose history changed since they were indexed (every one when the index is unreadable)."""
-        try:
-            disk = self.disk_sessions()
-        except OSError:
-            return []
-        try:
-            rows = read_rows(self.connection()) if self.path.exists() else {}
-        except (sqlite3.Error, IndexProblem, OSError) as error:
-            self.fail(error)
-            rows = {}
-        return [found for found in disk.values() if _changed(found, rows.get(found.id))]
-
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
-             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS) -> SyncReport:
+             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
         """Index what changed on disk (all sessions, or ``only`` these), within ``byte_budget`` bytes of
-        changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending."""
+        changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending.
+        ``progress(done_bytes, total_bytes)`` is called before the first session indexed and after each."""
         report = SyncReport()
         try:
             disk = self.disk_sessions(only)
@@ -241,21 +261,45 @@ class SearchIndex:
             return report
         changed = [found for found in disk.values() if _changed(found, rows.get(found.id))]
         changed.sort(key=lambda found: found.size)
+        total = sum(found.size for found in changed)
+        if progress is not None and changed:
+            progress(0, total)
         spent = 0
-        for position, found in enumerate(changed):
-            out_of_budget = byte_budget is not None and spent + found.size > byte_budget and spent > 0
-            if out_of_budget or (deadline is not None and time.monotonic() > deadline):
-                report.pending.extend(changed[position:])
-                break
-            try:
+        batch: list[DiskSession] = []  # indexed in the open transaction, not committed yet
+        if changed:
+            connection.execute(f"PRAGMA cache_size={CATCH_UP_CACHE_KIB}")  # FTS5's merges re-read less
+        try:
+            for position, found in enumerate(changed):
+                out_of_budget = byte_budget is not None and spent + found.size > byte_budget and spent > 0
+                if out_of_budget or (deadline is not None and time.monotonic() > deadline):
+                    report.pending.extend(changed[position:])
+                    break
+                if not connection.in_transaction:
+                    connection.execute("BEGIN IMMEDIATE")
                 self._index_session(connection, found, rows.get(found.id))
-                report.indexed.append(found.id)
+                batch.append(found)
                 spent += found.size
-            except (sqlite3.Error, IndexProblem, OSError) as error:
-                report.problem = self.fail(error)
-                report.pending.extend(changed[position:])
-                break
+                if sum(item.size for item in batch) >= BATCH_BYTES:
+                    self._commit(connection, batch, report)
+                if progress is not None:
+                    progress(spent, total)
+            self._commit(connection, batch, report)
+        except (sqlite3.Error, IndexProblem, OSError) as error:
+            report.problem = self.fail(error)  # closes the connection: the open batch is rolled back
+            done = set(report.indexed)
+            report.pending.extend(found for found in changed if found.id not in done
+                                  and found not in report.pending)
+            return report
+        if changed:
+            connection.execute("PRAGMA cache_size=-2000")  # SQLite's default again: queries need little
         return report
+
+    @staticmethod
+    def _commit(connection: sqlite3.Connection, batch: list[DiskSession], report: SyncReport) -> None:
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+        report.indexed.extend(found.id for found in batch)
+        batch.clear()
 
     def _index_session(self, connection: sqlite3.Connection, found: DiskSession, row: IndexedSession | None) -> None:
         title, parent = _title_and_parent(found)
@@ -370,26 +414,3 @@ def _title_and_parent(found: DiskSession) -> tuple[str, ParentRef | None]:
         except (ValueError, TypeError, KeyError, OSError) as error:
             logger.debug("search index: unreadable %s: %s", meta_path, error)
     return "", None
-
-
-def load_history_from(path: Path, start: int, stop: int | None = None) -> tuple[list[ModelMessage], int]:
-    """Messages ``[start:stop]`` of a history file and its total count, without rewriting the file.
-
-    deep-tui's layout is read line by line (only the wanted lines are parsed); another layout
-    (a pydantic-deep export: one JSON array) is parsed whole — it is converted only when the
-    session itself is opened.
-    """
-    try:
-        with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:  # a planted link is refused
-            head = handle.read(2)
-    except OSError as error:
-        raise CorruptSessionError(f"cannot read {path}: {error.strerror or error}") from None
-    if head in (b"", b"[\n"):
-        history = MessagesFile(path)
-        count = history.count()
-        return history.load_range(start, count if stop is None else stop), count
-    try:
-        messages = list(ModelMessagesTypeAdapter.validate_json(read_bytes(path)))
-    except (ValidationError, ValueError, OSError) as error:
-        raise CorruptSessionError(f"{path} is not a readable message history ({type(error).__name__})") from None
-    return messages[start:stop], len(messages)

@@ -19,9 +19,9 @@ from tui.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import IndexedSession
-from tui.store.search_index import load_history_from
-from tui.store.search_query import SearchHit, sharing_forks
-from tui.store.search_text import fold, make_excerpt, make_snippet, matches, message_docs
+from tui.store.search_history import load_history_from
+from tui.store.search_query import SearchHit, saved_path, sharing_forks
+from tui.store.search_terms import fold, make_excerpt, make_snippet, matches
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +84,8 @@ def _could_match(data: bytes, folded_terms: list[str]) -> bool:
 def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, limit: int,
          per_session: int | None = None, excerpts: bool = False) -> list[SearchHit]:
     """Matching messages of ``targets`` (in the order given, newest message first within each)."""
+    from tui.store.search_text import message_docs  # pydantic-ai: only when files are read
+
     folded_terms = [fold(term) for term in terms]
     hits: list[SearchHit] = []
     targets = list(targets)
@@ -110,7 +112,8 @@ def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, 
             for doc in message_docs(messages[index], data_dir.large_results_dir):
                 if matches(fold(doc.text), folded_terms):
                     hits.append(SearchHit(session=target.session, title=title, message=index, role=doc.role,
-                                          snippet=make_snippet(doc.text, terms), tool=doc.tool, path=doc.path,
+                                          snippet=make_snippet(doc.text, terms), tool=doc.tool,
+                                          path=saved_path(doc.path, data_dir.root),
                                           forks=sharing_forks(target.session, index, lineage),
                                           excerpt=make_excerpt(doc.text, terms) if excerpts else ""))
                     found += 1

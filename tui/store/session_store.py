@@ -22,7 +22,7 @@ from tui.store.errors import (
 )
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
-from tui.store.messages_file import MessagesFile, write_empty
+from tui.store.messages_file import MessagesFile, read_foreign, write_empty
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
 from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.terminal_text import visible
@@ -96,14 +96,21 @@ class SessionStore:
     def _derive_meta(self, directory: Path, session_id: str) -> SessionMeta:
         """Metadata for a directory holding only messages.json (e.g. from pydantic-deep), cached once."""
         history = directory / "messages.json"
-        if not history.exists():
-            raise UnknownSessionError(f"session {session_id} has neither session.json nor messages.json")
-        messages_file = MessagesFile(history)
-        count = messages_file.count()
-        stat = history.stat()
+        try:
+            stat = history.stat()  # before reading: "updated" is when the history was last written, never now
+            data = history.read_bytes()
+        except FileNotFoundError:
+            raise UnknownSessionError(f"session {session_id} has neither session.json nor messages.json") from None
+        foreign = read_foreign(data)  # a pydantic-deep history is read in place: only opening it converts it
+        if foreign is not None:
+            count, first = len(foreign), foreign[:4]
+        else:
+            messages_file = MessagesFile(history, convert_foreign=False)
+            count = messages_file.count()
+            first = messages_file.load_range(0, min(count, 4))
         meta = SessionMeta(
             id=session_id,
-            title=title_from(messages_file.load_range(0, min(count, 4))) or UNTITLED,
+            title=title_from(first) or UNTITLED,
             created=stat.st_mtime,
             updated=stat.st_mtime,
             message_count=count,

@@ -1,10 +1,11 @@
-"""A project's own config (``<project>/.deep-tui/config.toml``): read without following links, checked
-against the trust store, and described as the settings it would change.
+"""A project's own config (``<project>/.deep-tui/config.toml`` and/or ``<project>/.mcp.json``): read without
+following links, checked against the trust store, and described as the settings it would change and the MCP
+servers it would start.
 
 A project is the directory deep-tui runs in when the data directory is the default ``./.deep-tui``
 (neither ``--data-dir`` nor ``$DEEP_TUI_HOME``). Its config is the project's, not the user's: it applies
-only while the store holds a trust of that project whose digest matches the config's bytes now, so a
-changed config (a ``git pull``) is asked about again.
+only while the store holds a trust of that project whose digest matches both files' bytes now, so a
+change to either (a ``git pull``) is asked about again.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tui.config import (
     parse_config,
     settings_from_layers,
 )
+from tui.mcp_config import PROJECT_FILE_LIMIT, PROJECT_FILE_NAME, McpConfigError, McpServerConfig, parse_project_servers
 from tui.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
 from tui.terminal_text import visible
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, now_utc, project_key
@@ -42,85 +44,132 @@ NOT_SET = "(not set)"
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """The config file a project ships; ``layer`` is ``None`` and ``error`` says why when it cannot be used."""
+    """The config files a project ships; ``error`` says why they cannot be used (then nothing of them applies)."""
 
     root: Path
     """The project directory's real path (the trust store's key)."""
     path: Path
-    """The file, for messages: ``root/.deep-tui/config.toml``."""
+    """The first of its files, for messages: ``root/.deep-tui/config.toml``, else ``root/.mcp.json``."""
     digest: str
-    """``sha256:`` of the bytes read (what a trust covers)."""
+    """``sha256:`` of the bytes read (what a trust covers; see :func:`project_digest`)."""
     layer: ConfigLayer | None
+    """The settings of ``config.toml`` (``None``: there is none, or it cannot be used)."""
     error: str | None = None
+    mcp_path: Path | None = None
+    """``root/.mcp.json`` when the project has one."""
+    servers: tuple[McpServerConfig, ...] = ()
+    """The MCP servers its ``.mcp.json`` would start (empty when it cannot be used)."""
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The project's config files, as shown to the user."""
+        return tuple(dict.fromkeys(path for path in (self.path, self.mcp_path) if path is not None))
+
+
+def project_digest(toml: bytes | None, mcp_json: bytes | None) -> str:
+    """What a trust covers. ``config.toml`` alone: the SHA-256 of its bytes (as before ``.mcp.json`` joined, so
+    those trusts still hold); with a ``.mcp.json``: the SHA-256 of both files' digests, so a change to either
+    (or either appearing) asks again."""
+    if mcp_json is None:
+        return "sha256:" + hashlib.sha256(toml or b"").hexdigest()
+    toml_part = hashlib.sha256(toml).hexdigest() if toml is not None else "-"
+    both = f"deep-tui project config\nconfig.toml {toml_part}\n{PROJECT_FILE_NAME} {hashlib.sha256(mcp_json).hexdigest()}\n"
+    return "sha256:" + hashlib.sha256(both.encode()).hexdigest()
 
 
 def read_project_config(directory: Path) -> ProjectConfig | None:
-    """``directory/.deep-tui/config.toml``, or ``None`` when there is none.
+    """The project config of ``directory`` (``.deep-tui/config.toml`` and/or ``.mcp.json``), or ``None`` when it
+    has neither.
 
-    Neither ``.deep-tui`` nor ``config.toml`` is followed if it is a link (a cloned repository can ship
-    links); a link, a non-regular file, a file too large, bad TOML or a bad value gives a config with
-    ``error`` set (it can then never be trusted).
-
-    Another project file that acts as settings (``.mcp.json``) must join the digest here, and make a
-    project without ``config.toml`` count as having a config, or it would apply untrusted."""
+    No link is followed (``.deep-tui``, ``config.toml``, ``.mcp.json``: a cloned repository can ship links);
+    a link, a non-regular file, a file too large, bad TOML or JSON or a bad value gives a config with
+    ``error`` set (it can then never be trusted)."""
     root = Path(project_key(directory))
-    path = root / DEFAULT_DATA_DIR_NAME / USER_CONFIG_NAME
+    toml_path = root / DEFAULT_DATA_DIR_NAME / USER_CONFIG_NAME
+    mcp_path = root / PROJECT_FILE_NAME
     try:
-        raw = _read_without_links(root)
+        toml, mcp_json = _read_without_links(root)
     except _Unusable as problem:
-        return ProjectConfig(root, path, f"unusable:{problem}", None, f"{path}: {problem}")
-    if raw is None:
+        where = problem.path or toml_path
+        return ProjectConfig(root, where, f"unusable:{problem}", None, f"{where}: {problem}",
+                             mcp_path if where == mcp_path else None)
+    if toml is None and mcp_json is None:
         return None
-    digest = "sha256:" + hashlib.sha256(raw).hexdigest()
+    path = toml_path if toml is not None else mcp_path
+    shown_mcp = mcp_path if mcp_json is not None else None
+    digest = project_digest(toml, mcp_json)
+    layer = None
     try:
-        layer = parse_config(raw, str(path))
-        settings_from_layers([layer])  # every key valid on its own
-    except ConfigError as error:
-        return ProjectConfig(root, path, digest, None, str(error))
-    return ProjectConfig(root, path, digest, layer)
+        if toml is not None:
+            layer = parse_config(toml, str(toml_path))
+            settings_from_layers([layer])  # every key valid on its own
+        servers = parse_project_servers(mcp_json, str(mcp_path)) if mcp_json is not None else ()
+    except (ConfigError, McpConfigError) as error:
+        return ProjectConfig(root, path, digest, None, str(error), shown_mcp)
+    return ProjectConfig(root, path, digest, layer, None, shown_mcp, servers)
 
 
 class _Unusable(Exception):
-    pass
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        """The file at fault, when it is not ``config.toml``."""
 
 
-def _read_without_links(root: Path) -> bytes | None:
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NO_FOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _read_without_links(root: Path) -> tuple[bytes | None, bytes | None]:
+    """``(config.toml, .mcp.json)``, each ``None`` when absent."""
     try:
-        root_fd = os.open(root, flags | os.O_DIRECTORY)
+        root_fd = os.open(root, _NO_FOLLOW | os.O_DIRECTORY)
     except OSError as error:
         raise _Unusable(f"cannot open the project directory: {error.strerror}") from None
     try:
-        try:
-            dir_fd = os.open(DEFAULT_DATA_DIR_NAME, flags | os.O_DIRECTORY, dir_fd=root_fd)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(root / DEFAULT_DATA_DIR_NAME):
-                raise _Unusable(f"{DEFAULT_DATA_DIR_NAME} is a symbolic link (not followed)") from None
-            if error.errno == errno.ENOTDIR:
-                return None  # a file named .deep-tui: no project config (the data directory check says more)
-            raise _Unusable(f"cannot open {DEFAULT_DATA_DIR_NAME}: {error.strerror}") from None
-        try:
-            try:
-                file_fd = os.open(USER_CONFIG_NAME, flags | os.O_NONBLOCK, dir_fd=dir_fd)
-            except FileNotFoundError:
-                return None
-            except OSError as error:
-                if error.errno == errno.ELOOP:
-                    raise _Unusable("it is a symbolic link (not followed)") from None
-                raise _Unusable(f"cannot read it: {error.strerror}") from None
-            with os.fdopen(file_fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise _Unusable("it is not a regular file")
-                raw = handle.read(MAX_CONFIG_BYTES + 1)
-            if len(raw) > MAX_CONFIG_BYTES:
-                raise _Unusable(f"it is larger than {MAX_CONFIG_BYTES:,} bytes")
-            return raw
-        finally:
-            os.close(dir_fd)
+        return _read_toml(root, root_fd), _read_mcp_json(root, root_fd)
     finally:
         os.close(root_fd)
+
+
+def _read_toml(root: Path, root_fd: int) -> bytes | None:
+    try:
+        dir_fd = os.open(DEFAULT_DATA_DIR_NAME, _NO_FOLLOW | os.O_DIRECTORY, dir_fd=root_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(root / DEFAULT_DATA_DIR_NAME):
+            raise _Unusable(f"{DEFAULT_DATA_DIR_NAME} is a symbolic link (not followed)") from None
+        if error.errno == errno.ENOTDIR:
+            return None  # a file named .deep-tui: no project config (the data directory check says more)
+        raise _Unusable(f"cannot open {DEFAULT_DATA_DIR_NAME}: {error.strerror}") from None
+    try:
+        return _read_file(dir_fd, USER_CONFIG_NAME, MAX_CONFIG_BYTES, None)
+    finally:
+        os.close(dir_fd)
+
+
+def _read_mcp_json(root: Path, root_fd: int) -> bytes | None:
+    return _read_file(root_fd, PROJECT_FILE_NAME, PROJECT_FILE_LIMIT, root / PROJECT_FILE_NAME)
+
+
+def _read_file(dir_fd: int, name: str, limit: int, path: Path | None) -> bytes | None:
+    """``name`` in ``dir_fd`` (``None`` when absent), never through a link, never blocking, at most ``limit``."""
+    try:
+        file_fd = os.open(name, _NO_FOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _Unusable("it is a symbolic link (not followed)", path) from None
+        raise _Unusable(f"cannot read it: {error.strerror}", path) from None
+    if not stat.S_ISREG(os.fstat(file_fd).st_mode):  # before fdopen, which refuses a directory
+        os.close(file_fd)
+        raise _Unusable("it is not a regular file", path)
+    with os.fdopen(file_fd, "rb") as handle:
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise _Unusable(f"it is larger than {limit:,} bytes", path)
+    return raw
 
 
 def shown_value(value: object) -> str:
@@ -162,6 +211,47 @@ def describe_changes(current: Settings, with_project: Settings, earlier: TrustRe
     return changes
 
 
+SERVER_KEY_PREFIX = "mcpServers."
+"""How a ``.mcp.json`` server is kept in a trust record's ``settings`` (``mcpServers.NAME`` → what it runs)."""
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """One MCP server the project's ``.mcp.json`` would start, as shown text."""
+
+    name: str
+    what: str
+    """The command line (``shlex``-quoted) or the URL, with the ``env`` / ``headers`` it sets."""
+    since_trust: bool = False
+    """New or different since the user trusted the project (only for a changed config)."""
+
+
+def shown_server(server: McpServerConfig) -> str:
+    """What ``server`` runs or reaches, as one line of plain text (escaped, cut like a setting's value, but at
+    twice the length: a command line is what the user must read)."""
+    if server.transport == "stdio":
+        text = shlex.join([server.command, *server.args])
+        extra = " ".join(f"{key}={value}" for key, value in server.env.items())
+        text += f"  (env: {extra})" if extra else ""
+    else:
+        text = f"{server.url} ({server.transport})"
+        extra = " ".join(f"{key}: {value}" for key, value in server.headers.items())
+        text += f"  (headers: {extra})" if extra else ""
+    text = visible(text)
+    limit = 2 * SHOWN_VALUE_LIMIT
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_servers(servers: Sequence[McpServerConfig], earlier: TrustRecord | None) -> list[ServerEntry]:
+    """The servers a ``.mcp.json`` would start, marked where they differ from the trusted ones."""
+    entries = []
+    for server in servers:
+        what = shown_server(server)
+        since = earlier is not None and earlier.settings.get(SERVER_KEY_PREFIX + server.name) != what
+        entries.append(ServerEntry(visible(server.name), what, since))
+    return entries
+
+
 def _flat_keys(prefix: str, table: dict[str, object]) -> list[tuple[str, object]]:
     """The keys a config file sets, as ``table.key`` → value."""
     keys: list[tuple[str, object]] = []
@@ -195,6 +285,8 @@ class PendingProject:
     """Why the config can never apply as it is (a link, bad TOML, a bad value); trusting is then refused."""
     store_error: str | None = None
     """Why the trust store could not be read (every project then counts as untrusted)."""
+    servers: tuple[ServerEntry, ...] = ()
+    """The MCP servers its ``.mcp.json`` would start once trusted."""
 
     @property
     def trustable(self) -> bool:
@@ -202,7 +294,9 @@ class PendingProject:
 
     def record(self) -> TrustRecord:
         """The trust to store when the user trusts this config."""
-        shown = {key: shown_value(value) for key, value in _flat_keys("", self.layers[-1].data)}
+        layer = self.config.layer
+        shown = {key: shown_value(value) for key, value in _flat_keys("", layer.data if layer else {})}
+        shown |= {SERVER_KEY_PREFIX + server.name: shown_server(server) for server in self.config.servers}
         return TrustRecord(str(self.config.root), self.config.digest, now_utc(), shown)
 
     def trust_command(self) -> str:
@@ -211,7 +305,7 @@ class PendingProject:
 
     def ignored_line(self) -> str:
         """The one line ``run`` prints on stderr when it goes on without the project config."""
-        where = visible(str(self.config.path))
+        where = " and ".join(visible(str(path)) for path in self.config.files)
         if self.error is not None:
             return f"deep-tui: ignoring the project config (it cannot be used: {visible(self.error)})"
         if self.state is TrustState.CHANGED:
@@ -224,9 +318,10 @@ class PendingProject:
 
 
 def assess_project(directory: Path, user_layers: Sequence[ConfigLayer],
-                   store: TrustStore) -> tuple[ConfigLayer | None, PendingProject | None]:
-    """The project config of ``directory`` against the store: ``(layer, None)`` when it is trusted and
-    applies, ``(None, pending)`` when the user has to decide, ``(None, None)`` when there is none."""
+                   store: TrustStore) -> tuple[ProjectConfig | None, PendingProject | None]:
+    """The project config of ``directory`` against the store: ``(config, None)`` when it is trusted and
+    applies (its ``layer`` and ``servers``), ``(None, pending)`` when the user has to decide, ``(None, None)``
+    when there is none."""
     config = read_project_config(directory)
     if config is None:
         return None, None
@@ -235,8 +330,8 @@ def assess_project(directory: Path, user_layers: Sequence[ConfigLayer],
         earlier = store.lookup(config.root)
     except TrustStoreError as error:
         earlier, store_error = None, str(error)
-    if earlier is not None and earlier.digest == config.digest and config.layer is not None:
-        return config.layer, None
+    if earlier is not None and earlier.digest == config.digest and config.error is None:
+        return config, None
     state = TrustState.UNTRUSTED if earlier is None else TrustState.CHANGED
     return None, pending_project(config, state, earlier, user_layers, store_error)
 
@@ -254,14 +349,15 @@ def pending_project(config: ProjectConfig, state: TrustState, earlier: TrustReco
             changes = describe_changes(current, settings_from_layers(layers), earlier)
         except ConfigError as problem:  # valid alone, not with the user's settings (thresholds across files)
             error = str(problem)
-    return PendingProject(config, state, earlier, tuple(changes), layers, error, store_error)
+    servers = tuple(describe_servers(config.servers, earlier))
+    return PendingProject(config, state, earlier, tuple(changes), layers, error, store_error, servers)
 
 
 class TrustChoice(enum.Enum):
     """The user's answer to the trust prompt."""
 
     TRUST = "trust"
-    """Apply the project config and remember the trust (until the config changes or it is revoked)."""
+    """Apply the project config (settings and MCP servers) and remember the trust (until the config changes or it is revoked)."""
     ONCE = "once"
     """Apply it for this session only; ask again next time."""
     NOT_NOW = "not-now"

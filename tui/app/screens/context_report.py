@@ -51,10 +51,19 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
                 f"{plural(report.compressions, 'compaction')} so far"),
         Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
+        *project_lines(report),
         *cost_lines(report),
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])
+
+
+def project_lines(report: ContextBreakdown) -> list[Content]:
+    """Which AGENTS.md / CLAUDE.md files the "project instructions" row holds."""
+    if not report.project_files:
+        return []
+    names = ", ".join(visible(str(path)) for path in report.project_files)
+    return [Content.assemble(("project instructions from  ", "bold"), names)]
 
 
 def cost_lines(report: ContextBreakdown) -> list[Content]:

@@ -18,6 +18,7 @@ EXTRA_KEYS = (
     ("ctrl+j", "new line in the prompt"),
     ("↑ ↓", "earlier prompts of this session (in a one-line prompt)"),
     ("/ tab", "complete a command; // starts a message with a /"),
+    ("@ tab", "complete a file; @path sends the file with the prompt"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
     ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found)"),

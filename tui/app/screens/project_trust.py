@@ -1,4 +1,5 @@
-"""The one-time question before a project's own config applies: what it would change, and trust / once / not now.
+"""The one-time question before a project's own config applies: what it would change, which MCP servers its
+``.mcp.json`` would start, and trust / once / not now.
 
 Keyboard first: ``t`` trusts (and remembers it until the config changes or the trust is revoked), ``o``
 applies it just this once, ``n`` or Esc goes on without it; every button does the same on a click. The
@@ -20,15 +21,17 @@ from textual.widgets import Static
 
 from tui.app.screens.confirm import DialogScreen, action_button
 from tui.terminal_text import visible
-from tui.trust.project import PendingProject, SettingChange, TrustChoice, TrustState
+from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
 
-__all__ = ["ProjectTrustScreen", "changes_content"]
+__all__ = ["ProjectTrustScreen", "changes_content", "servers_content"]
 
 ARMING_DELAY = 0.4
 """Seconds after the dialog opens before its letter keys answer it."""
 
 WARNING = ("A project's config can send your API key to another server and let the agent write files "
            "without asking. Trust it only if you trust whoever wrote it.")
+SERVERS_WARNING = ("Its MCP servers run as you, outside any sandbox, and can be handed any of your environment "
+                   "variables.")
 
 
 def changes_content(changes: tuple[SettingChange, ...]) -> Content:
@@ -45,6 +48,19 @@ def changes_content(changes: tuple[SettingChange, ...]) -> Content:
         pieces.append(f"  {change.current}")
         pieces.append((" → ", "$text-muted"))
         pieces.append((change.project, "$text-accent"))
+    return Content.assemble(*pieces)
+
+
+def servers_content(servers: tuple[ServerEntry, ...]) -> Content:
+    """A heading, then one line per server of ``.mcp.json``: ``name  command args`` or ``name  url`` (``●``: new or
+    different since the last trust). Every piece is plain text: the names and commands are the project's."""
+    width = max(len(server.name) for server in servers)
+    pieces: list[tuple[str, str] | str] = [("MCP servers it would start (from .mcp.json):", "bold")]
+    for server in servers:
+        pieces.append("\n")
+        pieces.append(("● " if server.since_trust else "  ", "$text-warning"))
+        pieces.append((server.name.ljust(width), "bold"))
+        pieces.append(("  " + server.what, "$text-accent"))
     return Content.assemble(*pieces)
 
 
@@ -68,7 +84,7 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
         color: $text-warning;
         margin-top: 1;
     }
-    ProjectTrustScreen #trust-changes {
+    ProjectTrustScreen #trust-changes, ProjectTrustScreen #trust-servers {
         height: auto;
         margin-top: 1;
         border: round $panel;
@@ -106,13 +122,17 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
                 dialog.border_title = "This project's config is ignored"
                 dialog.border_subtitle = "n/esc go on without it"
                 intro = "This folder has its own deep-tui config, which deep-tui cannot use:"
-            where = f"{intro}\n{visible(str(pending.config.path))}"
+            where = "\n".join([intro, *(visible(str(path)) for path in pending.config.files)])
             if pending.state is TrustState.CHANGED and pending.earlier is not None:
                 where += f"\nIt changed since you trusted it on {visible(pending.earlier.trusted_at)} (● new)."
             yield Static(Content(where), id="trust-where")
             if pending.trustable:
-                yield Static(Content(WARNING), id="trust-warning")
-                yield Static(changes_content(pending.changes), id="trust-changes")
+                warning = f"{WARNING} {SERVERS_WARNING}" if pending.servers else WARNING
+                yield Static(Content(warning), id="trust-warning")
+                if pending.servers:  # first: a server is a program that runs as the user
+                    yield Static(servers_content(pending.servers), id="trust-servers")
+                if pending.changes or not pending.servers:
+                    yield Static(changes_content(pending.changes), id="trust-changes")
             else:
                 yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:

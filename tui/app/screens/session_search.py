@@ -103,7 +103,9 @@ class ContentSearch(_ScreenMixin):
     def search_contents(self, query: str, order: list[str]) -> None:
         """Start searching every session's history for ``query`` (or clear the note for a short query);
         ``order``: the sessions as listed, so the first matching ones get their snippet."""
-        if self.search is not None and any(len(word) >= MIN_CONTENT_QUERY for word in query.split()):
+        from tui.store.search_terms import is_cjk_word
+
+        if self.search is not None and any(len(word) >= MIN_CONTENT_QUERY or is_cjk_word(word) for word in query.split()):
             self._search_contents(query, order)
         else:
             self._show_note(None)

@@ -108,7 +108,8 @@ class WriteApprovalScreen(DialogScreen[WriteDecision]):
                 yield Static(Content(visible(request.note)), id="approval-note")
             if request.body:
                 with VerticalScroll(id="approval-body"):
-                    yield Static(diff_content(request.body, is_diff=request.action != "create"), id="approval-diff")
+                    yield Static(diff_content(request.body, is_diff=request.action not in ("create", "call")),
+                                 id="approval-diff")
             yield Input(placeholder="why not? (the model reads it) — Enter denies, Esc denies without it",
                         id="approval-reason")
             with Horizontal(classes="dialog--buttons"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,6 +14,9 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+
+if TYPE_CHECKING:
+    from tui.app.widgets.command_output import CommandOutputView
 from tui.terminal_text import visible
 from tui.wording import plural
 
@@ -82,20 +85,39 @@ class ToolBlock(Collapsible):
 
         path: Path
 
-    def __init__(self, call_id: str, tool_name: str, args_json: str) -> None:
+    def __init__(self, call_id: str, tool_name: str, args_json: str, *, call_title: str | None = None) -> None:
+        """``call_title``: the title instead of ``tool_name(arguments)`` (a ``!command``: the command line)."""
         self.call_id = call_id
         self.tool_name = tool_name
         self._args = Static(Content(args_json[:PREVIEW_LIMIT] or "{}"), classes="tool-args")
+        self._args.display = bool(args_json)
         self._result = Static(Content("running…"), classes="tool-result")
         self._saved = Button("open saved output", classes="tool-saved", compact=True)
         self._saved.display = False
         self.saved_path: Path | None = None
-        self._call_title = f"{tool_name}({args_summary(args_json)})"
+        self.output_view: CommandOutputView | None = None
+        """A running command's output, once some arrived."""
+        self._call_title = _one_line(call_title)[:100] if call_title else f"{tool_name}({args_summary(args_json)})"
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.
         self.title = Content(self._call_title)  # type: ignore[assignment]
 
-    def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool) -> None:
+    def stream_output(self, pieces: list[str]) -> None:
+        """Append a running command's output (shown as it arrives, the block open)."""
+        from tui.app.widgets.command_output import CommandOutputView
+
+        if self.output_view is None:
+            self.output_view = CommandOutputView()
+            self.query_one(Collapsible.Contents).mount(self.output_view, before=self._result)
+            self.collapsed = False
+        self.output_view.feed(pieces)
+
+    def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool,
+                   last_line: str = "") -> None:
+        """``last_line``: the result's last line; for a command whose output is on screen, it is all that is added
+        (how it ended)."""
+        if self.output_view is not None:
+            preview = last_line or preview.rstrip("\n").rsplit("\n", 1)[-1]
         self._result.update(Content(preview[:PREVIEW_LIMIT]))
         size = f"{size_chars:,} chars"
         if evicted_path:

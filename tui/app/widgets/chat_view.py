@@ -216,11 +216,26 @@ class ChatView(VerticalScroll):
         self._tools[event.call_id] = block
         await self._append(block)
 
+    async def add_user_command(self, command: str) -> ToolBlock:
+        """The block of the user's ``!command``: its output streams into it."""
+        block = ToolBlock(f"user-command-{len(self._tools)}", "!", "", call_title=f"! {command}")
+        await self._append(block)
+        self.anchor()
+        self.scroll_end(animate=False)
+        return block
+
+    def tool_output(self, call_id: str, pieces: list[str]) -> None:
+        """A running tool's output arrived (a shell command's): append it to its block."""
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.stream_output(pieces)
+
     def finish_tool_call(self, event: ToolCallFinished) -> None:
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet
             block.call_after_refresh(block.set_result, event.preview, event.size_chars,
-                                     evicted_path=event.evicted_path, is_error=event.is_error)
+                                     evicted_path=event.evicted_path, is_error=event.is_error,
+                                     last_line=event.last_line)
 
     async def add_divider(self, event: CompactionFinished, summary: str) -> None:
         info = DividerInfo(strategy=event.strategy, replaced=event.messages_replaced,

@@ -24,7 +24,16 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFailed
+from tui.agent.turn_events import (
+    PromptAttached,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnEvent,
+    TurnFailed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -177,8 +186,16 @@ class LiveTurn:
             elif isinstance(event, ToolCallStarted):
                 await self._close_answer()
                 await chat.add_tool_call(event)
+            elif isinstance(event, ToolOutputDelta):
+                pieces = [event.text]  # everything the command printed since the last frame: one append
+                while self._queue and isinstance(self._queue[0], ToolOutputDelta) \
+                        and self._queue[0].call_id == event.call_id:
+                    pieces.append(self._queue.popleft().text)  # type: ignore[union-attr]
+                chat.tool_output(event.call_id, pieces)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
+            elif isinstance(event, PromptAttached):
+                await chat.add_notice("attached: " + "; ".join(event.lines))
             elif isinstance(event, TurnFailed):
                 await self._close_answer()
                 await chat.add_notice(f"turn failed: {event.message}", "error")

@@ -1,4 +1,5 @@
-"""The prompt: Enter sends, Ctrl+J inserts a newline, Up/Down walk the history, ``/`` completes commands.
+"""The prompt: Enter sends, Ctrl+J inserts a newline, Up/Down walk the history, ``/`` completes commands,
+``/model `` completes model names and ``@`` completes the workdir's files.
 
 Nothing typed here is lost: an unknown ``/command`` stays in the editor with a note saying which
 commands exist, and a prompt sent while a turn runs is queued by the app (the prompt only posts
@@ -7,7 +8,8 @@ commands exist, and a prompt sent while a turn runs is queued by the app (the pr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -16,57 +18,19 @@ from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
-from textual.widgets.option_list import Option
+from textual.widgets import TextArea
 
-from tui.app.command_registry import Command, find, parse_slash, rank, unknown_command_message
+from tui.app.command_registry import Command, find, parse_slash, unknown_command_message
 from tui.app.prompt_history import PromptHistory
+from tui.app.widgets.suggestions import CommandSuggestions, Suggestion
+from tui.terminal_text import visible
 
-__all__ = ["CommandSuggestions", "PromptInput"]
+__all__ = ["CommandSuggestions", "PromptInput", "Suggestion"]
 
+MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("[^"\n]*|[^\s"]*)$')
+"""An ``@`` mention being typed: from the ``@`` (at the start or after a space) to the cursor."""
+MODEL_ARGUMENT = re.compile(r"^/model\s+(\S*)$", re.IGNORECASE)
 
-class CommandSuggestions(OptionList, can_focus=False):
-    """The commands matching what follows a ``/`` in the prompt (the keyboard stays in the prompt)."""
-
-    DEFAULT_CSS = """
-    CommandSuggestions {
-        display: none;
-        height: auto;
-        max-height: 8;
-        border: none;
-        padding: 0 1;
-        background: $boost;
-    }
-    CommandSuggestions.-shown { display: block; }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.commands: list[Command] = []
-
-    def show_for(self, typed: str) -> None:
-        """List the commands matching ``typed`` (the text after the ``/``); hidden when none match."""
-        self.commands = [command for command, _ in rank(typed, descriptions=False)]
-        self.set_options(
-            Option(Content.assemble((f"{command.slash:<18}", "bold $accent"), (command.description, "$text-muted")))
-            for command in self.commands
-        )
-        if self.commands:
-            self.highlighted = 0
-        self.set_class(bool(self.commands), "-shown")
-
-    def hide(self) -> None:
-        self.remove_class("-shown")
-
-    @property
-    def shown(self) -> bool:
-        return self.has_class("-shown")
-
-    @property
-    def chosen(self) -> Command | None:
-        """The highlighted command."""
-        index = self.highlighted
-        return self.commands[index] if self.shown and index is not None and index < len(self.commands) else None
 
 
 class PromptInput(TextArea):
@@ -108,6 +72,10 @@ class PromptInput(TextArea):
         """Index of the history entry shown, while walking the history."""
         self._draft = ""
         self._suggestions_closed_for: str | None = None
+        self.complete_files: Callable[[str], Sequence[str] | None] | None = None
+        """Set by the app: the workdir's files matching what follows an ``@`` (None while they are listed)."""
+        self.complete_models: Callable[[str], Sequence[tuple[str, str]]] | None = None
+        """Set by the app: ``(name, detail)`` of the models matching what follows ``/model ``."""
 
     def on_key(self, event: events.Key) -> None:
         """Enter is not a newline here: ``prevent_default`` keeps TextArea's own key handler from inserting
@@ -145,12 +113,19 @@ class PromptInput(TextArea):
     # -- sending -----------------------------------------------------------------------------
 
     def action_submit(self) -> None:
-        """Enter: send the prompt (completing a partly typed command first)."""
+        """Enter: send the prompt (completing a partly typed command or model name first); with a file listed
+        after an ``@``, Enter puts that file in the prompt instead."""
         suggestions = self.suggestions
-        chosen = suggestions.chosen if suggestions is not None else None
+        item = suggestions.chosen_item if suggestions is not None else None
+        if item is not None and item.kind == "file":
+            self._complete_file(item.value)
+            return
+        chosen = item.command if item is not None else None
         text = self.text.strip()
         if chosen is not None and text.startswith("/") and " " not in text and find(text[1:]) is None:
             text = f"/{chosen.name}"
+        if item is not None and item.kind == "model" and MODEL_ARGUMENT.match(text):
+            text = f"/model {item.value}"
         if not text:
             return
         self._set_suggestions(False)
@@ -245,11 +220,61 @@ class PromptInput(TextArea):
         if self._browsing is not None:  # a recalled entry: Up/Down keep walking the history
             self._set_suggestions(False)
             return
+        if text == self._suggestions_closed_for:
+            self._set_suggestions(False)
+            return
         typing_a_command = text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text)
-        self._set_suggestions(text[1:] if typing_a_command and text != self._suggestions_closed_for else False)
+        if typing_a_command:
+            self._set_suggestions(text[1:])
+            return
+        model = MODEL_ARGUMENT.match(text)
+        if model is not None and self.complete_models is not None:
+            self._show_items([Suggestion("model", name, Content.assemble((f"{visible(name):<40}", "bold"),
+                                                                         (visible(detail), "$text-muted")))
+                              for name, detail in self.complete_models(model.group(1))])
+            return
+        mention = self._mention_at_cursor()
+        if mention is not None and self.complete_files is not None:
+            files = self.complete_files(mention)
+            self._show_items([Suggestion("file", path, Content.assemble(("@", "$accent"), (visible(path), "bold")))
+                              for path in files or ()])
+            return
+        self._set_suggestions(False)
+
+    def refresh_suggestions(self) -> None:
+        """Work out the completion list again (the app's file listing just arrived)."""
+        self._text_changed(TextArea.Changed(self))
+
+    def _mention_at_cursor(self) -> str | None:
+        """What follows the ``@`` being typed at the cursor (without a leading quote), or None."""
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        match = MENTION_AT_CURSOR.search(before)
+        return match.group(1).lstrip('"') if match else None
+
+    def _complete_file(self, path: str) -> None:
+        """Replace the ``@`` mention at the cursor with ``@path `` (quoted when it holds a space)."""
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        match = MENTION_AT_CURSOR.search(before)
+        if match is None:
+            return
+        mention = f'@"{path}" ' if any(char.isspace() for char in path) else f"@{path} "
+        self._set_suggestions(False)
+        self.replace(mention, (row, match.start()), (row, column))
+        self._suggestions_closed_for = self.text
+
+    def _show_items(self, items: list[Suggestion]) -> None:
+        suggestions = self.suggestions
+        if suggestions is None:
+            return
+        was_shown = suggestions.shown
+        suggestions.show_items(items)
+        if suggestions.shown != was_shown:
+            self.refresh_bindings()
 
     def _set_suggestions(self, typed: str | bool) -> None:
-        """Show the completion list for ``typed`` (the text after ``/``), or hide it (``False``)."""
+        """Show the command list for ``typed`` (the text after ``/``), or hide the list (``False``)."""
         suggestions = self.suggestions
         if suggestions is None:
             return
@@ -268,14 +293,22 @@ class PromptInput(TextArea):
         return True
 
     def action_complete(self) -> None:
-        """Tab: complete the highlighted command; without a list, Tab moves the focus as usual."""
+        """Tab: complete the highlighted command, model name or file; without a list, Tab moves the focus."""
         suggestions = self.suggestions
-        chosen = suggestions.chosen if suggestions is not None else None
-        if chosen is None or suggestions is None:
+        item = suggestions.chosen_item if suggestions is not None else None
+        if item is None or suggestions is None:
             raise SkipAction()  # Tab goes on to the screen: focus the next widget
+        if item.kind == "file":
+            self._complete_file(item.value)
+            return
         self._set_suggestions(False)
-        completed = f"/{chosen.name}" + (" " if chosen.argument else "")
-        self._suggestions_closed_for = completed
+        if item.kind == "model":
+            completed = f"/model {item.value}"
+        else:
+            chosen = item.command
+            completed = f"/{item.value}" + (" " if chosen is not None and chosen.argument else "")
+        if not MODEL_ARGUMENT.match(completed) or item.kind == "model":
+            self._suggestions_closed_for = completed  # "/model " goes on to list the model names
         self._show(completed)
 
     def action_hide_suggestions(self) -> None:

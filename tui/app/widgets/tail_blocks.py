@@ -29,6 +29,7 @@ from textual.widgets import Markdown
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.app.widgets.thinking_block import ThinkingBlock
+from tui.attachment_text import attachment_label
 from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
 from tui.terminal_text import visible
@@ -207,7 +208,7 @@ def prompt_text(content: object) -> str:
 
 def _content_item_text(item: object) -> str:
     if isinstance(item, str):
-        return item
+        return attachment_label(item) or item
     if not isinstance(item, dict):
         return ""
     kind = str(item.get("kind", ""))

@@ -1,0 +1,107 @@
+"""``/model``: switch the session's model (by name, or from the chooser), with one notice saying what changed.
+
+Nothing here loads pydantic-ai before ``/model`` is used (the first frame never waits for it). The switch
+itself is the runtime's (the model built in a thread, since a provider's client imports its SDK; window and
+prices resolved again, session.json updated, the usage reported at once against the new window). An unknown
+model or a missing key is one notification and the old model stays.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from tui.agent.runtime_api import ModelSwitch
+from tui.app.formatting import human_tokens
+from tui.app.opening import SessionNotReady
+from tui.chain.events import describe_window_source
+
+if TYPE_CHECKING:
+    from tui.agent.model_catalogue import ModelEntry
+    from tui.app.shell import DeepTuiApp
+
+__all__ = ["ModelActions", "describe_switch"]
+
+logger = logging.getLogger(__name__)
+
+RECENT_LIMIT = 6
+COMPLETION_LIMIT = 40
+
+
+def describe_switch(switch: ModelSwitch) -> str:
+    """``Model: openai:gpt-5 (was offline) — 400k tokens, window from genai-prices.`` plus a compaction note."""
+    said = (f"Model: {switch.name} (was {switch.previous}) — {human_tokens(switch.window)} tokens, "
+            f"{describe_window_source(switch.window_source)}.")
+    if switch.over_window:
+        said += " The context is past the new window's compaction threshold: it is compacted before the next request."
+    return said
+
+
+class ModelActions:
+    """The app's side of ``/model``: the chooser, the switch, the models used in this run."""
+
+    def __init__(self, app: DeepTuiApp) -> None:
+        self.app = app
+        self.used: list[str] = []
+        """Models switched to in this run, newest first."""
+
+    def entries(self) -> list[ModelEntry]:
+        """What the chooser and the completion after ``/model`` offer (pydantic-ai is loaded by now: the app
+        imports the model modules only when ``/model`` is used, never for its first frame)."""
+        from tui.agent.model_catalogue import catalogue
+
+        return catalogue(self.app.runtime.info.model_name, self.recent())
+
+    def completions(self, typed: str) -> list[tuple[str, str]]:
+        """``(name, window and note)`` of the models matching ``typed``, for the completion after ``/model ``."""
+        from tui.app.screens.model_chooser import matching
+
+        return [(entry.name, f"{human_tokens(entry.window) if entry.window else '?':>6}  {entry.note}")
+                for entry in matching(self.entries(), typed)[:COMPLETION_LIMIT]]
+
+    def recent(self) -> list[str]:
+        """Models used lately: switched to in this run, then those of the newest sessions."""
+        names = list(self.used)
+        for meta in self.app.recent_sessions or ():
+            if meta.model and meta.model not in names:
+                names.append(meta.model)
+        return names[:RECENT_LIMIT]
+
+    def open(self, name: str = "") -> None:
+        """``/model NAME`` switches; ``/model`` opens the chooser."""
+        if not self.app.ready:
+            return
+        if name.strip():
+            self.app.run_worker(self.switch(name.strip()), group="model", exclusive=True)
+            return
+        from tui.app.screens.model_chooser import ModelChooser
+
+        def chosen(picked: str | None) -> None:
+            if picked:
+                self.app.run_worker(self.switch(picked), group="model", exclusive=True)
+
+        self.app.push_screen(ModelChooser(self.entries(), self.app.runtime.info.model_name), chosen)
+
+    async def switch(self, name: str) -> None:
+        from tui.agent.models import ModelConfigError
+
+        runtime = self.app.runtime
+        if runtime.busy:
+            self.app.notify("A turn is running; switch the model when it has finished.", title="Model not changed",
+                            severity="warning", markup=False)
+            return
+        try:
+            switch = await runtime.switch_model(name)
+        except (ModelConfigError, SessionNotReady) as error:
+            self.app.notify(str(error), title="Model not changed", severity="error", timeout=8, markup=False)
+            return
+        logger.info("session %s: model %s → %s", runtime.info.session_id, switch.previous, switch.name)
+        if switch.name in self.used:
+            self.used.remove(switch.name)
+        self.used.insert(0, switch.name)
+        factory = self.app.factory
+        if factory is not None:
+            factory.use_model(switch.name)
+        self.app.refresh_title()
+        self.app.usage = runtime.last_usage
+        self.app.notify(describe_switch(switch), timeout=8, markup=False)
