@@ -94,8 +94,16 @@ class ControlClient:
                 lines.append(line)
 
     def command(self, command: str) -> str:
-        self._write(command)
-        return self._block()
+        """Run ``command``; its reply is the block just before the one of a marker command sent after it (so a
+        reply lost or split on the way cannot shift every later reply onto the wrong command)."""
+        token = uuid.uuid4().hex
+        self._write(f"{command}\ndisplay-message -p {token}")
+        reply = ""
+        while True:
+            block = self._block()
+            if block.strip() == token:
+                return reply
+            reply = block
 
     def close(self) -> None:
         if self._process.stdin is not None:
