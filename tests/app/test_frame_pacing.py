@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +32,8 @@ class _Chat:
 
 
 class _Clock:
+    """Wall time and the time the app's thread was runnable (running, or waiting for a CPU)."""
+
     def __init__(self) -> None:
         self.wall = 100.0
         self.cpu = 50.0
@@ -44,7 +47,7 @@ class _Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     clock = _Clock()
     monkeypatch.setattr(live_turn.time, "monotonic", lambda: clock.wall)
-    monkeypatch.setattr(live_turn.time, "process_time", lambda: clock.cpu)
+    monkeypatch.setattr(live_turn, "runnable_seconds", lambda: clock.cpu)
     return clock
 
 
@@ -124,4 +127,53 @@ async def test_markdown_parsed_after_mounting_counts_as_part_of_the_frame(monkey
         clock.advance(FRAME_SECONDS, FRAME_SECONDS)
     gaps = [later - earlier for earlier, later in pairwise(drawn)]
     assert waits and all(timeout == SLOWEST_FRAME_SECONDS for timeout in waits)
-    assert min(gaps[1:]) >= (0.01 + 0.03) * (1 / MAX_DRAW_SHARE - 1) - 1e-9
+    assert min(gaps[1:]) >= min(SLOWEST_FRAME_SECONDS, (0.01 + 0.03) * (1 / MAX_DRAW_SHARE - 1)) - 1e-9
+    assert min(gaps[1:]) > 0.01 * (1 / MAX_DRAW_SHARE - 1) + FRAME_SECONDS  # more than the drawing alone asks for
+
+
+def test_runnable_time_is_running_plus_waiting_for_a_cpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    stats = tmp_path / "schedstat"
+    stats.write_text("1500000000 2500000000 17\n")  # ns running, ns waiting in the run queue, time slices
+    monkeypatch.setattr(live_turn, "_SCHEDSTAT", str(stats))
+    assert live_turn.runnable_seconds() == pytest.approx(4.0)
+
+
+def test_without_schedstat_runnable_time_is_cpu_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(live_turn, "_SCHEDSTAT", str(tmp_path / "absent"))
+    monkeypatch.setattr(live_turn.time, "process_time", lambda: 42.5)
+    assert live_turn.runnable_seconds() == 42.5
+
+
+@pytest.mark.skipif(not Path("/proc/thread-self/schedstat").exists(), reason="no Linux schedstat here")
+def test_runnable_time_grows_while_working_and_not_while_sleeping() -> None:
+    import time
+
+    before = live_turn.runnable_seconds()
+    time.sleep(0.2)
+    slept = live_turn.runnable_seconds() - before
+    start = time.monotonic()
+    while time.monotonic() - start < 0.1:
+        pass
+    worked = live_turn.runnable_seconds() - before - slept
+    assert slept < 0.1 and worked >= 0.09
+
+
+async def test_no_frame_starts_before_the_one_before_is_painted(monkeypatch: pytest.MonkeyPatch,
+                                                                clock: _Clock) -> None:
+    """A frame's cost is known only once it is painted: until then no next frame starts (otherwise the pause its
+    cost asks for is computed against the wrong frame and a busy stream gets frames at the full rate)."""
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.02, drawn=drawn)
+    paints: list[Any] = []
+    turn.chat.call_after_refresh = lambda callback, *args: paints.append((callback, args))  # type: ignore[method-assign]
+    turn.push(TextDelta("word "))
+    await turn._frame()
+    clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    turn.push(TextDelta("word "))
+    await turn._frame()  # the first frame is not painted yet
+    assert len(drawn) == 1
+    callback, args = paints.pop()
+    callback(*args)
+    clock.advance(SLOWEST_FRAME_SECONDS, SLOWEST_FRAME_SECONDS)
+    await turn._frame()
+    assert len(drawn) == 2

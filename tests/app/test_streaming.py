@@ -282,3 +282,59 @@ def test_only_plain_lists_leave_markdown_and_the_runs_join_to_the_text() -> None
     in_ordered, in_bullets = ordered.items[1].blocks[1], bullets.items[0].blocks[1]
     assert isinstance(in_ordered, ListBlock) and isinstance(in_bullets, ListBlock)
     assert (in_ordered.symbol(0, 2), in_bullets.symbol(0, 2)) == ("• ", "▪ "), "as Markdown picks bullets by depth"
+
+
+async def test_the_last_words_are_drawn_before_the_long_block_they_close_is_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long code block whose last line and closing fence come at the end of the answer: the last line is
+    painted (plain, in the tail, without the fence) before the whole block is parsed as Markdown, which takes a
+    while; then the block is Markdown as usual."""
+    code = "".join(f"value_{n} = compute({n})\n" for n in range(300))
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        yield "Here:\n\n```python\n"
+        yield code
+        await asyncio.sleep(0.4)  # frames draw the open block meanwhile
+        paused.set()  # the last words arrive during a pause between frames (a busy CPU's pacing)
+        yield "last_line = True\n```\n"
+
+    paused = asyncio.Event()
+    frame = LiveTurn._frame
+
+    async def paced_frame(self: LiveTurn) -> None:
+        if not paused.is_set():
+            await frame(self)
+
+    monkeypatch.setattr(LiveTurn, "_frame", paced_frame)
+
+    model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("")]), stream_function=stream,
+                          model_name="code")
+    painted: list[str] = []
+    render_line = GrowingText.render_line
+
+    def recording(self: GrowingText, y: int):  # type: ignore[no-untyped-def]
+        strip = render_line(self, y)
+        painted.append(strip.text)
+        return strip
+
+    monkeypatch.setattr(GrowingText, "render_line", recording)
+    painted_at_settle: list[list[str]] = []
+    settle = AssistantBlock._settle
+
+    async def recording_settle(self: AssistantBlock, text: str, *, continues_list: bool) -> None:
+        if "last_line" in text:
+            painted_at_settle.append(list(painted))
+        await settle(self, text, continues_list=continues_list)
+
+    monkeypatch.setattr(AssistantBlock, "_settle", recording_settle)
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_idle(app, pilot)
+        await pilot.pause(0.1)
+        [before] = painted_at_settle
+        assert any("last_line = True" in line for line in before), "painted before the block was parsed"
+        assert not any("```" in line for line in before), "the closing fence is not shown as code"
+        answer = app.query(AssistantBlock).last()
+        assert not answer.query(GrowingText)
+        assert "last_line = True" in str(list(answer.query(AnswerSegment))[-1]._markdown)

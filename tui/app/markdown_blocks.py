@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["ClosedBlocks", "MarkdownSplitter", "OpenKind"]
+__all__ = ["ClosedBlocks", "MarkdownSplitter", "OpenKind", "is_fence_line"]
 
 OpenKind = Literal["text", "code"]
 
@@ -62,6 +62,12 @@ def _marker_kind(line: str) -> str | None:
     if match is None or _indent(line) >= 2:
         return None
     return match.group(2)[-1]
+
+
+def is_fence_line(line: str) -> bool:
+    """``line`` is a bare code fence (three or more backticks or tildes, nothing after them)."""
+    match = _FENCE.match(line.rstrip("\n"))
+    return match is not None and not match.group(3).strip()
 
 
 def _fence_opener(line: str) -> _Fence | None:

@@ -29,7 +29,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from tui.app.markdown_blocks import MarkdownSplitter
+from tui.app.markdown_blocks import MarkdownSplitter, is_fence_line
 from tui.app.widgets.blocks import FORK_BINDING, ForkAt, cut_short_mark
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
@@ -118,6 +118,8 @@ class AssistantBlock(Widget, can_focus=True):
         """Segments mounted but not parsed yet: until they are, the tail keeps showing their text."""
         self._space: FoldedSpace | None = None if text else FoldedSpace()
         self._last_settled: AnswerSegment | SettledList | None = None
+        self._previewed = 0
+        """Characters of the pending text the tail already shows (:meth:`preview_pending`)."""
 
     def compose(self) -> ComposeResult:
         if self._tail is not None:
@@ -168,14 +170,35 @@ class AssistantBlock(Widget, can_focus=True):
             return
         text = "".join(self._pending)
         self._pending.clear()
+        previewed, self._previewed = self._previewed, 0
         self._fold_far_segments()
         closed = splitter.feed(text)
         if closed.text.strip():
             await self._settle(closed.text, continues_list=closed.continues_list)
         if self._settling or (splitter.opened == self._opened and not closed.text):
-            tail.append(text)  # a segment still parsing: the tail shows its text until it is on screen
+            tail.append(text[previewed:])  # a segment still parsing: the tail shows its text until it is on screen
         else:
             self._show_open_block()
+
+    def preview_pending(self) -> bool:
+        """Show the text received since the last frame in the tail now, as plain text, without settling the
+        blocks it closes (the answer's last words should not wait for a long code block to be parsed); the next
+        :meth:`render_pending` settles it as usual. A fence that closes the tail's code block is left out (it is
+        not code). Returns whether anything was added."""
+        tail = self._tail
+        if tail is None or not self._pending or self._splitter is None:
+            return False
+        text = "".join(self._pending)
+        self._pending[:] = [text]
+        shown = text[self._previewed:]
+        if tail.has_class("-code"):
+            lines = shown.split("\n")
+            while lines and (is_fence_line(lines[-1]) or not lines[-1].strip()) and len(lines) > 1:
+                lines.pop()
+            shown = "\n".join(lines) + ("\n" if len(lines) < len(shown.split("\n")) else "")
+        self._previewed = len(text)
+        tail.append(shown)
+        return bool(shown)
 
     async def settled(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, until the segments mounted so far are parsed and on screen (Textual's

@@ -6,15 +6,20 @@ timer draws what is queued at most ``FRAME_SECONDS`` apart: all text that arrive
 frame is appended in one go, tool blocks are mounted in order. A frame that takes longer than the
 interval delays the next one (ticks are skipped, not queued), so a slow screen coalesces more per
 frame instead of holding the stream back. And the screen's share of the time is bounded: a frame that
-cost *d* seconds to draw and paint, while the CPU had no idle time (a stream at thousands of tokens
+cost *d* seconds to draw and paint, while the app had no idle time (a stream at thousands of tokens
 per second), is followed by at least ``d × (1 / MAX_DRAW_SHARE − 1)`` without one (capped at
 ``SLOWEST_FRAME_SECONDS``): a costly screen draws less often rather than taking the CPU from the stream
 it shows. With idle time to spare, frames come at the full rate.
+
+"No idle time" counts the time the app's thread waited for a CPU as well as the time it ran
+(:func:`runnable_seconds`): on a loaded machine the app gets a fraction of a CPU, and that fraction must go
+to the stream, not to frames; measured by CPU time alone, a starved app looks idle and draws at full rate.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from typing import TYPE_CHECKING
@@ -39,15 +44,29 @@ if TYPE_CHECKING:
     from tui.app.widgets.chat_view import ChatView
     from tui.app.widgets.thinking_block import ThinkingBlock
 
-__all__ = ["FRAME_SECONDS", "LiveTurn"]
+__all__ = ["FRAME_SECONDS", "LiveTurn", "runnable_seconds"]
 
 FRAME_SECONDS = 1 / 15
-MAX_DRAW_SHARE = 0.1
+MAX_DRAW_SHARE = 0.05
 """While the CPU is busy, at most this share of the time goes to drawing frames."""
 BUSY_SHARE = 0.8
-"""The process is busy when its CPU time between two frames was at least this share of the wall time."""
-SLOWEST_FRAME_SECONDS = 0.3
+"""The app is busy when its thread was runnable (running, or waiting for a CPU) at least this share of the wall
+time between two frames."""
+SLOWEST_FRAME_SECONDS = 0.6
 """However costly frames are, one is drawn at least this often."""
+
+_SCHEDSTAT = "/proc/thread-self/schedstat"
+
+
+def runnable_seconds() -> float:
+    """Seconds the calling thread has run or waited in the run queue for a CPU (Linux's schedstat: both
+    fields are nanoseconds); where that is not available, the process's CPU time."""
+    try:
+        with open(_SCHEDSTAT, "rb") as stats:
+            running, waiting = stats.read().split()[:2]
+        return (int(running) + int(waiting)) / 1e9
+    except (OSError, ValueError):
+        return time.process_time()
 
 
 class LiveTurn:
@@ -66,7 +85,10 @@ class LiveTurn:
         self._timer = chat.set_interval(FRAME_SECONDS, self._frame, name="live-turn")
         self._quiet_until = 0.0
         """No frame before this (``time.monotonic()``): the pause the last frame's cost asks for."""
-        self._last_painted = (time.monotonic(), time.process_time())
+        self._last_painted = (time.monotonic(), runnable_seconds())
+        self._unpainted = False
+        """A frame is drawn but its paint (:meth:`_painted`) has not come yet: no next frame before it, so its
+        cost is known before the next starts."""
 
     @property
     def behind(self) -> bool:
@@ -93,29 +115,49 @@ class LiveTurn:
         """The turn ended: draw everything still queued and finish the answer."""
         async with self._lock:  # not while a frame draws: stopping the timer would cancel that frame
             self._timer.stop()
+            await self._show_last_words()
             await self._draw()
             await self._close_answer()
             if self.chat.shown_session == self._shown:
                 self.chat.unfold()  # between turns the whole chat is laid out (clicks, scrolling to any block)
 
+    async def _show_last_words(self) -> None:
+        """The answer's last words, still queued, go on screen as plain text before the blocks they close are
+        parsed (a long code block's Markdown and highlighting take a while), and the screen is refreshed."""
+        answer, queue = self._answer, self._queue
+        if answer is None or self.chat.shown_session != self._shown or not self.chat.is_attached:
+            return
+        while queue and isinstance(first := queue[0], TextDelta):  # what follows them is drawn after, by _draw
+            queue.popleft()
+            answer.feed(first.text)
+        if answer.preview_pending():
+            for _ in range(2):  # the tail's new height is laid out, then the anchored chat scrolls to it
+                refreshed = asyncio.Event()
+                self.chat.call_after_refresh(refreshed.set)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(refreshed.wait(), SLOWEST_FRAME_SECONDS)
+
     async def _frame(self) -> None:
-        if self._lock.locked() or time.monotonic() < self._quiet_until or not self.behind:
+        if self._lock.locked() or self._unpainted or time.monotonic() < self._quiet_until or not self.behind:
             return
         async with self._lock:
-            started = (time.monotonic(), time.process_time())
+            started = (time.monotonic(), runnable_seconds())
             await self._draw()
             if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
                 await self._answer.settled(SLOWEST_FRAME_SECONDS)
-            self.chat.call_after_refresh(self._painted, started)
+            self._unpainted = True
+            if self.chat.call_after_refresh(self._painted, started) is False:  # the chat is closing: no paint
+                self._unpainted = False
 
     def _painted(self, started: tuple[float, float]) -> None:
-        """The frame begun at ``started`` (wall, CPU) is on screen. If the process had no idle time between the
-        frame before and this one (a stream keeping the CPU busy), what this one cost (drawing, layout, paint)
-        sets the pause before the next."""
+        """The frame begun at ``started`` (wall, runnable) is on screen. If the app had no idle time between the
+        frame before and this one (a stream keeping it busy, on a free CPU or a loaded one), what this one cost
+        (drawing, layout, paint) sets the pause before the next."""
+        self._unpainted = False
         now = time.monotonic()
-        gap_wall, gap_cpu = started[0] - self._last_painted[0], started[1] - self._last_painted[1]
-        busy = gap_cpu / gap_wall if gap_wall > 0 else 0.0
-        self._last_painted = (now, time.process_time())
+        gap_wall, gap_runnable = started[0] - self._last_painted[0], started[1] - self._last_painted[1]
+        busy = gap_runnable / gap_wall if gap_wall > 0 else 0.0
+        self._last_painted = (now, runnable_seconds())
         if busy < BUSY_SHARE:
             self._quiet_until = 0.0
             return
