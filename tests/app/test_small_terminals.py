@@ -16,6 +16,16 @@ from tui.app.widgets.status_row import CANDIDATES, StatusFit, fit_status
 from tui.chain.events import UsageEvent
 from tui.store.cost_totals import CostTotals
 
+
+@pytest.fixture(autouse=True)
+def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session ids show in the title bar: the same ones in every run."""
+    import itertools
+
+    counter = itertools.count(1)
+    monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
+
+
 USAGE = UsageEvent(tokens=122_000, window=200_000, window_source="model", reserve=16_000, margin=10_000)
 
 
@@ -120,12 +130,8 @@ def test_write_approval_dialog_keeps_its_buttons(snap_compare, tmp_path: Path, s
 @pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
 def test_picker_gives_titles_the_room(snap_compare, tmp_path: Path, size: tuple[int, int],
                                       monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    import itertools
-
     from tui.app.screens.session_picker import SessionPickerScreen
 
-    counter = itertools.count(1)
-    monkeypatch.setattr("tui.store.session_store.secrets.token_hex", lambda n: f"{next(counter):012x}")
     monkeypatch.setattr("tui.app.screens.session_picker.time.time", lambda: 2_000_000_000.0)
     monkeypatch.setattr("tui.store.meta.time.time", lambda: 2_000_000_000.0 - 120)
     monkeypatch.setattr("tui.store.handle.time.time", lambda: 2_000_000_000.0 - 120)

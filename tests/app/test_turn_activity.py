@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolCallStarted
+from tui.app.widgets import turn_activity
 from tui.app.widgets.turn_activity import TurnActivity, elapsed
+
+
+@pytest.fixture(autouse=True)
+def _real_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests watch the seconds count (tests/app/conftest.py holds the clock still for the others)."""
+    monkeypatch.setattr(turn_activity, "clock", time.monotonic)
 
 
 def test_elapsed_is_to_the_second() -> None:

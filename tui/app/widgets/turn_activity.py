@@ -8,6 +8,7 @@ arguments; chars/4, as the chain estimates) until the provider's own count arriv
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.timer import Timer
@@ -19,6 +20,8 @@ from tui.terminal_text import visible
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.25
+clock: Callable[[], float] = time.monotonic
+"""Where the seconds come from (snapshot tests hold it still, so the line they show is always the same)."""
 CHARS_PER_TOKEN = 4
 
 
@@ -42,7 +45,6 @@ class TurnActivity(Static):
         self._chars = 0
         self._thinking = False
         self._tools: dict[str, str] = {}
-        self._frame = 0
         self._ticker: Timer | None = None
 
     @property
@@ -56,7 +58,7 @@ class TurnActivity(Static):
 
     def start(self) -> None:
         """A turn began."""
-        self._started, self._chars, self._thinking, self._tools, self._frame = time.monotonic(), 0, False, {}, 0
+        self._started, self._chars, self._thinking, self._tools = clock(), 0, False, {}
         if self._ticker is None:
             self._ticker = self.set_interval(TICK_SECONDS, self._tick)
         self.display = True
@@ -88,11 +90,11 @@ class TurnActivity(Static):
     def _tick(self) -> None:
         if self._started is None:
             return
-        self._frame += 1
-        spinner = SPINNER[self._frame % len(SPINNER)]
+        now = clock()
+        spinner = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
         doing = "thinking" if self._thinking else "working"
         pieces: list[tuple[str, str] | str] = [
-            (f"{spinner} ", "$accent"), f"{doing} {elapsed(time.monotonic() - self._started)}"]
+            (f"{spinner} ", "$accent"), f"{doing} {elapsed(now - self._started)}"]
         if self._chars:
             pieces.append(f" · ≈{human_tokens(self.estimated_tokens)} tokens")
         if self._tools:
