@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-import tui
 from tests.agent.shell_support import requires_bwrap
 from tui.agent.command_run import CommandRun, run_command
 from tui.agent.sandbox import Sandbox, SandboxPolicy, clean_environment, is_secret_variable, sandbox_for
@@ -37,7 +36,9 @@ def work(tmp_path: Path) -> Path:
 
 @requires_bwrap
 async def test_the_workdir_is_writable_and_the_rest_is_not(work: Path) -> None:
-    outside = Path(tui.__file__).parent.parent / f".sandbox-probe-{uuid.uuid4().hex}"  # a real dir, not /tmp
+    # A real directory outside the workdir that is not under /tmp (the sandbox's /tmp is private, and CI's
+    # checkout may itself sit under /tmp).
+    outside = Path("/var/tmp") / f".sandbox-probe-{uuid.uuid4().hex}"
     outside.write_text("original\n", encoding="utf-8")
     try:
         done = await run(sandbox_for(work, [], network=False, enabled=True),
@@ -123,7 +124,8 @@ CONNECT = ("{python} -c \"import socket; s = socket.create_connection(('127.0.0.
 
 @requires_bwrap
 async def test_no_network_unless_the_config_allows_it(work: Path, loopback: int) -> None:
-    command = CONNECT.format(python=sys.executable, port=loopback)
+    # The interpreter itself, not the venv's link to it: a venv under /tmp is out of the sandbox's sight.
+    command = CONNECT.format(python=os.path.realpath(sys.executable), port=loopback)
     closed = await run(sandbox_for(work, [], network=False, enabled=True), command)
     assert "pong" not in closed.output and "Connection refused" in closed.output
     opened = await run(sandbox_for(work, [], network=True, enabled=True), command)

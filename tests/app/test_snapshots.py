@@ -123,7 +123,10 @@ def test_divider_expanded(snap_compare, tmp_path: Path) -> None:  # type: ignore
         await pilot.pause()
         pilot.app.query_one(".divider-show", Button).press()
         await wait_until(pilot, lambda: pilot.app.query(".original-line"), "the replaced messages")
+        button = pilot.app.query_one(".divider-show", Button)
+        await wait_until(pilot, lambda: str(button.label) == CompactionDivider.HIDE, "the button to offer hiding them")
         await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
 
     assert snap_compare(seeded_app(tmp_path, with_summary=True), terminal_size=SIZE, run_before=expand)
 
