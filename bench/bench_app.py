@@ -23,8 +23,8 @@ from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.prompt_input import PromptInput
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.store.messages_file import encode_message
 
 pydantic_ai.BANNER_ENABLED = False

@@ -29,10 +29,10 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
+from tui.base.config import ContextSettings
 from tui.chain.estimate import TokenEstimator
 from tui.chain.manager import ContextManager
 from tui.chain.tool_compaction import compact_tool_calls
-from tui.config import ContextSettings
 
 
 class _Recorder:

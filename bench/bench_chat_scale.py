@@ -37,8 +37,8 @@ from tui.agent.runtime import RuntimeFactory, SessionRequest  # noqa: E402
 from tui.app.shell import DeepTuiApp  # noqa: E402
 from tui.app.widgets.chat_view import ChatView  # noqa: E402
 from tui.app.widgets.live_turn import LiveTurn  # noqa: E402
-from tui.config import Settings  # noqa: E402
-from tui.paths import DataDir  # noqa: E402
+from tui.base.config import Settings  # noqa: E402
+from tui.base.paths import DataDir  # noqa: E402
 from tui.store.messages_file import encode_message  # noqa: E402
 
 pydantic_ai.BANNER_ENABLED = False

@@ -39,7 +39,7 @@ def make_session(data: Path, count: int) -> tuple[str, str]:
     sys.path.insert(0, str(ROOT))
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-    from tui.paths import DataDir
+    from tui.base.paths import DataDir
     from tui.store.session_store import SessionStore
 
     handle = SessionStore(DataDir(data)).create(model="offline")

@@ -26,8 +26,8 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.shell import DeepTuiApp
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import read_meta
 from tui.store.search import HistorySearch

@@ -39,8 +39,8 @@ from tui.agent.runtime import RuntimeFactory, SessionRequest  # noqa: E402
 from tui.agent.sandbox import find_bwrap, probe  # noqa: E402
 from tui.app.shell import DeepTuiApp  # noqa: E402
 from tui.app.widgets.blocks import ToolBlock  # noqa: E402
-from tui.config import Settings, ToolSettings  # noqa: E402
-from tui.paths import DataDir  # noqa: E402
+from tui.base.config import Settings, ToolSettings  # noqa: E402
+from tui.base.paths import DataDir  # noqa: E402
 
 pydantic_ai.BANNER_ENABLED = False
 RUNS = 3

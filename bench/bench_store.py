@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.messages_file import encode_message
 

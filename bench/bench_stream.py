@@ -98,8 +98,8 @@ async def _bare_run(base_url: str) -> tuple[float, float]:
 def _factory(base_url: str, root: Path) -> Any:
     from tui.agent.models import choose_model
     from tui.agent.runtime import RuntimeFactory
-    from tui.config import Settings
-    from tui.paths import DataDir
+    from tui.base.config import Settings
+    from tui.base.paths import DataDir
 
     (root / "work").mkdir(parents=True)
     return RuntimeFactory(settings=Settings(base_url=base_url), data_dir=DataDir(root / "data"),

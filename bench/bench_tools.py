@@ -23,7 +23,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tui.agent.memory import MemoryFile
 from tui.agent.toolsets import build_agent_parts
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 
 MB = 1024 * 1024
 

@@ -16,8 +16,8 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.memory_editor import MemoryEditor
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 
 pydantic_ai.BANNER_ENABLED = False
 HUGE_BYTES = 10 * 1024 * 1024

@@ -19,9 +19,9 @@ async def _show(data_dir: str, size: tuple[int, int]) -> None:
     gc.disable()  # as tui.cli does for the app (which enables it again once the session is open)
     from tui.agent.session_request import SessionRequest
     from tui.app.shell import DeepTuiApp
-    from tui.config import Settings
-    from tui.launch import LaunchContext, open_session
-    from tui.paths import DataDir
+    from tui.base.config import Settings
+    from tui.base.paths import DataDir
+    from tui.cli.launch import LaunchContext, open_session
 
     class TimedApp(DeepTuiApp):
         # Textual runs DeepTuiApp.on_mount too (handlers are called for each class): do not call super().

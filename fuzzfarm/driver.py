@@ -25,10 +25,10 @@ from fuzzfarm.workspace import make_workdir
 from tui.agent.models import ModelChoice
 from tui.agent.session_runtime import SessionRuntime
 from tui.agent.turn_events import TurnFailed
+from tui.base.config import ContextSettings, Settings, ToolSettings
+from tui.base.paths import DataDir
 from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
-from tui.config import ContextSettings, Settings, ToolSettings
-from tui.paths import DataDir
 from tui.store import SessionHandle, SessionStore
 from tui.store.meta import ParentRef
 from tui.store.search import HistorySearch

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui.cli import build_parser
-from tui.config import ConfigError, Settings, settings_from_mapping
+from tui.base.config import ConfigError, Settings, settings_from_mapping
+from tui.cli.main import build_parser
 
 
 def test_commands_and_network_from_the_config_file() -> None:

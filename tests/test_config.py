@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.config import ConfigError, ContextSettings, Settings, load_settings
-from tui.paths import DataDir
+from tui.base.config import ConfigError, ContextSettings, Settings, load_settings
+from tui.base.paths import DataDir
 
 
 def write(tmp_path: Path, text: str) -> Path:

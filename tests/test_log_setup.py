@@ -12,8 +12,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.app.app_support import make_app, make_factory, wait_idle
-from tui.cli import build_parser, main
-from tui.log_setup import LOG_BACKUPS, configure_logging
+from tui.base.log_setup import LOG_BACKUPS, configure_logging
+from tui.cli.main import build_parser, main
 
 
 def test_the_log_is_written_to_the_data_directory_at_info_and_debug_with_the_flag(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_the_log_is_written_to_the_data_directory_at_info_and_debug_with_the_fla
 
 
 def test_the_log_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.log_setup.LOG_MAX_BYTES", 2_000)
+    monkeypatch.setattr("tui.base.log_setup.LOG_MAX_BYTES", 2_000)
     path = configure_logging(tmp_path)
     for number in range(200):
         logging.getLogger("tui.test").info("line %d of a long run, padded to fill the file quickly", number)

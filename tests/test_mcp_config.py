@@ -9,9 +9,9 @@ import pytest
 
 from tui.agent.mcp_client import server_environment
 from tui.agent.mcp_servers import PASSED_ENVIRONMENT, mcp_servers_for
-from tui.config import ConfigError, Settings, load_settings
-from tui.mcp_config import McpConfigError, McpServerConfig, McpSettings, expand_variables, parse_project_servers
-from tui.paths import DataDir
+from tui.base.config import ConfigError, Settings, load_settings
+from tui.base.mcp_config import McpConfigError, McpServerConfig, McpSettings, expand_variables, parse_project_servers
+from tui.base.paths import DataDir
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -1,4 +1,4 @@
-"""Each metadata key deep-tui writes into messages.json is defined once, in tui/metadata_keys.py."""
+"""Each metadata key deep-tui writes into messages.json is defined once, in tui/base/metadata_keys.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import tui
-from tui import metadata_keys
+from tui.base import metadata_keys
 
 PACKAGE = Path(tui.__file__).parent
 KEY = re.compile(r"deep_tui_[a-z_]+")
@@ -21,7 +21,7 @@ def test_no_module_types_a_metadata_key_literally() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY.fullmatch(node.value):
                 typed.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value}")
-    assert typed == [], "import these from tui.metadata_keys instead"
+    assert typed == [], "import these from tui.base.metadata_keys instead"
 
 
 def test_the_keys_are_distinct_and_namespaced() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.config import ConfigError, ProviderSettings, load_settings, settings_from_mapping
+from tui.base.config import ConfigError, ProviderSettings, load_settings, settings_from_mapping
 
 
 def test_the_defaults_bound_every_request() -> None:

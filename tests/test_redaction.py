@@ -15,11 +15,11 @@ from pydantic_ai import models
 
 from tests.support.anthropic_server import AnthropicServerState, anthropic_server
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
+from tui.base.console import RedactingStream, redacted_stderr
+from tui.base.log_setup import configure_logging
+from tui.base.redaction import REDACTED, known_secrets, redact, redact_bytes, register_secret, register_url_secrets
 from tui.chain.safe_names import write_output
-from tui.cli import main
-from tui.console import RedactingStream, redacted_stderr
-from tui.log_setup import configure_logging
-from tui.redaction import REDACTED, known_secrets, redact, redact_bytes, register_secret, register_url_secrets
+from tui.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-Leaky0123456789-KEY"
@@ -124,8 +124,8 @@ async def test_an_app_notification_is_redacted(tmp_path: Path, monkeypatch: pyte
     from tests.app.app_support import make_app
     from tui.agent.models import choose_model
     from tui.agent.runtime import RuntimeFactory
-    from tui.config import Settings
-    from tui.paths import DataDir
+    from tui.base.config import Settings
+    from tui.base.paths import DataDir
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     work = tmp_path / "work"

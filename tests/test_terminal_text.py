@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.terminal_text import encodable, visible, visible_json
+from tui.text.terminal_text import encodable, visible, visible_json
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

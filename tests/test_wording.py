@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tui.chain.event_text import describe_event
 from tui.chain.events import CompactionFinished
-from tui.formatting_plain import describe_event
-from tui.wording import plural
+from tui.text.wording import plural
 
 
 def test_plural() -> None:

@@ -16,8 +16,8 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.sandbox import find_bwrap, probe
 from tui.agent.turn_events import TurnEvent
-from tui.config import Settings, ToolSettings
-from tui.paths import DataDir
+from tui.base.config import Settings, ToolSettings
+from tui.base.paths import DataDir
 
 
 def bwrap_failure() -> str | None:

@@ -23,8 +23,8 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import ToolCallFinished, TurnFailed, TurnFinished
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 
 
 class ScriptedCalls:
@@ -287,9 +287,9 @@ async def test_a_bad_glob_and_a_10_mb_path_are_tool_errors_and_the_turn_goes_on(
 def test_an_overflow_names_a_tool_calls_arguments_not_memory() -> None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
+    from tui.base.config import ContextSettings
     from tui.chain.budget import WindowBudget
     from tui.chain.overflow import describe_overflow
-    from tui.config import ContextSettings
 
     messages = [ModelRequest(parts=[UserPromptPart("go")]),
                 ModelResponse(parts=[ToolCallPart("read_file", {"path": "a" * 1_000_000}, "call-1")]),

@@ -23,8 +23,8 @@ from tui.agent.memory import MemoryFile
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnFinished
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 
 Env = tuple[Path, DataDir, MemoryFile]
 CONFIG = 'model = "openai:gpt-4.1"\n'

@@ -22,7 +22,7 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.command_approval import CommandDecision, matches_prefix, simple_words, suggested_prefix
 from tui.agent.runtime import SessionRuntime
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted, ToolOutputDelta, TurnFailed, TurnFinished
-from tui.cli import main
+from tui.cli.main import main
 
 pytestmark = requires_bwrap
 
@@ -200,8 +200,8 @@ async def test_a_2mb_output_is_evicted_byte_for_byte(tmp_path: Path, work: Path)
 async def test_the_loopback_provider_scripts_an_execute_call(tmp_path: Path, work: Path) -> None:
     from tui.agent.models import choose_model
     from tui.agent.runtime import RuntimeFactory, SessionRequest
-    from tui.config import Settings, ToolSettings
-    from tui.paths import DataDir
+    from tui.base.config import Settings, ToolSettings
+    from tui.base.paths import DataDir
 
     state = ChatServerState(reply="ran it", tool_calls=[("call_x", "execute", json.dumps({"command": "echo hi >&2"}))])
     with openai_chat_server(state) as (base_url, served):

@@ -30,8 +30,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TurnEvent, TurnFailed, TurnFinished
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.store.messages_file import MessagesFile, encode_message
 
 FAILURES = 8
@@ -214,7 +214,7 @@ async def test_a_torn_write_after_a_tool_call_does_not_wedge_the_session(setup: 
 
 def test_run_on_a_full_disk_prints_one_line_and_exits_1(
         setup: tuple[DataDir, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     data, work = setup
     monkeypatch.chdir(work)

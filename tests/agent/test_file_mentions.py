@@ -18,11 +18,11 @@ from tui.agent.path_policy import PathPolicy
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import PromptAttached, TurnFailed
 from tui.agent.workdir_files import list_files, match_files
-from tui.attachment_text import attachment_label
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.chain.events import ChainEvent, EvictedEvent
-from tui.config import Settings
-from tui.message_text import prompt_text
-from tui.paths import DataDir
+from tui.text.attachment_text import attachment_label
+from tui.text.message_text import prompt_text
 
 
 def _attacher(tmp_path: Path, limit: int = 1_000) -> tuple[MentionAttacher, list[ChainEvent], Path]:

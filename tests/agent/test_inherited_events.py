@@ -9,8 +9,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from tui.agent.inherited_events import inherited_events
+from tui.base.paths import DataDir
 from tui.chain.events import UsageEvent
-from tui.paths import DataDir
 from tui.store.session_store import SessionStore
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from tests.agent.test_tools import call
 from tui.agent.memory import MemoryFile, memory_instructions
+from tui.base.nofollow import LinkRefusedError
+from tui.base.paths import DataDir
 from tui.chain.safe_names import write_output
-from tui.nofollow import LinkRefusedError
-from tui.paths import DataDir
 
 Env = tuple[Path, DataDir, MemoryFile]
 

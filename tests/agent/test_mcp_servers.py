@@ -27,10 +27,10 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnEvent, TurnFinished
 from tui.agent.write_approval import WriteDecision, WriteRequest
-from tui.config import ContextSettings, Settings, ToolSettings
-from tui.headless import _run
-from tui.mcp_config import McpServerConfig, McpSettings
-from tui.paths import DataDir
+from tui.base.config import ContextSettings, Settings, ToolSettings
+from tui.base.mcp_config import McpServerConfig, McpSettings
+from tui.base.paths import DataDir
+from tui.cli.headless import _run
 from tui.trust.project import read_project_config
 
 

@@ -14,8 +14,8 @@ from tui.agent.memory import INJECTED_CHARS, INJECTED_LINES, MemoryFile, memory_
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFailed, TurnFinished
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 
 WRITERS = 12
 

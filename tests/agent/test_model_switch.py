@@ -16,9 +16,9 @@ from tui.agent.model_catalogue import catalogue, missing_key
 from tui.agent.models import ModelConfigError, choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TurnFailed
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.chain.events import CompactionFinished, UsageEvent
-from tui.config import Settings
-from tui.paths import DataDir
 
 LONG_ANSWER = "The build log says: " + "step ok; " * 2_500  # ~25,000 characters, ~6,000 tokens
 

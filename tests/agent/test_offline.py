@@ -11,7 +11,7 @@ from pydantic_ai.messages import ModelRequest, PartDeltaEvent, TextPartDelta, To
 from tui.agent.memory import MemoryFile
 from tui.agent.offline import build_offline_model, parse_command
 from tui.agent.toolsets import build_agent_parts
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
 from tui.store.session_store import SessionStore
 

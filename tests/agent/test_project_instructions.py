@@ -21,9 +21,9 @@ from tui.agent.project_instructions import (
 )
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFailed
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.chain.events import UsageEvent
-from tui.config import Settings
-from tui.paths import DataDir
 
 
 def _repo(tmp_path: Path) -> tuple[Path, Path]:

@@ -17,9 +17,9 @@ from tui.agent.models import choose_model
 from tui.agent.provider_events import ProviderAnswering, ProviderEvent, ProviderRetrying, ProviderWaiting
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, TurnEvent, TurnFailed, TurnFinished
+from tui.base.config import ProviderSettings, Settings
+from tui.base.paths import DataDir
 from tui.chain.events import ChainEvent
-from tui.config import ProviderSettings, Settings
-from tui.paths import DataDir
 
 GUARD = 20.0
 """No test here may take longer than this, whatever the code under test does."""

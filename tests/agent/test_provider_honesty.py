@@ -32,12 +32,12 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TurnEvent, TurnFailed, TurnFinished
+from tui.base.config import ProviderSettings, Settings
+from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME, MAX_RATIO
 from tui.chain.outgoing import FAILED_TURN_NOTE
 from tui.chain.summary_message import make_summary_message
-from tui.cli import main
-from tui.config import ProviderSettings, Settings
-from tui.paths import DataDir
+from tui.cli.main import main
 
 GUARD = 20.0
 FAST = ProviderSettings(connect_timeout=2.0, read_timeout=2.0, retries=2, backoff_initial=0.05, backoff_max=0.2)

@@ -8,7 +8,7 @@ import httpx2
 
 from tui.agent.provider_events import ProviderEvent, ProviderWaiting
 from tui.agent.provider_http import STALL_NOTICE_SECONDS, ObservedTransport, ProviderMonitor
-from tui.config import ProviderSettings
+from tui.base.config import ProviderSettings
 
 
 class _Body(httpx2.AsyncByteStream):

@@ -60,7 +60,7 @@ async def test_the_data_dir_and_the_user_config_dir_are_not_visible(work: Path, 
     config.mkdir()
     (config / "trust.json").write_text("trusted projects", encoding="utf-8")
     monkeypatch.setenv("DEEP_TUI_CONFIG_HOME", str(config))
-    from tui.paths import user_config_dir
+    from tui.base.paths import user_config_dir
 
     sandbox = sandbox_for(work, [data, user_config_dir()], network=False, enabled=True)
     done = await run(sandbox, "ls -A .deep-tui config-home; cat .deep-tui/sessions/secret.json config-home/trust.json;"

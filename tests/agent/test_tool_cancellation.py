@@ -22,8 +22,8 @@ from tui.agent.memory import MemoryFile
 from tui.agent.tool_deadline import ToolDeadline, blocking_work_inline, current_deadline, run_blocking
 from tui.agent.tool_time_limit import ToolTimeLimit
 from tui.agent.toolsets import build_agent_parts
-from tui.config import ConfigError, settings_from_mapping
-from tui.paths import DataDir
+from tui.base.config import ConfigError, settings_from_mapping
+from tui.base.paths import DataDir
 
 TOOL_THREAD = "deep-tui tool"
 

@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tui.agent.file_tools import LINE_CHAR_LIMIT
 from tui.agent.memory import MemoryFile
 from tui.agent.toolsets import build_agent_parts
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 
 
 class ScriptedCalls:

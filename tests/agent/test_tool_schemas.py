@@ -9,7 +9,7 @@ from pydantic_ai import FunctionToolset, Tool
 from tui.agent import tool_schemas
 from tui.agent.memory import MemoryFile
 from tui.agent.toolsets import build_agent_parts
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 
 
 def _tools(workdir: Path, memory: Path) -> dict[str, Tool[None]]:

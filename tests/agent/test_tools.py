@@ -19,7 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.toolsets import build_agent_parts
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
 
 

@@ -18,8 +18,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnFailed, TurnFinished
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 
 
 def failing_after_tools(failures: int) -> FunctionModel:

@@ -25,8 +25,8 @@ from pydantic_ai.models.function import (
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent, TurnFinished
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 
 DELTAS = 50
 

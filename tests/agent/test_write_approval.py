@@ -29,8 +29,8 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import ToolCallFinished, TurnEvent, TurnFinished
 from tui.agent.write_approval import WriteDecision, WriteRequest
-from tui.config import Settings, ToolSettings
-from tui.paths import DataDir
+from tui.base.config import Settings, ToolSettings
+from tui.base.paths import DataDir
 
 
 class WritingModel:

@@ -12,8 +12,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.shell import DeepTuiApp
-from tui.config import ContextSettings, Settings, ToolSettings
-from tui.paths import DataDir
+from tui.base.config import ContextSettings, Settings, ToolSettings
+from tui.base.paths import DataDir
 
 
 def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int | None = None,

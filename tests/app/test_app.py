@@ -524,8 +524,8 @@ async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
 
 async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: Path) -> None:
     from tui.app.shell import DeepTuiApp
-    from tui.launch import LaunchContext, open_session
-    from tui.paths import DataDir
+    from tui.base.paths import DataDir
+    from tui.cli.launch import LaunchContext, open_session
 
     factory = make_factory(tmp_path)
     context = LaunchContext(factory.settings, DataDir(tmp_path / "data"), tmp_path / "work", "offline")
@@ -546,8 +546,8 @@ async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: 
 
 async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: Path) -> None:
     from tui.app.shell import DeepTuiApp
-    from tui.launch import LaunchContext, open_session
-    from tui.paths import DataDir
+    from tui.base.paths import DataDir
+    from tui.cli.launch import LaunchContext, open_session
 
     factory = make_factory(tmp_path)
     context = LaunchContext(factory.settings, DataDir(tmp_path / "data"), tmp_path / "work", "offline")

@@ -21,7 +21,7 @@ from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.history_blocks import blocks_for
 from tui.app.widgets.tail_blocks import tail_blocks
 from tui.app.widgets.thinking_block import ThinkingBlock
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.session_tail import read_session_tail
 
 

@@ -12,7 +12,7 @@ from tests.app.app_support import make_factory
 from tui.agent.runtime import SessionRequest
 from tui.app.formatting import human_tokens
 from tui.app.screens.session_rows import session_row
-from tui.session_commands import _list
+from tui.cli.session_commands import _list
 
 
 async def _parent_with_usage(tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -19,9 +19,9 @@ from tests.support.hostile_repo import SESSION_LINKS, build_hostile_repo
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.run import opening_tail
 from tui.app.shell import DeepTuiApp
-from tui.config import Settings
-from tui.launch import LaunchContext, open_session
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
+from tui.cli.launch import LaunchContext, open_session
 from tui.store.session_store import SessionStore
 
 

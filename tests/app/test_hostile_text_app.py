@@ -34,8 +34,8 @@ from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
+from tui.base.config import ContextSettings, Settings
 from tui.chain.summary_message import make_summary_message
-from tui.config import ContextSettings, Settings
 
 ESCAPES = "clear \x1b[2J clip \x1b]52;c;aGVsbG8=\x07 title \x1b]0;owned\x07 c1 \x9b2J end"
 HOSTILE_ID = "../../x\x1b[2J" + "y" * 300

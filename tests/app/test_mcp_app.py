@@ -19,9 +19,9 @@ from tui.agent.runtime import RuntimeFactory
 from tui.app.screens.mcp_servers import McpServersScreen
 from tui.app.screens.write_approval import WriteApprovalScreen
 from tui.app.shell import DeepTuiApp
-from tui.config import Settings
-from tui.mcp_config import McpServerConfig, McpSettings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.mcp_config import McpServerConfig, McpSettings
+from tui.base.paths import DataDir
 
 SIZE = (120, 36)
 

@@ -14,7 +14,7 @@ from textual.worker import WorkerState
 from tests.app.app_support import wait_until
 from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.widgets.memory_editor import MemoryEditor
-from tui.atomic import write_atomic
+from tui.base.atomic import write_atomic
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "panels.tcss"
 

@@ -11,7 +11,7 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory
 from tui.agent.runtime_api import RuntimeInfo
 from tui.app.widgets.title_bar import title_parts
-from tui.cli import main
+from tui.cli.main import main
 
 
 def test_the_title_says_the_offline_model_was_chosen_or_that_none_is_set() -> None:

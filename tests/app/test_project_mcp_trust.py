@@ -15,10 +15,10 @@ from textual.widgets import Static
 from tests.app.app_support import wait_until
 from tests.app.test_project_trust import SIZE, SnapCompare, answer, launched_app, snapshot_app, the_prompt
 from tests.cli.test_mcp_trust import mcp_json
-from tui.config import Settings, parse_config
-from tui.launch import LaunchContext, ProjectTrustGate
-from tui.mcp_config import McpServerConfig
-from tui.paths import DataDir, trust_store_file, user_config_file
+from tui.base.config import Settings, parse_config
+from tui.base.mcp_config import McpServerConfig
+from tui.base.paths import DataDir, trust_store_file, user_config_file
+from tui.cli.launch import LaunchContext, ProjectTrustGate
 from tui.trust.project import ProjectConfig, TrustState, pending_project
 from tui.trust.store import TrustStore
 

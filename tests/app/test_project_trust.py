@@ -2,7 +2,7 @@
 and the answer — given by key or by click — decides the settings that session opens with.
 
 The app is built as ``deep-tui`` builds it (``resolve_context`` in a cloned project, the real
-:class:`~tui.launch.ProjectTrustGate` and ``open_session``); the project's server is the loopback one.
+:class:`~tui.cli.launch.ProjectTrustGate` and ``open_session``); the project's server is the loopback one.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.session_request import SessionRequest
 from tui.app.screens.project_trust import ProjectTrustScreen
 from tui.app.shell import DeepTuiApp
-from tui.cli import build_parser
-from tui.config import Settings, parse_config
-from tui.launch import LaunchContext, ProjectTrustGate, open_session, resolve_context
-from tui.paths import DataDir, trust_store_file, user_config_file
+from tui.base.config import Settings, parse_config
+from tui.base.paths import DataDir, trust_store_file, user_config_file
+from tui.cli.launch import LaunchContext, ProjectTrustGate, open_session, resolve_context
+from tui.cli.main import build_parser
 from tui.trust.project import ProjectConfig, TrustState, pending_project
 from tui.trust.store import TrustRecord, TrustStore
 

@@ -21,8 +21,8 @@ from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import NoticeBlock
 from tui.app.widgets.provider_status import ProviderStatus
-from tui.config import ProviderSettings, Settings
-from tui.paths import DataDir
+from tui.base.config import ProviderSettings, Settings
+from tui.base.paths import DataDir
 
 GUARD = 30.0
 PATIENT = ProviderSettings(connect_timeout=2.0, read_timeout=20.0, retries=2, backoff_initial=0.05,

@@ -23,7 +23,7 @@ from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import UserBlock
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tail_blocks import least_rows, screenful_start, tail_blocks
-from tui.metadata_keys import SUMMARY_METADATA_KEY
+from tui.base.metadata_keys import SUMMARY_METADATA_KEY
 from tui.store.session_tail import Record, SessionTail
 
 COLUMNS = 40
@@ -183,7 +183,7 @@ def test_the_side_panels_are_loaded_after_the_first_frame() -> None:
 def test_the_collector_is_off_while_the_app_starts_and_on_for_the_other_commands(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import tui.app.run
-    from tui.cli import main
+    from tui.cli.main import main
 
     seen: dict[str, bool] = {}
 

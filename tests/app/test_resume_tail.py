@@ -35,9 +35,9 @@ from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.history_blocks import blocks_for
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tail_blocks import tail_blocks
+from tui.base.paths import DataDir
 from tui.chain.summary_message import make_summary_message
-from tui.launch import LaunchContext, open_session
-from tui.paths import DataDir
+from tui.cli.launch import LaunchContext, open_session
 from tui.store.session_tail import read_session_tail
 
 LAST = "LAST-ANSWER-MARK"

@@ -12,7 +12,7 @@ from tests.app.app_support import make_app, make_factory
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.prompt_history import HISTORY_FILE_NAME
 from tui.app.widgets.prompt_input import PromptInput
-from tui.cli import main
+from tui.cli.main import main
 
 
 def run(data: Path, *argv: str) -> None:

@@ -18,9 +18,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from tui.base.config import ContextSettings
 from tui.chain.events import ChainEvent
 from tui.chain.manager import ContextManager
-from tui.config import ContextSettings
 
 
 @dataclass

@@ -190,8 +190,8 @@ def test_binary_tool_output_is_never_stringified(tmp_path: Path) -> None:
 
 async def test_compress_callbacks_see_the_cut_and_can_inject_text(tmp_path: Path) -> None:
     from tests.chain.support import ListRecorder
+    from tui.base.config import ContextSettings
     from tui.chain.manager import ContextManager
-    from tui.config import ContextSettings
 
     seen: dict[str, object] = {}
 

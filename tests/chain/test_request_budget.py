@@ -14,12 +14,12 @@ from pydantic_ai.usage import RequestUsage
 from tests.chain.counting_server import counting_server
 from tests.chain.support import history, make_harness, seed
 from tui.agent.models import build_model
+from tui.base.config import ContextSettings, Settings
 from tui.chain.budget import WindowBudget
 from tui.chain.calibration import MIN_RATIO, TokenCalibration
 from tui.chain.estimate import TokenEstimator
 from tui.chain.events import UsageEvent
 from tui.chain.overflow import describe_overflow
-from tui.config import ContextSettings, Settings
 
 
 def test_the_estimate_covers_the_request_as_an_openai_server_receives_it(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.chain.support import Harness, SummarizerScript, make_harness, seed
+from tui.base.metadata_keys import EVICTED_PATH_KEY, SAVED_LINES_KEY
 from tui.chain.events import CompactionFinished
-from tui.metadata_keys import EVICTED_PATH_KEY, SAVED_LINES_KEY
 
 OUTPUT_CHARS = 10_400
 """About 2,600 tokens per read: under a 16k window's eviction limit (a quarter of its 13,600-token limit)."""

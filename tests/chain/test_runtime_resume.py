@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFinished
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 from tui.chain.summary_message import summary_info
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
 
 
 async def run_turn(runtime, prompt: str) -> None:  # type: ignore[no-untyped-def]

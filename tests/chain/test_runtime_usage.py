@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 
 

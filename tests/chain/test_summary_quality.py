@@ -122,8 +122,8 @@ def test_tier2_reclaims_before_any_summary_at_small_windows_with_the_defaults(tm
     """With default settings (no protect/min-savings configured) at an 8k window, old tool outputs become
     pointers before the lossy tier is needed (issue 14: tier 2 never ran below ~50k windows)."""
     from tests.chain.support import ListRecorder
+    from tui.base.config import ContextSettings
     from tui.chain.manager import ContextManager
-    from tui.config import ContextSettings
 
     events: list = []
     recorder = ListRecorder()

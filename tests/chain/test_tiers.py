@@ -123,8 +123,8 @@ def test_retention_second_pass_adds_missing_identifiers(tmp_path: Path) -> None:
     from pydantic_ai.models.function import FunctionModel
 
     from tests.chain.support import ListRecorder
+    from tui.base.config import ContextSettings
     from tui.chain.manager import ContextManager
-    from tui.config import ContextSettings
 
     events: list = []
     manager = ContextManager(settings=ContextSettings(), large_results_dir=tmp_path, recorder=ListRecorder(),

@@ -23,10 +23,10 @@ from tests.chain.counting_server import counting_server
 from tui.agent.models import ModelChoice, build_model
 from tui.agent.runtime import SessionRuntime
 from tui.agent.turn_events import TurnFailed
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
 from tui.store import SessionStore
 
 FILE_SIZES_KB = {"tiny.txt": 1, "small.txt": 4, "mid.txt": 12, "notes.txt": 6, "big.txt": 60, "huge.txt": 200}

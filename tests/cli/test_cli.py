@@ -9,7 +9,7 @@ import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from tui import __version__
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_fork_without_session_is_a_usage_error(workdir: Path, capsys: pytest.Cap
 
 
 def test_locked_session_is_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.paths import DataDir
+    from tui.base.paths import DataDir
     from tui.store import SessionStore
 
     run_ok(capsys, "run", "hello")

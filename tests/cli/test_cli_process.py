@@ -39,7 +39,7 @@ def test_a_session_held_by_another_process_is_refused_by_run_rename_and_delete(w
     meta_before = (work / "data" / "sessions" / session / "session.json").read_bytes()
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time\nfrom pathlib import Path\nfrom tui.paths import DataDir\nfrom tui.store import SessionStore\n"
+         "import sys, time\nfrom pathlib import Path\nfrom tui.base.paths import DataDir\nfrom tui.store import SessionStore\n"
          f"handle = SessionStore(DataDir(Path({str(work / 'data')!r}))).open({session!r})\n"
          "print('held', flush=True)\ntime.sleep(60)"],
         cwd=work, env=ENV, stdout=subprocess.PIPE, text=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pydantic_ai import models
 
 from tests.support.hostile_repo import SESSION_ID, SESSION_LINKS, HostileRepo, build_hostile_repo, build_linked_data_dir
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.cli import main
+from tui.cli.main import main
 
 
 def _arguments(base_url: str, extra: tuple[str, ...]) -> list[str]:

@@ -88,8 +88,8 @@ def test_a_hostile_tool_call_and_file_cannot_escape_or_reach_stderr(tmp_path: Pa
 
 def test_sessions_and_search_print_hostile_titles_and_text_as_pictures(tmp_path: Path, monkeypatch,  # type: ignore[no-untyped-def]
                                                                        capsysbinary) -> None:
-    from tui.cli import main
-    from tui.paths import DataDir
+    from tui.base.paths import DataDir
+    from tui.cli.main import main
     from tui.store.session_store import SessionStore
 
     monkeypatch.chdir(tmp_path)

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.cli import build_parser, main
-from tui.launch import LaunchContext, ProjectTrustGate, resolve_context
-from tui.paths import trust_store_file, user_config_file
+from tui.base.paths import trust_store_file, user_config_file
+from tui.cli.launch import LaunchContext, ProjectTrustGate, resolve_context
+from tui.cli.main import build_parser, main
 from tui.trust.project import TrustChoice
 from tui.trust.store import TrustStore
 

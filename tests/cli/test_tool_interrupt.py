@@ -21,7 +21,7 @@ for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API
 CHILD = ("import sys\n"
          "from tui.agent import text_search\n"
          "text_search.MAX_SCAN_BYTES = 1 << 50\n"
-         "from tui.cli import main\n"
+         "from tui.cli.main import main\n"
          "sys.exit(main())\n")
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.cli import main
-from tui.paths import trust_store_file, user_config_file
+from tui.base.paths import trust_store_file, user_config_file
+from tui.cli.main import main
 
 KEY = "sk-test-user-secret-0123456789"
 

@@ -15,7 +15,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
 from tui.store.session_store import SessionStore
 

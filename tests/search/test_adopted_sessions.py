@@ -12,8 +12,8 @@ import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from tests.search.support import exchange, tool_round
-from tui.cli import main
-from tui.paths import DataDir
+from tui.base.paths import DataDir
+from tui.cli.main import main
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
 from tui.store.session_store import SessionStore

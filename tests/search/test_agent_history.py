@@ -13,9 +13,9 @@ from tui.agent.memory import MemoryFile
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.toolsets import build_agent_parts
 from tui.agent.turn_events import ToolCallFinished, TurnFinished
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
 from tui.chain.summary_message import make_summary_message, summary_info
-from tui.config import ContextSettings, Settings
-from tui.paths import DataDir
 from tui.store.search import HistorySearch
 from tui.store.search_db import read_rows
 

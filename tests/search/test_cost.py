@@ -21,13 +21,13 @@ from tui.agent.models import build_model, choose_model
 from tui.agent.session_runtime import SessionRuntime
 from tui.agent.turn_events import TurnFinished
 from tui.app.screens.compact_dialog import describe_result
+from tui.base.config import ContextSettings, Settings
+from tui.base.paths import DataDir
+from tui.chain.event_text import describe_event
 from tui.chain.events import CompactionFinished
-from tui.config import ContextSettings, Settings
-from tui.cost_text import compaction_cost_text, format_usd, totals_details, totals_label
-from tui.formatting_plain import describe_event
-from tui.paths import DataDir
 from tui.store.cost_totals import CostTotals
 from tui.store.session_store import SessionStore
+from tui.text.cost_text import compaction_cost_text, format_usd, totals_details, totals_label
 
 
 def test_a_request_is_split_into_input_cached_input_and_output() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.search.support import exchange, make_session, tool_round
-from tui import search_command
-from tui.cli import main
-from tui.paths import DataDir
+from tui.base.paths import DataDir
+from tui.cli import search_command
+from tui.cli.main import main
 from tui.store.search import HistorySearch
 from tui.store.search_db import Database
 from tui.store.search_scan import all_targets, scan

@@ -13,9 +13,9 @@ from tests.search.support import exchange, make_session
 from tests.search.test_agent_history import run_tools
 from tests.search.test_search_cli import run
 from tui.app.screens.session_search import snippet_line
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
-from tui.wording import message_index, message_number
+from tui.text.wording import message_index, message_number
 
 
 def test_the_same_message_has_the_same_number_in_the_shell_the_picker_and_the_agents_tools(

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.search.support import exchange, fork_session, make_session, tool_round
-from tui.cli import main
-from tui.paths import DataDir
+from tui.base.paths import DataDir
+from tui.cli.main import main
 from tui.store.cost_totals import CostTotals
 from tui.store.search import HistorySearch
 from tui.store.session_store import SessionStore

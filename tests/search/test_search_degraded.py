@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.search.support import exchange, make_session, tool_round
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
 from tui.store.search_index import SearchIndex
 

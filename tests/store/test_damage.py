@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.damage import is_damage_note
 from tui.store.errors import CorruptSessionError
@@ -166,7 +166,7 @@ def test_a_history_shorter_than_its_metadata_says_warns(tmp_path: Path, how: str
 
 def test_run_on_a_damaged_session_warns_and_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     _store, session_id, path = new_session(tmp_path, history(8))
     replace_line(path, 2, BAD_SCHEMA)

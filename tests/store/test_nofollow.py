@@ -1,4 +1,4 @@
-"""tui.nofollow and its users: no link under the data directory is followed, by reads, writes or renames."""
+"""tui.base.nofollow and its users: no link under the data directory is followed, by reads, writes or renames."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.atomic import create_new, link_new, write_atomic
-from tui.nofollow import (
+from tui.base.atomic import create_new, link_new, write_atomic
+from tui.base.nofollow import (
     GITIGNORE_TEXT,
     LinkRefusedError,
     check_no_links,
@@ -17,7 +17,7 @@ from tui.nofollow import (
     open_file,
     read_bytes,
 )
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.errors import LinkedPathError, LockFileError
 from tui.store.event_log import EventLog
 from tui.store.messages_file import MessagesFile

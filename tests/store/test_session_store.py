@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.errors import AmbiguousSessionError, SessionLockedError, UnknownSessionError
 
@@ -74,7 +74,7 @@ def test_second_writer_in_another_process_is_refused(store: SessionStore, tmp_pa
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from tui.paths import DataDir
+        from tui.base.paths import DataDir
         from tui.store import SessionStore
         from tui.store.errors import SessionLockedError
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.session_store import SessionStore
 from tui.store.session_tail import find_session_id, read_session_tail, read_tail_records
 
@@ -102,7 +102,7 @@ def test_reading_the_tail_and_drawing_it_never_loads_pydantic_ai(tmp_path: Path)
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from tui.paths import DataDir\n"
+        "from tui.base.paths import DataDir\n"
         "from tui.store.session_tail import read_session_tail\n"
         "from tui.app.widgets.tail_blocks import tail_blocks\n"
         "from tui.app.run import opening_tail\n"

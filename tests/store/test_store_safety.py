@@ -12,8 +12,8 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.errors import LockFileError, StorageError
 
@@ -114,7 +114,7 @@ def test_a_lock_that_is_a_directory_is_a_clear_error(store: SessionStore) -> Non
 def test_cli_with_a_lock_directory_prints_one_line_and_exits_2(
         store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     handle = store.create()
     handle.append_messages(exchange("locked out"))

@@ -108,7 +108,7 @@ def server_config(name: str = "tests", *flags: str, **changes: object):  # type:
     /mcp shows of it is the same on every machine (the interpreter and the repository arrive by ``env``)."""
     from pathlib import Path
 
-    from tui.mcp_config import McpServerConfig
+    from tui.base.mcp_config import McpServerConfig
 
     repository = str(Path(__file__).resolve().parents[2])
     line = " ".join(['exec "$PY" -m tests.support.mcp_server', *flags])

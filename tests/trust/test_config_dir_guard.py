@@ -9,7 +9,7 @@ import pytest
 
 from tests.agent.test_tools import call
 from tui.agent.memory import MemoryFile
-from tui.paths import DataDir, trust_store_file, user_config_file
+from tui.base.paths import DataDir, trust_store_file, user_config_file
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tui.agent.models import choose_model
-from tui.cli import build_parser
-from tui.errors import UserFacingError
-from tui.launch import LaunchContext, ProjectTrustGate, resolve_context
-from tui.paths import trust_store_file, user_config_file
+from tui.base.errors import UserFacingError
+from tui.base.paths import trust_store_file, user_config_file
+from tui.cli.launch import LaunchContext, ProjectTrustGate, resolve_context
+from tui.cli.main import build_parser
 from tui.trust.project import TrustChoice
 from tui.trust.store import TrustStore
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.mcp_config import PROJECT_FILE_LIMIT
-from tui.paths import trust_store_file
+from tui.base.mcp_config import PROJECT_FILE_LIMIT
+from tui.base.paths import trust_store_file
 from tui.trust.project import assess_project, project_digest, read_project_config
 from tui.trust.store import TrustStore
 

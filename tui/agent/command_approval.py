@@ -7,7 +7,7 @@ A *prefix rule* ("allow every ``pytest …`` for this session") matches only a *
 without any shell syntax that could chain, substitute or redirect (``;``, ``&``, ``|``, ``$``, backquote,
 ``<``, ``>``, parentheses, braces, a newline, a backslash). ``pytest; rm -rf ~`` or ``pytest $(curl …)``
 is never covered by the ``pytest`` rule: it is asked about like any other. The command string is the
-model's and hostile: whoever shows it passes it through :func:`tui.terminal_text.visible`.
+model's and hostile: whoever shows it passes it through :func:`tui.text.terminal_text.visible`.
 """
 
 from __future__ import annotations

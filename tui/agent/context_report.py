@@ -24,9 +24,9 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.runtime_api import ContextBreakdown, ContextSlice
+from tui.base.config import ContextSettings
 from tui.chain.budget import WindowBudget
 from tui.chain.estimate import instructions_tokens, part_tokens, tool_definition_tokens
-from tui.config import ContextSettings
 
 PROJECT_INSTRUCTIONS_LABEL = "project instructions"
 

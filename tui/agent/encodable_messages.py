@@ -19,7 +19,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import ModelRequestContext
 
-from tui.terminal_text import encodable
+from tui.text.terminal_text import encodable
 
 logger = logging.getLogger(__name__)
 

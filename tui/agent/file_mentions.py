@@ -24,12 +24,12 @@ from pydantic_ai import ToolFailed
 from pydantic_ai.messages import UserContent
 
 from tui.agent.path_policy import PathPolicy
-from tui.attachment_text import attachment_item, human_bytes
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
 from tui.chain.eviction import build_preview
 from tui.chain.safe_names import write_output
-from tui.terminal_text import visible
+from tui.text.attachment_text import attachment_item, human_bytes
+from tui.text.terminal_text import visible
 
 MENTION = re.compile(r'(?<![\w@/])@(?:"([^"\n]+)"|([^\s"]+))')
 """``@path`` or ``@"a path with spaces"``; not inside a word (``user@example.com``)."""

@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from tui.metadata_keys import SEAL_METADATA_KEY
+from tui.base.metadata_keys import SEAL_METADATA_KEY
 
 """Metadata on what :func:`seal` adds: ``{"reason": ...}``."""
 

@@ -15,13 +15,13 @@ from pydantic_ai import FunctionToolset
 
 from tui.agent import tool_schemas
 from tui.agent.tool_errors import refuse
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.errors import CorruptSessionError, StoreError
 from tui.store.search import HistorySearch, QueryTooShort, SearchHit, SearchOutcome
 from tui.store.search_history import load_history_from
 from tui.store.search_text import message_text
 from tui.store.session_store import SessionStore
-from tui.wording import message_index, message_number
+from tui.text.wording import message_index, message_number
 
 MAX_HITS = 25
 READ_LIMIT = 20_000

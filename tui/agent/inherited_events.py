@@ -21,8 +21,8 @@ import logging
 from pathlib import Path
 
 from tui.agent.runtime_api import InheritedEvent
+from tui.base.nofollow import read_text
 from tui.chain.events import ChainEvent, CompactionFinished, EvictedEvent, event_from_record
-from tui.nofollow import read_text
 from tui.store import SessionHandle
 from tui.store.errors import StoreError
 from tui.store.event_log import EventLog

@@ -17,7 +17,7 @@ from pydantic_ai import ToolDenied
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.write_approval import PREVIEW_CHAR_LIMIT, WriteApprover, WriteDecision, WritePolicy, WriteRequest
-from tui.metadata_keys import MCP_SERVER_KEY
+from tui.base.metadata_keys import MCP_SERVER_KEY
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
-from tui.mcp_config import McpServerConfig, expand_variables
+from tui.base.mcp_config import McpServerConfig, expand_variables
 
 _fastmcp_log = logging.getLogger("fastmcp")
 for _handler in list(_fastmcp_log.handlers):

@@ -9,7 +9,7 @@ its tools leave the toolset, and every listener hears one notice; the session go
 
 The toolset (:class:`McpToolset`) offers the ready servers' tools under their own names, or as
 ``SERVER_tool`` where a name clashes with deep-tui's own tools or another server's; each tool carries
-:data:`~tui.metadata_keys.MCP_SERVER_KEY` so the write gate asks before it runs
+:data:`~tui.base.metadata_keys.MCP_SERVER_KEY` so the write gate asks before it runs
 (:mod:`tui.agent.mcp_approval`). What a tool returns is an ordinary tool return: the chain evicts it when
 it is large.
 """
@@ -36,10 +36,10 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from tui.agent.mcp_approval import McpRoute
 from tui.agent.mcp_status import McpNotice, McpServerView, McpStatus, McpToolInfo
 from tui.agent.mcp_toolset import McpToolset, describe_error
-from tui.config import Settings
-from tui.mcp_config import McpServerConfig
-from tui.paths import DataDir
-from tui.terminal_text import visible
+from tui.base.config import Settings
+from tui.base.mcp_config import McpServerConfig
+from tui.base.paths import DataDir
+from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The running MCP servers' tools as one pydantic-ai toolset, the same for every session of the process.
 
 Each tool keeps the server's name for it, or is offered as ``SERVER_tool`` where it clashes (the names come
-from :meth:`McpServers.current_tools`) and carries :data:`~tui.metadata_keys.MCP_SERVER_KEY`, so the write gate
+from :meth:`McpServers.current_tools`) and carries :data:`~tui.base.metadata_keys.MCP_SERVER_KEY`, so the write gate
 asks before it runs. A call whose server turns out to be gone fails the server at once (one notice) and tells
 the model so.
 """
@@ -16,8 +16,8 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
-from tui.metadata_keys import MCP_SERVER_KEY
-from tui.terminal_text import visible
+from tui.base.metadata_keys import MCP_SERVER_KEY
+from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from tui.agent.mcp_servers import McpServers

@@ -19,9 +19,9 @@ from pydantic_ai import FunctionToolset
 
 from tui.agent import tool_schemas
 from tui.agent.tool_errors import refuse, reported_as_tool_error
-from tui.atomic import write_atomic
-from tui.nofollow import make_dirs, open_file, read_text
-from tui.terminal_text import visible
+from tui.base.atomic import write_atomic
+from tui.base.nofollow import make_dirs, open_file, read_text
+from tui.text.terminal_text import visible
 
 INJECTED_LINES = 200
 """At most this many lines of MEMORY.md go into the instructions of every run."""

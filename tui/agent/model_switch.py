@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from tui.agent.model_catalogue import missing_key
 from tui.agent.models import OFFLINE_MODEL_NAME, ModelConfigError, build_model
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
     from tui.agent.provider_http import ProviderConnection
-    from tui.config import Settings
+    from tui.base.config import Settings
 
 
 def build_for_switch(name: str, settings: Settings, connection: ProviderConnection | None) -> Model:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
-from tui.redaction import register_url_secrets
+from tui.base.redaction import register_url_secrets
 
 if TYPE_CHECKING:
     from pydantic_ai.providers import Provider
@@ -107,7 +107,7 @@ def build_model(name: str, *, base_url: str | None = None, connection: ProviderC
         from tui.agent.offline import build_offline_model
 
         return build_offline_model()
-    register_url_secrets(base_url)  # a password in the server's URL is a secret like a key (tui.redaction)
+    register_url_secrets(base_url)  # a password in the server's URL is a secret like a key (tui.base.redaction)
     provider, _, model_name = name.partition(":")
     if not model_name:
         raise ModelConfigError(

@@ -26,8 +26,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.message_text import prompt_text
-from tui.wording import plural
+from tui.text.message_text import prompt_text
+from tui.text.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
 CHUNK_CHARS = 24

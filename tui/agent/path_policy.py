@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.agent.tool_errors import refuse
-from tui.nofollow import LinkRefusedError, check_no_links
-from tui.paths import user_config_dir
-from tui.terminal_text import BIDI_CONTROLS, visible
+from tui.base.nofollow import LinkRefusedError, check_no_links
+from tui.base.paths import user_config_dir
+from tui.text.terminal_text import BIDI_CONTROLS, visible
 
 PATH_CHAR_LIMIT = 4096
 """The longest path a tool accepts (Linux's PATH_MAX): a longer one cannot name a file."""

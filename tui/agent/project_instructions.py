@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from pydantic_ai.retries import wait_retry_after
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from tui.agent.provider_events import ProviderAnswering, ProviderEvent, ProviderRetrying, ProviderWaiting
-from tui.config import ProviderSettings
-from tui.terminal_text import visible
-from tui.wording import plural
+from tui.base.config import ProviderSettings
+from tui.text.terminal_text import visible
+from tui.text.wording import plural
 
 logger = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from tui.agent.models import ModelChoice, build_model, choose_model
 from tui.agent.provider_http import ProviderConnection
 from tui.agent.session_request import SessionRequest
 from tui.agent.session_runtime import SessionRuntime
-from tui.config import Settings
-from tui.mcp_config import McpServerConfig
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.mcp_config import McpServerConfig
+from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.errors import UnknownSessionError
 from tui.store.search import HistorySearch

@@ -44,6 +44,9 @@ from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_o
 from tui.agent.turn_translation import translate
 from tui.agent.user_command import UserCommandResult, run_user_command
 from tui.agent.write_approval import WriteApprover
+from tui.base.config import Settings
+from tui.base.paths import DataDir
+from tui.base.redaction import redact
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import (
@@ -55,14 +58,11 @@ from tui.chain.events import (
 )
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
-from tui.config import Settings
-from tui.paths import DataDir
-from tui.redaction import redact
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
 from tui.store.search import HistorySearch
-from tui.terminal_text import encodable, visible
+from tui.text.terminal_text import encodable, visible
 
 logger = logging.getLogger(__name__)
 

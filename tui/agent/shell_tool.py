@@ -20,8 +20,8 @@ from tui.agent import tool_schemas
 from tui.agent.command_run import MAX_TIMEOUT, CommandRun, clamp_timeout, run_command
 from tui.agent.sandbox import Sandbox
 from tui.agent.tool_errors import refuse
+from tui.base.metadata_keys import RUNS_COMMANDS_KEY
 from tui.chain.safe_names import write_output
-from tui.metadata_keys import RUNS_COMMANDS_KEY
 
 logger = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from tui.agent.shell_tool import ShellState, shell_toolset
 from tui.agent.tool_time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.agent.write_approval import WritePolicy
 from tui.agent.write_gate import WriteGate
-from tui.mcp_config import McpServerConfig
-from tui.paths import DataDir, user_config_dir
+from tui.base.mcp_config import McpServerConfig
+from tui.base.paths import DataDir, user_config_dir
 from tui.store.search import HistorySearch
 
 

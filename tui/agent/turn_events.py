@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.redaction import redact
+from tui.base.redaction import redact
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """pydantic-ai's stream events → the display-only :data:`~tui.agent.turn_events.TurnEvent` stream.
 
 Everything here is shown, never recorded (the recorded messages keep the model's bytes), so every string
-is made terminal-safe on the way (:mod:`tui.terminal_text`).
+is made terminal-safe on the way (:mod:`tui.text.terminal_text`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from tui.agent.turn_events import (
     ToolOutputDelta,
     TurnEvent,
 )
-from tui.metadata_keys import EVICTED_PATH_KEY, saved_chars
-from tui.terminal_text import visible, visible_json
+from tui.base.metadata_keys import EVICTED_PATH_KEY, saved_chars
+from tui.text.terminal_text import visible, visible_json
 
 PREVIEW_CHARS = 2_000
 """How much of a tool's result a :class:`ToolCallFinished` carries for display."""

@@ -6,7 +6,7 @@ and :mod:`tui.agent.write_gate` turns them into pydantic-ai's tool approval (def
 A *write request* is what the user is asked about: the tool, the path relative to the working directory
 and what the call would change — a unified diff against the file's current content when it exists, or
 the new file's text with its line count. Every string in it is the model's (or a file's) and is hostile:
-whoever shows it passes it through :func:`tui.terminal_text.visible` and never as markup.
+whoever shows it passes it through :func:`tui.text.terminal_text.visible` and never as markup.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from tui.metadata_keys import WRITES_FILES_KEY
-from tui.wording import plural
+from tui.base.metadata_keys import WRITES_FILES_KEY
+from tui.text.wording import plural
 
 WritePolicy = Literal["ask", "always", "never"]
 """``ask``: each write waits for the user (in ``run``, where nobody can answer, it is refused);

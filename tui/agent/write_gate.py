@@ -45,7 +45,7 @@ from tui.agent.write_approval import (
     build_write_request,
     denial_message,
 )
-from tui.metadata_keys import RUNS_COMMANDS_KEY, WRITES_FILES_KEY
+from tui.base.metadata_keys import RUNS_COMMANDS_KEY, WRITES_FILES_KEY
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Every function here is pure (no clock read unless ``now`` is omitted), so
 snapshot tests can pin the output by passing ``now``. Token counts come from
-:mod:`tui.formatting_plain` (the same for ``deep-tui run``), re-exported here.
+:mod:`tui.text.token_text` (the same for ``deep-tui run``), re-exported here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from datetime import UTC, datetime, tzinfo
 
 from textual.content import Content
 
-from tui.formatting_plain import human_tokens, trim_zeros
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
+from tui.text.token_text import human_tokens, trim_zeros
 
 __all__ = [
     "clock_time",
@@ -97,7 +97,7 @@ def short_id(session_id: str, length: int = 8) -> str:
 
 def literal(text: str, style: str = "") -> Content:
     """User or model text as displayable content: never parsed as markup (``"[bold]"`` shows literally),
-    control characters made visible (:func:`tui.terminal_text.visible`)."""
+    control characters made visible (:func:`tui.text.terminal_text.visible`)."""
     text = visible(text)
     return Content.styled(text, style) if style else Content(text)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tui.nofollow import open_file, read_text
+from tui.base.nofollow import open_file, read_text
 
 __all__ = [
     "MAX_EDIT_BYTES",

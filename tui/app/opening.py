@@ -22,7 +22,7 @@ from tui.agent.runtime_api import (
 from tui.agent.turn_events import TurnEvent, TurnFailed
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

@@ -12,10 +12,10 @@ import logging
 import os
 from pathlib import Path
 
-from tui.atomic import write_atomic
-from tui.nofollow import open_file, read_text
-from tui.paths import DataDir
-from tui.terminal_text import encodable
+from tui.base.atomic import write_atomic
+from tui.base.nofollow import open_file, read_text
+from tui.base.paths import DataDir
+from tui.text.terminal_text import encodable
 
 __all__ = ["HISTORY_FILE_NAME", "MAX_ENTRIES", "PromptHistory", "history_path"]
 

@@ -7,8 +7,8 @@ import logging
 
 from tui.agent.session_request import SessionRequest
 from tui.app.opening import SessionOpener
-from tui.config import Settings
-from tui.paths import DataDir
+from tui.base.config import Settings
+from tui.base.paths import DataDir
 from tui.store.session_tail import SessionTail, find_session_id, read_session_tail
 from tui.trust.project import TrustDecider
 

@@ -23,7 +23,7 @@ from tui.app.widgets.title_bar import TitleBar
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
-    from tui.config import Settings
+    from tui.base.config import Settings
 
 __all__ = ["PICKER_SCREEN", "SessionActions"]
 

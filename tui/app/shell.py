@@ -52,11 +52,11 @@ from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.write_approvals import CommandDialogApprover, DialogApprover
+from tui.base.config import Settings
+from tui.base.log_setup import RedactingFormatter
+from tui.base.redaction import redact
 from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
-from tui.config import Settings
-from tui.log_setup import RedactingFormatter
-from tui.redaction import redact
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 INSTRUCTIONS_CHECK_SECONDS = 2.0
 """How often the app looks whether the project's instruction files changed."""
@@ -283,7 +283,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         self.push_screen(ProjectTrustScreen(trust.pending), decided)
 
     def _trust_decided(self, trust: TrustDecider, choice: TrustChoice) -> None:
-        from tui.errors import UserFacingError
+        from tui.base.errors import UserFacingError
 
         try:
             settings, warning = trust.decide(choice)
@@ -307,7 +307,7 @@ class DeepTuiApp(TurnActions, SessionActions):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_in_background(self, opener: SessionOpener) -> None:
-        from tui.errors import UserFacingError
+        from tui.base.errors import UserFacingError
 
         try:
             factory, runtime = opener()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from tui.errors import STOP_SIGNALS, stopped_by
+from tui.base.errors import STOP_SIGNALS, stopped_by
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.config import ContextSettings
+from tui.base.config import ContextSettings
 
 AUTO_RESERVE_FRACTION = 0.10
 AUTO_RESERVE_MIN = 512

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.atomic import write_atomic
-from tui.nofollow import LinkRefusedError, read_text
+from tui.base.atomic import write_atomic
+from tui.base.nofollow import LinkRefusedError, read_text
 
 logger = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic_ai.exceptions import AgentRunError
 from pydantic_ai.messages import ModelMessage
 
+from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant
 from tui.chain.budget import WindowBudget
 from tui.chain.cut_points import find_cut_index
@@ -34,7 +35,6 @@ from tui.chain.summarizer import Summarizer, SummarizerError
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
-from tui.config import ContextSettings
 
 logger = logging.getLogger(__name__)
 

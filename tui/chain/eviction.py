@@ -14,10 +14,10 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import BinaryContent, ToolCallPart
 from pydantic_ai.tools import ToolDefinition
 
+from tui.base.metadata_keys import EVICTED_PATH_KEY, EVICTION_ERROR_KEY, SAVED_CHARS_KEY
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
 from tui.chain.safe_names import write_output
-from tui.metadata_keys import EVICTED_PATH_KEY, EVICTION_ERROR_KEY, SAVED_CHARS_KEY
 
 HEAD_LINES = 20
 TAIL_LINES = 10

@@ -16,9 +16,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from tui.base.metadata_keys import EVICTED_PATH_KEY
 from tui.chain.retention import extract_identifiers
 from tui.chain.transcript import cap, prompt_text
-from tui.metadata_keys import EVICTED_PATH_KEY
 
 MAX_PROMPTS = 12
 MAX_VALUES = 80

@@ -29,6 +29,7 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
+from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant, TokenCounter
 from tui.chain.budget import WindowBudget
 from tui.chain.calibration import TokenCalibration
@@ -59,7 +60,6 @@ from tui.chain.summarizer import Summarizer
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
 from tui.chain.window import resolve_window
-from tui.config import ContextSettings
 
 logger = logging.getLogger(__name__)
 

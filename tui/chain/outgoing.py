@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ModelResponsePart, TextPart
 
-from tui.metadata_keys import SEAL_METADATA_KEY
+from tui.base.metadata_keys import SEAL_METADATA_KEY
 
 FAILED_TURN_NOTE = "(no answer: the turn failed before a reply)"
 CANCELLED_TURN_NOTE = "(no answer: the user cancelled the turn)"

@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.message_text import prompt_text
+from tui.text.message_text import prompt_text
 
 IDENTIFIER_LIMIT = 200
 TOOL_OUTPUT_SHARE = 0.5

@@ -8,8 +8,8 @@ import re
 import secrets
 from pathlib import Path
 
-from tui.nofollow import make_dirs, open_dir, open_file
-from tui.redaction import redact_bytes
+from tui.base.nofollow import make_dirs, open_dir, open_file
+from tui.base.redaction import redact_bytes
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 STEM_LIMIT = 64

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelRequest, SystemPromptPart
 
-from tui.metadata_keys import SUMMARY_METADATA_KEY
+from tui.base.metadata_keys import SUMMARY_METADATA_KEY
 
 
 def make_summary_message(

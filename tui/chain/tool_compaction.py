@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolCallPart, ToolReturnPart, UserPromptPart
 
+from tui.base.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LINES_KEY
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.safe_names import unique_output_name, write_new_file
-from tui.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LINES_KEY
 
 FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50

@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 )
 
 from tui.chain.retention import identifier_counts
-from tui.message_text import prompt_text as content_text
+from tui.text.message_text import prompt_text as content_text
 
 HEAD_SHARE = 0.3
 TAIL_SHARE = 0.15
@@ -90,7 +90,7 @@ def dense_extract(text: str, limit: int) -> str:
 
 
 def prompt_text(part: UserPromptPart) -> str:
-    """A user prompt's text, whatever its content holds (see :mod:`tui.message_text`)."""
+    """A user prompt's text, whatever its content holds (see :mod:`tui.text.message_text`)."""
     return content_text(part.content)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from tui.metadata_keys import DAMAGED_METADATA_KEY
+from tui.base.metadata_keys import DAMAGED_METADATA_KEY
 
 """Request metadata key marking a placeholder that stands where a damaged message was."""
 

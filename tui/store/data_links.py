@@ -1,6 +1,6 @@
 """Links planted where deep-tui keeps its own files, said once when a session opens.
 
-Every open under the data directory refuses a link by itself (:mod:`tui.nofollow`); a refusal that
+Every open under the data directory refuses a link by itself (:mod:`tui.base.nofollow`); a refusal that
 is not fatal (MEMORY.md, saved outputs, the search index, the prompt history…) would otherwise only
 reach the log. This lists them so the app shows a notification and ``deep-tui run`` a stderr line
 per link, each naming it.
@@ -12,8 +12,8 @@ import os
 import stat
 from pathlib import Path
 
-from tui.nofollow import LinkRefusedError
-from tui.paths import DataDir
+from tui.base.nofollow import LinkRefusedError
+from tui.base.paths import DataDir
 
 _INDEX_FILES = ("index.sqlite", "index.sqlite-journal", "index.sqlite-wal", "index.sqlite-shm")
 _CALIBRATION_FILE = "token_calibration.json"

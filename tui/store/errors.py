@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.nofollow import LinkRefusedError
+from tui.base.nofollow import LinkRefusedError
 
 
 class StoreError(Exception):

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui.nofollow import open_file, read_text
-from tui.redaction import redact
+from tui.base.nofollow import open_file, read_text
+from tui.base.redaction import redact
 
 logger = logging.getLogger(__name__)
 

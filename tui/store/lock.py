@@ -7,7 +7,7 @@ import logging
 import os
 from pathlib import Path
 
-from tui.nofollow import LinkRefusedError, open_file
+from tui.base.nofollow import LinkRefusedError, open_file
 from tui.store.errors import LockFileError, SessionLockedError
 
 logger = logging.getLogger(__name__)

@@ -31,14 +31,14 @@ from typing import Any, BinaryIO
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from pydantic_core import ValidationError
 
-from tui.atomic import create_new, link_new, stamp, write_atomic
-from tui.metadata_keys import SUMMARY_METADATA_KEY
-from tui.nofollow import open_file, read_bytes
-from tui.redaction import redact_bytes
+from tui.base.atomic import create_new, link_new, stamp, write_atomic
+from tui.base.metadata_keys import SUMMARY_METADATA_KEY
+from tui.base.nofollow import open_file, read_bytes
+from tui.base.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
 from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import RECORD_START, Layout, scan
-from tui.wording import plural
+from tui.text.wording import plural
 
 logger = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.atomic import write_atomic
-from tui.nofollow import read_text
+from tui.base.atomic import write_atomic
+from tui.base.nofollow import read_text
 from tui.store.cost_totals import CostTotals
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -77,7 +77,7 @@ class SessionMeta:
         )
 
     def write(self, path: Path) -> None:
-        """Atomic (:func:`tui.atomic.write_atomic`): a reader never sees half a file."""
+        """Atomic (:func:`tui.base.atomic.write_atomic`): a reader never sees half a file."""
         write_atomic(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
 
 
@@ -95,8 +95,8 @@ def title_from(messages: list[ModelMessage]) -> str | None:
     # pydantic-ai is imported here, not above: reading session.json (``deep-tui search``) does not need it.
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from tui.message_text import prompt_text
     from tui.store.damage import is_damage_note
+    from tui.text.message_text import prompt_text
 
     for message in messages:
         if not isinstance(message, ModelRequest) or is_damage_note(message):

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
 from tui.store.search_index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport

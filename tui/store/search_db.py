@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tui.nofollow import check_no_links, make_dirs
+from tui.base.nofollow import check_no_links, make_dirs
 from tui.store.search_terms import cjk_grams, fold
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.nofollow import open_file
+from tui.base.nofollow import open_file
 from tui.store.errors import CorruptSessionError
 
 if TYPE_CHECKING:

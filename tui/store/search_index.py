@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.paths import DataDir
+from tui.base.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import (

@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tui.metadata_keys import EVICTED_PATH_KEY
-from tui.nofollow import read_bytes
-from tui.paths import DataDir
+from tui.base.metadata_keys import EVICTED_PATH_KEY
+from tui.base.nofollow import read_bytes
+from tui.base.paths import DataDir
 from tui.store.errors import CorruptSessionError
 from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search_db import IndexedSession

@@ -11,8 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from tui.redaction import redact
-from tui.terminal_text import CONTROL_CHARACTERS, encodable
+from tui.base.redaction import redact
+from tui.text.terminal_text import CONTROL_CHARACTERS, encodable
 
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
@@ -24,7 +24,7 @@ _WORD = re.compile(r"\w")
 
 
 def clean(text: str) -> str:
-    """Text as indexed and shown: control characters (the ones :mod:`tui.terminal_text` keeps off the
+    """Text as indexed and shown: control characters (the ones :mod:`tui.text.terminal_text` keeps off the
     terminal — terminal escapes among them — and our highlight marks) become spaces, so they neither join
     words in the index nor show as pictures in snippets; lone surrogates are replaced; known secrets are
     redacted (the index must not find a key a provider echoed)."""

@@ -26,10 +26,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tui.message_text import prompt_text
-from tui.metadata_keys import EVICTED_PATH_KEY
-from tui.nofollow import open_file
+from tui.base.metadata_keys import EVICTED_PATH_KEY
+from tui.base.nofollow import open_file
 from tui.store.search_terms import clean
+from tui.text.message_text import prompt_text
 
 MAX_DOC_CHARS = 2_000_000
 """A saved output larger than this is indexed up to here (read_file still reads all of it)."""

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from tui.nofollow import LinkRefusedError, check_no_links
+from tui.base.nofollow import LinkRefusedError, check_no_links
 from tui.store.errors import AmbiguousSessionError, LinkedPathError, UnknownSessionError
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")

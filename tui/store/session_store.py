@@ -9,9 +9,9 @@ import secrets
 import shutil
 from pathlib import Path
 
-from tui.atomic import unused_name
-from tui.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
-from tui.paths import DataDir
+from tui.base.atomic import unused_name
+from tui.base.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
+from tui.base.paths import DataDir
 from tui.store.errors import (
     LinkedPathError,
     SessionLockedError,
@@ -24,7 +24,7 @@ from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, read_foreign, write_empty
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
 from tui.store.session_ids import list_session_ids, resolve_prefix
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 

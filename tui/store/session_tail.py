@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.nofollow import open_file, read_bytes
-from tui.paths import DataDir
+from tui.base.nofollow import open_file, read_bytes
+from tui.base.paths import DataDir
 from tui.store.errors import StoreError
 from tui.store.session_ids import list_session_ids, resolve_prefix
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tui.config import (
+from tui.base.config import (
     MAX_CONFIG_BYTES,
     ConfigError,
     ConfigLayer,
@@ -31,9 +31,15 @@ from tui.config import (
     parse_config,
     settings_from_layers,
 )
-from tui.mcp_config import PROJECT_FILE_LIMIT, PROJECT_FILE_NAME, McpConfigError, McpServerConfig, parse_project_servers
-from tui.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
-from tui.terminal_text import visible
+from tui.base.mcp_config import (
+    PROJECT_FILE_LIMIT,
+    PROJECT_FILE_NAME,
+    McpConfigError,
+    McpServerConfig,
+    parse_project_servers,
+)
+from tui.base.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
+from tui.text.terminal_text import visible
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, now_utc, project_key
 
 SHOWN_VALUE_LIMIT = 160
@@ -365,7 +371,7 @@ class TrustChoice(enum.Enum):
 
 
 class TrustDecider(Protocol):
-    """What the app asks about, and how its answer takes effect (see :class:`tui.launch.ProjectTrustGate`)."""
+    """What the app asks about, and how its answer takes effect (see :class:`tui.cli.launch.ProjectTrustGate`)."""
 
     @property
     def pending(self) -> PendingProject: ...

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.atomic import write_atomic
+from tui.base.atomic import write_atomic
 
 STORE_VERSION = 1
 MAX_STORE_BYTES = 10_000_000
@@ -56,7 +56,7 @@ def now_utc() -> str:
 
 
 class TrustStore:
-    """The projects the user trusts, in ``path`` (normally :func:`tui.paths.trust_store_file`)."""
+    """The projects the user trusts, in ``path`` (normally :func:`tui.base.paths.trust_store_file`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -6,7 +6,7 @@ allows every command for this session, ``n`` or Esc denies, ``r`` denies with a 
 (Enter sends it). Every button does the same on a click. As in the write dialog, the letter keys and Enter
 answer only after :data:`~tui.app.screens.write_approval.ARMING_DELAY` (a key typed for the prompt must not
 allow anything); Esc and clicks always work. The command is the model's text: shown through
-:func:`~tui.terminal_text.visible`, as plain content, never markup.
+:func:`~tui.text.terminal_text.visible`, as plain content, never markup.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 from tui.agent.command_approval import CommandDecision, CommandRequest
 from tui.app.screens.confirm import DialogScreen, action_button
 from tui.app.screens.write_approval import ARMING_DELAY
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 __all__ = ["CommandApprovalScreen"]
 

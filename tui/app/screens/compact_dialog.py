@@ -17,8 +17,8 @@ from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summary_plan import SummaryPlan
-from tui.cost_text import compaction_cost_text
-from tui.wording import plural
+from tui.text.cost_text import compaction_cost_text
+from tui.text.wording import plural
 
 CompactResult = CompactionFinished | CompactionFailed
 

@@ -14,9 +14,9 @@ from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import describe_window_source
-from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details
-from tui.terminal_text import visible
-from tui.wording import plural
+from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details
+from tui.text.terminal_text import visible
+from tui.text.wording import plural
 
 BAR = 24
 

@@ -25,8 +25,8 @@ from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
 from tui.app.screens.confirm import DialogScreen, action_button
 from tui.app.text_display import display_path, language_for_path, supported_language
-from tui.nofollow import LinkRefusedError, open_file
-from tui.terminal_text import visible
+from tui.base.nofollow import LinkRefusedError, open_file
+from tui.text.terminal_text import visible
 
 __all__ = [
     "MAX_MATCHES",

@@ -1,7 +1,7 @@
 """/mcp: every configured MCP server, its status (starting, ready, failed and why, stopped) and its tools.
 
 Everything shown comes from the user's config, a project's ``.mcp.json`` or the server itself (tool names,
-descriptions, error text): it is hostile text, shown through :func:`~tui.terminal_text.visible` as plain
+descriptions, error text): it is hostile text, shown through :func:`~tui.text.terminal_text.visible` as plain
 content, never markup. The list redraws when a server's status changes while it is open.
 """
 
@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from tui.agent.mcp_status import McpServerView
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 __all__ = ["McpServersScreen", "servers_content"]
 

@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from tui.agent.model_catalogue import ModelEntry
 from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 
 def entry_label(entry: ModelEntry, width: int = 34) -> Content:

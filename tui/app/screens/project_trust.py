@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
 
 __all__ = ["ProjectTrustScreen", "changes_content", "servers_content"]

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from tui.app.formatting import short_id
 from tui.app.screens.confirm import ConfirmModal, PromptModal
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
-from tui.wording import plural
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from tui.store.search import HistorySearch

@@ -37,7 +37,7 @@ from tui.app.screens.session_rows import (
     session_row,
 )
 from tui.app.screens.session_search import ContentSearch, row_with_hit
-from tui.wording import plural
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from tui.store.search import HistorySearch

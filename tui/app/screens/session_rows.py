@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
 from tui.app.formatting import human_age, human_tokens, short_id
-from tui.cost_text import PRICE_UNKNOWN, totals_label
 from tui.store.cost_totals import CostTotals
+from tui.text.cost_text import PRICE_UNKNOWN, totals_label
 
 __all__ = ["SessionMetaLike", "SessionStoreLike", "header_row", "order_by_lineage", "session_row"]
 

@@ -4,7 +4,8 @@ Keyboard first: ``y`` or Enter allows once, ``a`` allows every write for the res
 Esc denies, ``r`` denies with a reason typed for the model (Enter sends it). Every button does the same on a
 click. The dialog can open while the user is typing the next prompt, so for :data:`ARMING_DELAY` seconds
 the letter keys and Enter do nothing (a stray ``a`` must not allow every write); Esc and clicks always work.
-The diff is the model's text: it is shown through :func:`~tui.terminal_text.visible`, as plain content (never markup), with added and removed lines coloured.
+The diff is the model's text: it is shown through :func:`~tui.text.terminal_text.visible`, as plain content
+(never markup), with added and removed lines coloured.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from textual.widgets import Input, Static
 
 from tui.agent.write_approval import WriteDecision, WriteRequest
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 __all__ = ["WriteApprovalScreen", "diff_content"]
 

@@ -15,12 +15,12 @@ from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
-from tui.formatting_plain import path_argument
+from tui.text.tool_call_text import path_argument
 
 if TYPE_CHECKING:
     from tui.app.widgets.command_output import CommandOutputView
-from tui.terminal_text import visible
-from tui.wording import plural
+from tui.text.terminal_text import visible
+from tui.text.wording import plural
 
 PREVIEW_LIMIT = 4_000
 CUT_SHORT_MARK = "⋯ cancelled"

@@ -4,7 +4,7 @@ Each frame costs O(what arrived since the last one) and a constant draw: the new
 last :data:`TAIL_LINES` lines replace the oldest shown, and the view (one row per line, cut at the width) keeps
 its height once full, so a command printing megabytes never re-lays out the chat. The whole output is the tool's
 result, saved to disk by the chain when large (the block's "open saved output" shows it). Everything shown
-passes through :func:`~tui.terminal_text.visible`: escape sequences from a command never reach the terminal.
+passes through :func:`~tui.text.terminal_text.visible`: escape sequences from a command never reach the terminal.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections import deque
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.terminal_text import visible
-from tui.wording import plural
+from tui.text.terminal_text import visible
+from tui.text.wording import plural
 
 __all__ = ["LINE_CHARS", "TAIL_LINES", "CommandOutputView"]
 

@@ -12,8 +12,8 @@ from textual.widgets import Static
 
 from tui.agent.cost_events import CostUpdated
 from tui.app.widgets.status_row import CostForm, StatusRow
-from tui.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.store.cost_totals import CostTotals
+from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
 
 
 def _worth_showing(totals: CostTotals | None) -> bool:

@@ -9,9 +9,9 @@ from textual.content import Content
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, MemoryChanged
-from tui.cost_text import PRICE_UNKNOWN, format_usd
-from tui.formatting_plain import call_source
-from tui.wording import message_number, plural
+from tui.text.cost_text import PRICE_UNKNOWN, format_usd
+from tui.text.tool_call_text import call_source
+from tui.text.wording import message_number, plural
 
 __all__ = ["event_details"]
 

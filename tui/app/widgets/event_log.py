@@ -26,6 +26,7 @@ from tui.agent.runtime_api import InheritedEvent
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal, short_id
 from tui.app.screens.confirm import TextViewerModal
 from tui.app.widgets.event_details import event_details
+from tui.chain.event_text import replaced_label
 from tui.chain.events import (
     ChainEvent,
     CompactionFailed,
@@ -33,9 +34,9 @@ from tui.chain.events import (
     EvictedEvent,
     MemoryChanged,
 )
-from tui.cost_text import compaction_cost_text
-from tui.formatting_plain import call_source, replaced_label
-from tui.wording import plural
+from tui.text.cost_text import compaction_cost_text
+from tui.text.tool_call_text import call_source
+from tui.text.wording import plural
 
 __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timestamp", "event_row", "is_logged"]
 

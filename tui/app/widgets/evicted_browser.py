@@ -21,8 +21,8 @@ from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
 from tui.app.widgets.blocks import args_summary
 from tui.app.widgets.event_log import compact_timestamp, inherited_mark
-from tui.formatting_plain import path_argument
-from tui.wording import plural
+from tui.text.tool_call_text import path_argument
+from tui.text.wording import plural
 
 __all__ = ["EvictedBrowser", "header_row", "origin", "output_row"]
 

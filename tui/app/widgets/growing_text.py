@@ -3,7 +3,7 @@
 Appending costs O(new text): the visual lines before the last one never change (greedy wrapping
 only ever moves the last, unfinished line), so only that line is wrapped again and only the lines
 that changed are repainted. A width change re-wraps everything once. Text is drawn as plain cells,
-never parsed as markup; control characters are defused by :func:`tui.terminal_text.visible`.
+never parsed as markup; control characters are defused by :func:`tui.text.terminal_text.visible`.
 Mouse selection and copy work as in Textual's ``Log``.
 """
 
@@ -17,7 +17,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 __all__ = ["GrowingText", "wrap_line"]
 

@@ -26,11 +26,11 @@ from textual.widget import Widget
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
 from tui.app.widgets.thinking_block import ThinkingBlock
+from tui.base.metadata_keys import EVICTED_PATH_KEY, saved_chars
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
-from tui.message_text import prompt_text
-from tui.metadata_keys import EVICTED_PATH_KEY, saved_chars
-from tui.terminal_text import visible, visible_json
+from tui.text.message_text import prompt_text
+from tui.text.terminal_text import visible, visible_json
 
 
 def _prompt_text(part: UserPromptPart) -> str:

@@ -30,7 +30,7 @@ from tui.app.memory_io import MAX_EDIT_BYTES, file_size, read_text_or_none, with
 from tui.app.screens.confirm import ConfirmModal
 from tui.app.text_display import display_path, supported_language
 from tui.app.widgets.memory_buffer import MemoryBuffer
-from tui.atomic import write_atomic
+from tui.base.atomic import write_atomic
 
 __all__ = ["MemoryEditor", "MemoryTextArea"]
 

@@ -23,7 +23,7 @@ from textual.widgets import TextArea
 from tui.app.command_registry import Command, find, parse_slash, unknown_command_message
 from tui.app.prompt_history import PromptHistory
 from tui.app.widgets.suggestions import CommandSuggestions, Suggestion
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 __all__ = ["CommandSuggestions", "PromptInput", "Suggestion"]
 

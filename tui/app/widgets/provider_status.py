@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.agent.provider_events import ProviderEvent, ProviderRetrying, ProviderWaiting
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 SHOW_WAITING_AFTER = 1.0
 """A request answered within this many seconds never shows "waiting" (no flicker on every request)."""

@@ -7,7 +7,7 @@ widgets (an answer's Markdown is only parsed sooner here: :class:`TailAnswer`), 
 ``blocks_for`` part by part, so the swap changes nothing visible. Only a screenful is drawn
 (:func:`screenful_start`).
 
-Every string here came from a file: it goes through :func:`tui.terminal_text.visible`.
+Every string here came from a file: it goes through :func:`tui.text.terminal_text.visible`.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from tui.app.widgets.blocks import (
     prompt_preview,
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
-from tui.attachment_text import attachment_label
-from tui.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, saved_chars
+from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, saved_chars
 from tui.store.session_tail import Record, SessionTail
-from tui.terminal_text import visible
+from tui.text.attachment_text import attachment_label
+from tui.text.terminal_text import visible
 
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
@@ -226,7 +226,7 @@ def _markdown_rows(text: str) -> int:
 
 
 def prompt_text(content: object) -> str:
-    """A recorded ``user-prompt`` content as :func:`tui.message_text.prompt_text` shows it."""
+    """A recorded ``user-prompt`` content as :func:`tui.text.message_text.prompt_text` shows it."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from tui.app.widgets.blocks import CUT_SHORT_MARK
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 
 class ThinkingBlock(Collapsible):

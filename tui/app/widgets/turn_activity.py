@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent
 from tui.app.formatting import human_tokens
-from tui.terminal_text import visible
+from tui.text.terminal_text import visible
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.25

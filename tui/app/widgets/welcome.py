@@ -10,8 +10,8 @@ from textual.widgets import Static
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import literal
 from tui.app.text_display import display_path
-from tui.config import Settings
-from tui.paths import user_config_file
+from tui.base.config import Settings
+from tui.base.paths import user_config_file
 
 __all__ = ["WelcomeBlock", "welcome_text"]
 

@@ -15,8 +15,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from tui.paths import DataDir
-from tui.wording import message_number
+from tui.base.paths import DataDir
+from tui.text.wording import message_number
 
 if TYPE_CHECKING:
     from tui.store.search import HistorySearch, SearchHit
@@ -28,7 +28,7 @@ PROGRESS_EVERY = 1.0
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
-    from tui.errors import UserFacingError
+    from tui.base.errors import UserFacingError
     from tui.store.errors import StoreError
     from tui.store.search import HistorySearch, QueryTooShort
     from tui.store.session_ids import list_session_ids, resolve_prefix

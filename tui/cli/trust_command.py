@@ -7,10 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from tui.config import ConfigError, read_config_file
-from tui.errors import EXIT_FAILURE, UserFacingError
-from tui.paths import DATA_DIR_ENV, trust_store_file, user_config_file
-from tui.terminal_text import visible
+from tui.base.config import ConfigError, read_config_file
+from tui.base.errors import EXIT_FAILURE, UserFacingError
+from tui.base.paths import DATA_DIR_ENV, trust_store_file, user_config_file
+from tui.text.terminal_text import visible
 from tui.trust.project import PendingProject, TrustState, pending_project, read_project_config
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, project_key
 

@@ -27,11 +27,11 @@ from tui.agent.turn_events import (
 )
 from tui.agent.write_gate import EXECUTE_TOOL_NAME
 from tui.app.prompt_history import PromptHistory, history_path
+from tui.base.errors import STOP_SIGNALS, stopped_by
+from tui.chain.event_text import describe_event
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
-from tui.errors import STOP_SIGNALS, stopped_by
-from tui.formatting_plain import describe_event
-from tui.terminal_text import visible
-from tui.wording import plural
+from tui.text.terminal_text import visible
+from tui.text.wording import plural
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class _AnswerOut:
             self._stream.flush()
         except BrokenPipeError:
             self.closed_by_reader = True
-            from tui.console import silence_stdout
+            from tui.base.console import silence_stdout
 
             silence_stdout()
 

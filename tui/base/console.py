@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from tui.redaction import redact
+from tui.base.redaction import redact
 
 
 def silence_stdout() -> None:
@@ -21,7 +21,7 @@ def silence_stdout() -> None:
 
 
 class RedactingStream:
-    """A text stream (stderr) that writes everything with the known secrets redacted (:mod:`tui.redaction`);
+    """A text stream (stderr) that writes everything with the known secrets redacted (:mod:`tui.base.redaction`);
     the rest of the stream's interface passes through."""
 
     def __init__(self, stream: TextIO) -> None:

@@ -2,7 +2,7 @@
 
 Each config file is one :class:`ConfigLayer`; :func:`settings_from_layers` validates each layer on its own
 (an error names its file and key) and merges them, a later layer's keys (table by table) winning. Which
-layers apply is decided by :mod:`tui.launch` (a project's config only once the project is trusted, see
+layers apply is decided by :mod:`tui.cli.launch` (a project's config only once the project is trusted, see
 :mod:`tui.trust`). Every value is validated when loaded; a bad value raises :class:`ConfigError` naming the
 key, so the CLI can print one line and exit 2.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tui.mcp_config import McpConfigError, McpSettings, parse_mcp_table
-from tui.nofollow import LinkRefusedError, open_file
+from tui.base.mcp_config import McpConfigError, McpSettings, parse_mcp_table
+from tui.base.nofollow import LinkRefusedError, open_file
 
 
 class ConfigError(Exception):
@@ -163,7 +163,7 @@ class Settings:
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
-    """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.mcp_config`)."""
+    """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
         """Return a copy with the non-``None`` values replaced (flags win over the file)."""

@@ -19,8 +19,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from tui import __version__
-from tui.console import redacted_stderr, silence_stdout
-from tui.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
+from tui.base.console import redacted_stderr, silence_stdout
+from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
 __all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
 
@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The app's start-up allocates a lot and frees little: the collector's passes over the growing
         # heap would only delay the first frame. The app enables it again once its session is open.
         gc.disable()
-    from tui.launch import launch
+    from tui.cli.launch import launch
 
     with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
         return _launch(launch, args)

@@ -1,9 +1,7 @@
-"""Plain-text descriptions of chain events and token counts, shared by ``deep-tui run`` and the app
+"""Plain-text descriptions of chain events, shared by ``deep-tui run`` and the app
 (no Textual here: ``run`` prints exactly what the app shows)."""
 
 from __future__ import annotations
-
-import json
 
 from tui.chain.events import (
     ChainEvent,
@@ -14,67 +12,10 @@ from tui.chain.events import (
     MemoryChanged,
     UsageEvent,
 )
-from tui.cost_text import compaction_cost_text
-from tui.wording import plural
-
-
-def human_tokens(tokens: int | None) -> str:
-    """A compact token count: ``950`` → ``"950"``, ``96_300`` → ``"96.3k"``, ``200_000`` → ``"200k"``, ``1_250_000`` → ``"1.25M"``.
-
-    ``None`` (nothing measured yet) gives ``"–"``.
-    """
-    if tokens is None:
-        return "–"
-    sign = "-" if tokens < 0 else ""
-    value = abs(tokens)
-    if value < 1000:
-        return f"{sign}{value}"
-    if value < 999_950:
-        return f"{sign}{trim_zeros(f'{value / 1000:.1f}')}k"
-    return f"{sign}{trim_zeros(f'{value / 1_000_000:.2f}')}M"
-
-
-def trim_zeros(number: str) -> str:
-    """``"96.0"`` → ``"96"``, ``"1.20"`` → ``"1.2"``."""
-    if "." in number:
-        number = number.rstrip("0").rstrip(".")
-    return number
-
-
-PATH_ARGUMENTS = ("path", "file_path")
-PATTERN_ARGUMENTS = ("pattern", "query", "url", "command")
-
-
-def _arguments(args_json: str) -> dict[str, object]:
-    try:
-        parsed = json.loads(args_json) if args_json else {}
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
-def _first_text(arguments: dict[str, object], names: tuple[str, ...]) -> str | None:
-    for name in names:
-        value = arguments.get(name)
-        if isinstance(value, str) and value.strip():
-            return " ".join(value.split())[:120]
-    return None
-
-
-def path_argument(args_json: str) -> str | None:
-    """The file a tool call read or wrote (its ``path`` argument), or ``None``."""
-    return _first_text(_arguments(args_json), PATH_ARGUMENTS)
-
-
-def call_source(tool_name: str, args_json: str) -> str:
-    """What a tool call looked at, as a user would say it: ``read_file src/app.py``, ``grep 'TODO' in src``,
-    or just the tool's name when it took neither a path nor a pattern."""
-    arguments = _arguments(args_json)
-    path = _first_text(arguments, PATH_ARGUMENTS)
-    pattern = _first_text(arguments, PATTERN_ARGUMENTS)
-    if pattern is not None:
-        return f"{tool_name} '{pattern}'" + (f" in {path}" if path else "")
-    return f"{tool_name} {path}" if path else tool_name
+from tui.text.cost_text import compaction_cost_text
+from tui.text.token_text import human_tokens
+from tui.text.tool_call_text import call_source
+from tui.text.wording import plural
 
 
 def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.config import ConfigError, ConfigLayer, Settings, read_config_file, settings_from_layers
-from tui.errors import UserFacingError
-from tui.mcp_config import PROJECT_FILE_NAME, McpServerConfig
-from tui.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file
+from tui.base.config import ConfigError, ConfigLayer, Settings, read_config_file, settings_from_layers
+from tui.base.errors import UserFacingError
+from tui.base.mcp_config import PROJECT_FILE_NAME, McpServerConfig
+from tui.base.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file
 from tui.trust.project import PendingProject, TrustChoice, assess_project
 from tui.trust.store import TrustStore, TrustStoreError
 
@@ -151,26 +151,26 @@ class ProjectTrustGate:
 def launch(args: argparse.Namespace) -> int:
     """Dispatch to the app, ``run``, ``sessions``, ``search`` or ``trust``; returns the exit status."""
     if args.command == "trust":
-        from tui.trust_command import run_trust_command
+        from tui.cli.trust_command import run_trust_command
 
         return run_trust_command(args)
     context = resolve_context(args)
-    from tui.log_setup import configure_logging
+    from tui.base.log_setup import configure_logging
 
     # The app draws on the terminal: its log goes to the file only; the headless commands also
     # print warnings on stderr.
     configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
                       stderr=args.command in ("run", "sessions", "serve"))
     if args.command == "sessions":
-        from tui.session_commands import run_sessions_command
+        from tui.cli.session_commands import run_sessions_command
 
         return run_sessions_command(args, context.data_dir)
     if args.command == "search":
-        from tui.search_command import run_search_command
+        from tui.cli.search_command import run_search_command
 
         return run_search_command(args, context.data_dir)
     if args.command == "serve":  # config, data dir and flags were checked above; each tab checks the rest
-        from tui.serve.command import run_serve_command
+        from tui.cli.serve.command import run_serve_command
 
         return run_serve_command(args)
 
@@ -198,7 +198,7 @@ def launch(args: argparse.Namespace) -> int:
         print(context.pending_project.ignored_line(), file=sys.stderr)
     try:
         factory = open_factory(context)
-        from tui.headless import run_headless
+        from tui.cli.headless import run_headless
 
         return run_headless(factory, request, " ".join(args.prompt))
     except _input_errors() as error:

@@ -3,7 +3,7 @@
 Without this, Python prints warnings of loggers that have no handler (e.g. "skipped 2 unreadable
 lines" from the event store) straight to stderr, which lands beneath the full-screen UI. The app
 adds a Textual handler as well (``textual console`` shows the same records while it runs). Known
-secrets (a key a provider echoed in an error) are redacted from every record (:mod:`tui.redaction`).
+secrets (a key a provider echoed in an error) are redacted from every record (:mod:`tui.base.redaction`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import sys
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from tui.nofollow import LinkRefusedError, check_no_links, make_data_root, open_file
-from tui.redaction import redact
+from tui.base.nofollow import LinkRefusedError, check_no_links, make_data_root, open_file
+from tui.base.redaction import redact
 
 __all__ = ["LOG_BACKUPS", "LOG_FILE_NAME", "LOG_MAX_BYTES", "RedactingFormatter", "configure_logging", "log_path"]
 

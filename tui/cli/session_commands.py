@@ -8,8 +8,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from tui.cost_text import totals_label
-from tui.paths import DataDir
+from tui.base.paths import DataDir
+from tui.text.cost_text import totals_label
 
 if TYPE_CHECKING:
     from tui.store.cost_totals import CostTotals
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     """Carry out ``sessions [--json] | rename ID TITLE | delete ID [--yes]``."""
-    from tui.errors import UserFacingError
+    from tui.base.errors import UserFacingError
     from tui.store import SessionStore
     from tui.store.errors import StoreError
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tui.app import formatting as app_formatting
+from tui.chain.event_text import describe_event
 from tui.chain.events import CompactionFinished, CompactionStarted
-from tui.formatting_plain import describe_event, human_tokens
+from tui.text.token_text import human_tokens
 
 
 def test_run_prints_the_count_the_app_shows() -> None:
@@ -24,7 +25,7 @@ def test_token_counts() -> None:
 def test_an_eviction_is_named_by_what_was_read_then_the_saved_file() -> None:
     """Issue 22.11: ``deep-tui run`` names the source (tool and its path/pattern), the saved file second."""
     from tui.chain.events import EvictedEvent
-    from tui.formatting_plain import call_source, path_argument
+    from tui.text.tool_call_text import call_source, path_argument
 
     event = EvictedEvent(tool_name="read_file", tool_call_id="call_1795", path="/d/call_1795-abc.txt", tokens=7_600,
                          size_bytes=30_720, args='{"path": "src/app.py", "offset": 0}')

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import BinaryContent, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 
-from tui.attachment_text import attachment_label
+from tui.text.attachment_text import attachment_label
 
 
 def content_item_text(item: UserContent) -> str:

@@ -1,7 +1,7 @@
 """MCP servers the user configured: ``[mcp.servers.NAME]`` in config.toml, and a trusted project's ``.mcp.json``.
 
 Parsing only (no MCP client here): every value is checked when loaded and a bad one raises
-:class:`~tui.config.ConfigError` naming the key, like the rest of the configuration.
+:class:`~tui.base.config.ConfigError` naming the key, like the rest of the configuration.
 
 ``.mcp.json`` is Claude Code's format, ``{"mcpServers": {NAME: {...}}}``, where a server is
 ``{"command", "args", "env"}`` (stdio) or ``{"type": "http" | "sse", "url", "headers"}``. It belongs to the
@@ -28,7 +28,7 @@ McpTransport = Literal["stdio", "http", "sse"]
 
 
 class McpConfigError(ValueError):
-    """An MCP server entry that cannot be used (``tui.config`` reports it as a ``ConfigError``)."""
+    """An MCP server entry that cannot be used (``tui.base.config`` reports it as a ``ConfigError``)."""
 
 
 APPROVAL_NAMES = ("ask", "always", "never")

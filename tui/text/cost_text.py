@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
-from tui.store.cost_totals import CostTotals
-from tui.wording import plural
+from typing import TYPE_CHECKING
+
+from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from tui.store.cost_totals import CostTotals
 
 PRICE_UNKNOWN = "price unknown"
 NOT_RECORDED = "–"

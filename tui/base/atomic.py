@@ -1,6 +1,6 @@
 """Writing files so a reader or a crash never sees half of one, and never overwriting a kept copy.
 
-Ground level: imports only :mod:`tui.nofollow` (the store, the agent and the app all use it).
+Ground level: imports only :mod:`tui.base.nofollow` (the store, the agent and the app all use it).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import stat
 import time
 from pathlib import Path
 
-from tui.nofollow import LinkRefusedError, open_dir, open_file, read_bytes
+from tui.base.nofollow import LinkRefusedError, open_dir, open_file, read_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
     non-durable write may leave the previous content, never a mix). On any error (a full disk, a
     read-only directory) the temporary file is removed and ``path`` is left as it was.
 
-    No link is followed (:mod:`tui.nofollow`): the directory is opened link-free and the temporary file
+    No link is followed (:mod:`tui.base.nofollow`): the directory is opened link-free and the temporary file
     and the rename are relative to it; ``path`` itself being a link is refused (``LinkRefusedError``)
     rather than replaced, and a planted temporary name is never opened (``O_EXCL | O_NOFOLLOW``).
     """
