@@ -14,6 +14,7 @@ from tui.agent.toolsets import build_agent_parts
 from tui.base.paths import DataDir
 from tui.store.search import HistorySearch
 from tui.store.session_store import SessionStore
+from tui.text.attachment_text import attachment_item
 
 
 @pytest.fixture
@@ -44,6 +45,18 @@ def test_read_ls_grep_call_the_real_tools(agent_env: tuple[Agent[None, str], Pat
     found = agent.run_sync("grep gam+a notes.txt")
     assert tool_calls(found)[0].args_as_dict() == {"pattern": "gam+a", "path": "notes.txt"}
     assert "notes.txt:2: beta gamma" in found.output
+
+
+def test_a_prompt_with_an_attached_file_reads_as_what_was_typed(
+        agent_env: tuple[Agent[None, str], Path, MemoryFile]) -> None:
+    """``read @notes.txt`` with the file attached: the command is the typed text, the ``@`` is not in the path."""
+    agent, _, _ = agent_env
+    attached = attachment_item("notes.txt", 17, "text", "alpha\nbeta gamma")
+    read = agent.run_sync(["read @notes.txt", attached])
+    assert [c.args_as_dict() for c in tool_calls(read)] == [{"path": "notes.txt"}]
+    assert "beta gamma" in read.output
+    unknown = agent.run_sync("what is the capital of France?")
+    assert "not an LLM" in unknown.output and "no LLM is configured" not in unknown.output
 
 
 def test_write_remember_recall(agent_env: tuple[Agent[None, str], Path, MemoryFile]) -> None:

@@ -22,10 +22,12 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
+from tui.text.attachment_text import attachment_label
 from tui.text.message_text import prompt_text
 from tui.text.wording import plural
 
@@ -34,7 +36,7 @@ CHUNK_CHARS = 24
 PREVIEW_LINES = 40
 
 HELP_TEXT = """\
-I am deep-tui's offline stand-in: no LLM is configured (set --model, DEEP_TUI_MODEL or a provider API key).
+I am deep-tui's offline stand-in, not an LLM (choose one with --model, DEEP_TUI_MODEL or a provider API key).
 I understand these commands, each calling the real tool:
 - `read PATH` — read a file (read_file)
 - `ls [PATH]` — list a directory
@@ -58,6 +60,8 @@ def parse_command(prompt: str) -> ToolRequest | None:
     verb, _, argument = first_line.strip().partition(" ")
     verb = verb.lower()
     argument = argument.strip()
+    if verb in ("read", "ls"):
+        argument = argument.removeprefix("@")  # `read @app.py`: the file named as the prompt's completion writes it
     if verb == "read" and argument:
         return ToolRequest("read_file", {"path": argument})
     if verb == "ls":
@@ -83,12 +87,20 @@ def parse_command(prompt: str) -> ToolRequest | None:
 
 
 def _latest_prompt(messages: Sequence[ModelMessage]) -> str:
+    """What the user typed last: the prompt's own text, without the files attached with ``@path``."""
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
-            for part in message.parts:
+            for part in reversed(message.parts):
                 if isinstance(part, UserPromptPart):
-                    return prompt_text(part.content)
+                    return _typed_text(part.content)
     return ""
+
+
+def _typed_text(content: str | Sequence[UserContent]) -> str:
+    if isinstance(content, str):
+        return content
+    typed = [item for item in content if not (isinstance(item, str) and attachment_label(item) is not None)]
+    return prompt_text(typed)
 
 
 def _context_chars(messages: Sequence[ModelMessage]) -> int:
@@ -140,7 +152,7 @@ def _decide(messages: Sequence[ModelMessage]) -> ToolRequest | str:
         return command
     tokens = (_context_chars(messages) + 3) // 4
     return (
-        "I am the offline stand-in model — no LLM is configured, so I cannot answer that. "
+        "I am deep-tui's offline stand-in, not an LLM, so I cannot answer that. "
         f"My context holds {plural(len(messages), 'message')} (about {tokens:,} tokens). "
         "Type `help` for the commands I can run with the real tools."
     )
