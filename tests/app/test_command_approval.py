@@ -26,10 +26,14 @@ from textual.widgets import Input, Static
 from tests.agent.shell_support import requires_bwrap
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.command_approval import CommandApprovals
+from tui.agent.session_request import SessionRequest
 from tui.app.screens.command_approval import CommandApprovalScreen
 from tui.app.shell import DeepTuiApp
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.blocks import ToolBlock, UserBlock
+from tui.app.widgets.tail_blocks import tail_blocks
 from tui.app.widgets.title_bar import TitleBar
+from tui.base.paths import DataDir
+from tui.store.session_tail import read_session_tail
 
 pytestmark = requires_bwrap
 
@@ -45,10 +49,10 @@ def commander(seen: list[str] | None = None) -> FunctionModel:
         if any(isinstance(p, ToolReturnPart) for p in last.parts):
             yield "done"
             return
-        prompt = next(p for p in last.parts if isinstance(p, UserPromptPart))
+        prompts = [str(p.content) for p in last.parts if isinstance(p, UserPromptPart)]  # a !command's, the prompt
         if seen is not None:
-            seen.append(str(prompt.content))
-        command = str(prompt.content).rsplit("\n\n", 1)[-1]
+            seen.append("\n\n".join(prompts))
+        command = prompts[-1]
         yield {0: DeltaToolCall("execute", json.dumps({"command": command}), tool_call_id=f"call-{len(messages)}")}
 
     return FunctionModel(stream_function=stream, model_name="commander")
@@ -195,6 +199,9 @@ async def test_user_command_runs_without_asking_and_the_model_reads_it_next_turn
         assert "from the user's command" in block.output_view.shown_text  # type: ignore[union-attr]
         assert str(block.query(".tool-result").first(Static).render()).startswith("[exit status 4 · ")
         assert seen == []  # nothing went to the model yet
+        [recorded] = on_disk(app, tmp_path)  # but it is on disk at once: quitting now loses nothing
+        assert "from the user's command" in str(recorded.parts[0].content)  # type: ignore[union-attr]
+        assert app.runtime.info.title == "untitled"  # the command's output is not what the session is about
 
         await pilot.press(*"echo next", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandApprovalScreen), "the dialog")
@@ -202,9 +209,38 @@ async def test_user_command_runs_without_asking_and_the_model_reads_it_next_turn
         await answered(app, pilot)
         assert "The user ran this shell command themselves (not you): `cat data.txt; exit 4`" in seen[0]
         assert "from the user's command\n[exit status 4 · " in seen[0] and seen[0].endswith("\n\necho next")
-        prompts = [p for m in on_disk(app, tmp_path) if isinstance(m, ModelRequest) for p in m.parts
-                   if isinstance(p, UserPromptPart)]
-        assert "from the user's command" in str(prompts[0].content)  # recorded in messages.json
+        requests = [m for m in on_disk(app, tmp_path) if isinstance(m, ModelRequest)]
+        assert [str(p.content) for p in requests[1].parts if isinstance(p, UserPromptPart)] == ["echo next"]
+        assert app.runtime.info.title == "echo next"
+
+
+async def test_a_user_command_reads_the_same_after_a_reopen(tmp_path: Path) -> None:
+    """Quit right after a !command: it is recorded, and the reopened session shows it as a command, not as text
+    the user typed (nor is it sealed as a turn that got no answer)."""
+    app = app_for(tmp_path)
+    (tmp_path / "work" / "data.txt").write_text("kept line\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"!cat data.txt", "enter")
+        await wait_idle(app, pilot)
+        await wait_until(pilot, lambda: app.query(ToolBlock) and "exit status 0" in str(
+            app.query_one(ToolBlock).query(".tool-result").first(Static).render()), "the command's end")
+        session_id = app.runtime.info.session_id
+        await app.runtime.aclose()
+    first_frame = tail_blocks(read_session_tail(DataDir(tmp_path / "data"), session_id, 20))
+    assert [type(block) for block in first_frame] == [UserBlock, ToolBlock]
+    assert str(first_frame[1].title).startswith("! cat data.txt")
+    reopened = make_app(make_factory(tmp_path, chat_model=commander()), SessionRequest(continue_latest=True))
+    async with reopened.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: reopened.query(ToolBlock), "the command's block")
+        await pilot.pause(0.3)
+        [block] = reopened.query(ToolBlock)
+        assert str(block.title).startswith("! cat data.txt")
+        result = str(block.query(".tool-result").first(Static).render())
+        assert "kept line" in result and "[exit status 0 · " in result and "The user ran" not in result
+        shown = " ".join(str(user.render()) for user in reopened.query(UserBlock))
+        assert "!cat data.txt" in shown and "The user ran" not in shown
+        [recorded] = on_disk(reopened, tmp_path)  # nothing was added to seal it
+        assert isinstance(recorded, ModelRequest)
 
 
 async def test_escape_stops_a_user_command(tmp_path: Path) -> None:

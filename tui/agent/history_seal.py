@@ -7,7 +7,8 @@ the next user prompt, :func:`seal` says which messages to append — once, recor
 - a tool call without a return gets an *interrupted* return (pydantic-ai refuses a new prompt after
   unanswered calls: "Cannot provide a new user prompt when the message history contains unprocessed
   tool calls");
-- a history ending in a request gets a short response saying no answer came.
+- a history ending in a request gets a short response saying no answer came (not a ``!command`` the user
+  ran: it is sent with the next prompt).
 
 The second matters for recording too: two requests in a row are merged by pydantic-ai into a new
 message object, which the recording ledger (keyed by object) would take for a new message and record
@@ -28,7 +29,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from tui.base.metadata_keys import SEAL_METADATA_KEY
+from tui.base.metadata_keys import SEAL_METADATA_KEY, USER_COMMAND_KEY
 
 """Metadata on what :func:`seal` adds: ``{"reason": ...}``."""
 
@@ -66,7 +67,8 @@ def seal(messages: Sequence[ModelMessage], reason: str, *, returns: Mapping[str,
             metadata={SEAL_METADATA_KEY: {"reason": reason}},
         ))
     last = added[-1] if added else (messages[-1] if messages else None)
-    if isinstance(last, ModelRequest):
+    if isinstance(last, ModelRequest) and USER_COMMAND_KEY not in (last.metadata or {}):
+        # a !command the user ran needs no answer: pydantic-ai sends it with the next prompt
         added.append(ModelResponse(parts=[TextPart(f"(no answer: {reason})")],
                                    metadata={SEAL_METADATA_KEY: {"reason": reason}}))
     return added

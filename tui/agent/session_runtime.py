@@ -42,7 +42,7 @@ from tui.agent.turn_events import (
 )
 from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
 from tui.agent.turn_translation import translate
-from tui.agent.user_command import UserCommandResult, run_user_command
+from tui.agent.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.write_approval import WriteApprover
 from tui.base.config import Settings
 from tui.base.paths import DataDir
@@ -154,8 +154,6 @@ class SessionRuntime:
         self.mcp = mcp
         self.write_gate = parts.write_gate
         self.shell = parts.shell
-        self._user_commands: list[str] = []
-        """``!command`` outputs the model has not seen yet: they go before the next prompt."""
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
@@ -262,17 +260,21 @@ class SessionRuntime:
         """Run the user's ``!command`` in the sandbox; its output goes before the next prompt for the model."""
         if self._busy:
             return UserCommandResult(command, "a turn is running: run the command when it ends", ran=False)
+        if self.handle.read_only:
+            return UserCommandResult(command, "this session is open read-only", ran=False)
         self._busy = True
         try:
             result = await run_user_command(
                 self.shell.sandbox, command, on_output=on_output,
                 large_results_dir=DataDir(self.data_root).large_results_dir,
                 large_result_tokens=self.settings.context.large_result_tokens,
-                number=self.handle.meta.message_count * 100 + len(self._user_commands))
+                number=self.handle.meta.message_count)
+            if result.context:  # recorded at once: the model reads it with the next prompt
+                self._seal("the previous turn stopped before an answer came")
+                self.messages.append(user_command_request(result))
+                self.manager.record_pending(self.messages)
         finally:
             self._busy = False
-        if result.context:
-            self._user_commands.append(result.context)
         return result
 
     def rename(self, title: str) -> None:
@@ -320,9 +322,6 @@ class SessionRuntime:
             yield TurnFailed("this session is open read-only")
             return
         prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
-        if self._user_commands:  # the user's !commands since the last turn, for the model to read first
-            prompt = "\n\n".join([*self._user_commands, prompt])
-            self._user_commands = []
         self._busy = True
         self.manager.begin_user_turn()
         self.cost.begin_turn()

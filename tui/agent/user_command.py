@@ -1,9 +1,10 @@
 """``!command`` typed in the prompt: run as the user (the same sandbox, no approval: the user typed it).
 
 Its output is shown in the chat as it arrives, and the command with its output joins the conversation for the
-model: it is put before the next prompt the user sends (as Claude Code's ``!`` does), and so recorded in
-messages.json with that prompt. An output too large for the context (over ``large_result_tokens``, as for a tool
-output) is saved whole to ``large_tool_results/`` and the model gets its head and tail and the path to read it.
+model (as Claude Code's ``!`` does): :func:`user_command_request` is recorded in messages.json the moment the
+command ends, and pydantic-ai sends it together with the next prompt. An output too large for the context (over
+``large_result_tokens``, as for a tool output) is saved whole to ``large_tool_results/`` and the model gets its
+head and tail and the path to read it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+
 from tui.agent.command_run import DEFAULT_TIMEOUT, CommandRun, run_command
 from tui.agent.sandbox import Sandbox
+from tui.base.metadata_keys import USER_COMMAND_KEY
+from tui.text.user_command_text import context_text
 
 logger = logging.getLogger(__name__)
 
@@ -32,12 +37,19 @@ class UserCommandResult:
     ran: bool
     context: str = ""
     """What the model will read with the next prompt (empty when nothing ran)."""
+    saved_path: str | None = None
+    """Where an output too large for the context was saved whole."""
 
 
-def context_text(command: str, output: str, status: str) -> str:
-    """How a ``!command`` reads to the model."""
-    return (f"[The user ran this shell command themselves (not you): `{command}`. Its output:]\n"
-            f"{output if output.endswith(chr(10)) or not output else output + chr(10)}{status}")
+def user_command_request(result: UserCommandResult) -> ModelRequest:
+    """The request that records a ``!command`` that ran (its :attr:`~UserCommandResult.context`)."""
+    return ModelRequest(parts=[UserPromptPart(result.context)], metadata={USER_COMMAND_KEY: {
+        "command": result.command, "status": result.status, "saved_path": result.saved_path}})
+
+
+def is_user_command(message: ModelMessage) -> bool:
+    """Whether ``message`` records a ``!command`` (it needs no answer of its own)."""
+    return isinstance(message, ModelRequest) and USER_COMMAND_KEY in (message.metadata or {})
 
 
 async def run_user_command(sandbox: Sandbox, command: str, *, on_output: Callable[[str], Awaitable[None]],
@@ -48,18 +60,19 @@ async def run_user_command(sandbox: Sandbox, command: str, *, on_output: Callabl
         return UserCommandResult(command, unavailable, ran=False)
     run = CommandRun(command)
     await run_command(sandbox, command, timeout=USER_COMMAND_TIMEOUT, on_output=on_output, run=run)
-    return UserCommandResult(command, run.status_line(), ran=True,
-                             context=_for_model(run, large_results_dir, large_result_tokens, number))
+    context, saved_path = _for_model(run, large_results_dir, large_result_tokens, number)
+    return UserCommandResult(command, run.status_line(), ran=True, context=context, saved_path=saved_path)
 
 
-def _for_model(run: CommandRun, large_results_dir: Path, large_result_tokens: int, number: int) -> str:
+def _for_model(run: CommandRun, large_results_dir: Path, large_result_tokens: int,
+               number: int) -> tuple[str, str | None]:
     from tui.chain.estimate import text_tokens
     from tui.chain.eviction import build_preview
     from tui.chain.safe_names import write_output
 
     output = run.output
     if text_tokens(output) <= large_result_tokens:
-        return context_text(run.command, output, run.status_line())
+        return context_text(run.command, output, run.status_line()), None
     path: str | None = None
     error: str | None = None
     try:
@@ -68,4 +81,4 @@ def _for_model(run: CommandRun, large_results_dir: Path, large_result_tokens: in
         error = f"{type(failure).__name__}: {failure}"
         logger.warning("the !command's output could not be saved: %s", error)
     preview = build_preview(output, path=path, tool_name="the command", error=error)
-    return context_text(run.command, preview, run.status_line())
+    return context_text(run.command, preview, run.status_line()), path

@@ -32,6 +32,9 @@ SUMMARY_METADATA_KEY = "deep_tui_summary"
 SEAL_METADATA_KEY = "deep_tui_sealed"
 """On a part closing what a stopped or failed run left open."""
 
+USER_COMMAND_KEY = "deep_tui_user_command"
+"""On the request recording a ``!command`` the user ran: ``{"command", "status", "saved_path"}``."""
+
 DAMAGED_METADATA_KEY = "deep_tui_damaged"
 """On the placeholder for messages a damaged messages.json lost."""
 

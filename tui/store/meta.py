@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.base.atomic import write_atomic
+from tui.base.metadata_keys import USER_COMMAND_KEY
 from tui.base.nofollow import read_text
 from tui.store.cost_totals import CostTotals
 from tui.text.terminal_text import visible
@@ -99,8 +100,8 @@ def title_from(messages: list[ModelMessage]) -> str | None:
     from tui.text.message_text import prompt_text
 
     for message in messages:
-        if not isinstance(message, ModelRequest) or is_damage_note(message):
-            continue
+        if not isinstance(message, ModelRequest) or is_damage_note(message) or USER_COMMAND_KEY in (message.metadata or {}):
+            continue  # a !command's output is not what the session is about
         for part in message.parts:
             if isinstance(part, UserPromptPart):
                 line = " ".join(visible(prompt_text(part.content)).split())

@@ -20,6 +20,7 @@ from tui.text.tool_call_text import path_argument
 if TYPE_CHECKING:
     from tui.app.widgets.command_output import CommandOutputView
 from tui.text.terminal_text import visible
+from tui.text.user_command_text import shown_output
 from tui.text.wording import plural
 
 PREVIEW_LIMIT = 4_000
@@ -194,6 +195,18 @@ class ToolBlock(Collapsible):
         if event.button is self._saved and self.saved_path is not None:
             event.stop()
             self.post_message(self.OpenSaved(self.saved_path, self._source_path))
+
+
+def user_command_blocks(command: str, context: str, status: str, saved_path: str | None,
+                        message_index: int | None) -> list[Static | Collapsible]:
+    """A recorded ``!command`` drawn again: the line the user typed and its output's block, as when it ran."""
+    command = visible(command)
+    block = ToolBlock(f"user-command-{message_index}", "!", "", call_title=f"! {command}")
+    block.message_index = message_index
+    output = visible(shown_output(context, status))
+    block.set_result(f"{output}\n{visible(status)}" if output else visible(status), len(context),
+                     evicted_path=visible(saved_path) if saved_path else None, is_error=False)
+    return [UserBlock(f"!{command}", message_index=message_index), block]
 
 
 @dataclass(frozen=True)

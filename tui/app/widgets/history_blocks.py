@@ -24,13 +24,14 @@ from pydantic_ai.messages import (
 from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock
+from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock, user_command_blocks
 from tui.app.widgets.thinking_block import ThinkingBlock
-from tui.base.metadata_keys import EVICTED_PATH_KEY, saved_chars
+from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars
 from tui.chain.events import CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.text.message_text import prompt_text
 from tui.text.terminal_text import visible, visible_json
+from tui.text.user_command_text import command_metadata
 
 
 def _prompt_text(part: UserPromptPart) -> str:
@@ -83,6 +84,12 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                 divider = CompactionDivider(divider_info(message, index, finished))
                 divider.message_index = index
                 blocks.append(divider)
+                continue
+            command = command_metadata((message.metadata or {}).get(USER_COMMAND_KEY))
+            if command is not None:
+                context = next((_prompt_text(p) for p in message.parts if isinstance(p, UserPromptPart)), "")
+                name, status, saved_path = command
+                blocks.extend(user_command_blocks(name, context, status, saved_path, index))
                 continue
             for part in message.parts:
                 if isinstance(part, UserPromptPart):

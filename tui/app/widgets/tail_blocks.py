@@ -34,12 +34,14 @@ from tui.app.widgets.blocks import (
     UserBlock,
     cut_short_mark,
     prompt_preview,
+    user_command_blocks,
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
-from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, saved_chars
+from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, USER_COMMAND_KEY, saved_chars
 from tui.store.session_tail import Record, SessionTail
 from tui.text.attachment_text import attachment_label
 from tui.text.terminal_text import visible
+from tui.text.user_command_text import command_metadata
 
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
@@ -104,6 +106,14 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
                 divider.message_index = index
                 blocks.append(divider)
                 continue
+            metadata = record.get("metadata")
+            command = command_metadata(metadata.get(USER_COMMAND_KEY)) if isinstance(metadata, dict) else None
+            if command is not None:
+                name, status, saved_path = command
+                context = next((prompt_text(part.get("content")) for part in parts
+                                if part.get("part_kind") == "user-prompt"), "")
+                blocks.extend(user_command_blocks(name, context, status, saved_path, index))
+                continue
             for part in parts:
                 kind = part.get("part_kind")
                 if kind == "user-prompt":
@@ -160,6 +170,9 @@ def least_rows(record: Record, columns: int) -> int:
     if record.get("kind") == "request":
         if _summary_info(parts) is not None:
             return 1
+        metadata = record.get("metadata")
+        if isinstance(metadata, dict) and command_metadata(metadata.get(USER_COMMAND_KEY)) is not None:
+            return USER_BLOCK_GAP + 1 + 1  # the "!command" line and its output's collapsed block
         return sum(USER_BLOCK_GAP + _prompt_rows(prompt_text(part.get("content")), columns - USER_PADDING)
                    for part in parts if part.get("part_kind") == "user-prompt")
     rows = 0
