@@ -240,6 +240,19 @@ def test_titles_from_prompts_that_are_not_plain_strings() -> None:
     assert title_from([note, *exchange("the real first prompt")]) == "the real first prompt"
 
 
+def test_a_title_is_what_was_typed_not_the_files_attached_or_a_command_run() -> None:
+    from tui.base.metadata_keys import USER_COMMAND_KEY
+    from tui.store.meta import title_from
+    from tui.text.attachment_text import attachment_item
+
+    attached = ModelRequest(parts=[UserPromptPart(["explain @app.py", attachment_item("app.py", 12, "text", "x = 1")])])
+    assert title_from([attached]) == "explain @app.py"
+    command = ModelRequest(parts=[UserPromptPart("[The user ran this shell command …]\nout\n[exit status 0]")],
+                           metadata={USER_COMMAND_KEY: {"command": "ls", "status": "[exit status 0]"}})
+    assert title_from([command]) is None
+    assert title_from([command, attached]) == "explain @app.py"
+
+
 def _used_at(store: SessionStore, prompt: str, when: float) -> str:
     """A closed session whose last use was at ``when``."""
     handle = store.create(model="offline")

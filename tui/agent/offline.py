@@ -22,13 +22,11 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
-    UserContent,
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.text.attachment_text import attachment_label
-from tui.text.message_text import prompt_text
+from tui.text.message_text import typed_text
 from tui.text.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
@@ -92,15 +90,8 @@ def _latest_prompt(messages: Sequence[ModelMessage]) -> str:
         if isinstance(message, ModelRequest):
             for part in reversed(message.parts):
                 if isinstance(part, UserPromptPart):
-                    return _typed_text(part.content)
+                    return typed_text(part.content)
     return ""
-
-
-def _typed_text(content: str | Sequence[UserContent]) -> str:
-    if isinstance(content, str):
-        return content
-    typed = [item for item in content if not (isinstance(item, str) and attachment_label(item) is not None)]
-    return prompt_text(typed)
 
 
 def _context_chars(messages: Sequence[ModelMessage]) -> int:

@@ -97,14 +97,14 @@ def title_from(messages: list[ModelMessage]) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from tui.store.damage import is_damage_note
-    from tui.text.message_text import prompt_text
+    from tui.text.message_text import typed_text
 
     for message in messages:
         if not isinstance(message, ModelRequest) or is_damage_note(message) or USER_COMMAND_KEY in (message.metadata or {}):
             continue  # a !command's output is not what the session is about
         for part in message.parts:
             if isinstance(part, UserPromptPart):
-                line = " ".join(visible(prompt_text(part.content)).split())
+                line = " ".join(visible(typed_text(part.content)).split())
                 if line:
                     return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
     return None

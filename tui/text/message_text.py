@@ -38,6 +38,14 @@ def prompt_text(content: str | Sequence[UserContent]) -> str:
     return " ".join(text for text in (content_item_text(item) for item in content) if text)
 
 
+def typed_text(content: str | Sequence[UserContent]) -> str:
+    """What the user typed in a prompt: its text without the files attached with ``@path`` (titles, the offline
+    model's commands)."""
+    if isinstance(content, str):
+        return content
+    return prompt_text([item for item in content if not (isinstance(item, str) and attachment_label(item) is not None)])
+
+
 def _size(count: int) -> str:
     if count < 1024:
         return f"{count} bytes"
