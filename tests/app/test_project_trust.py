@@ -140,7 +140,7 @@ async def test_flags_still_win_after_trust(servers) -> None:  # type: ignore[no-
 
 async def test_a_stray_key_before_the_prompt_is_armed_does_nothing(servers, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     # A delay long enough that a loaded machine cannot arm the prompt between the check and the key.
-    monkeypatch.setattr("tui.app.screens.project_trust.ARMING_DELAY", 3.0)
+    monkeypatch.setattr("tui.app.screens.approval_dialog.ARMING_DELAY", 3.0)
     app = launched_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ProjectTrustScreen), "the trust prompt")

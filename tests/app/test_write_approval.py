@@ -143,7 +143,7 @@ async def test_the_preview_is_plain_text_whatever_the_model_wrote(tmp_path: Path
 
 async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_esc_and_clicks_do(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.app.screens.write_approval.ARMING_DELAY", 600.0)  # never armed in this test
+    monkeypatch.setattr("tui.app.screens.approval_dialog.ARMING_DELAY", 600.0)  # never armed in this test
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"write new.txt hello", "enter")
