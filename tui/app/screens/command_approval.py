@@ -89,15 +89,10 @@ class CommandApprovalScreen(ApprovalDialog[CommandDecision]):
 
     def decide(self, answer: str) -> CommandDecision | None:
         """``once``, ``prefix`` (only for a command that has one), ``session`` or ``deny``."""
-        if answer == "once":
-            return CommandDecision.once()
-        if answer == "prefix" and self.request.prefix:
-            return CommandDecision.prefix()
-        if answer == "session":
-            return CommandDecision.session()
-        if answer == "deny":
-            return CommandDecision.deny()
-        return None
+        decisions = {"once": CommandDecision.once, "session": CommandDecision.session, "deny": CommandDecision.deny}
+        if self.request.prefix:
+            decisions["prefix"] = CommandDecision.prefix
+        return decisions[answer]() if answer in decisions else None
 
     def decline_with(self, reason: str) -> CommandDecision:
         return CommandDecision.deny(reason)

@@ -96,13 +96,8 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
 
     def decide(self, answer: str) -> WriteDecision | None:
         """``once``, ``session`` or ``deny``."""
-        if answer == "once":
-            return WriteDecision.once()
-        if answer == "session":
-            return WriteDecision.session()
-        if answer == "deny":
-            return WriteDecision.deny()
-        return None
+        decisions = {"once": WriteDecision.once, "session": WriteDecision.session, "deny": WriteDecision.deny}
+        return decisions[answer]() if answer in decisions else None
 
     def decline_with(self, reason: str) -> WriteDecision:
         return WriteDecision.deny(reason)
