@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.app.screens.approval_dialog import ApprovalDialog
 from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.shell import DeepTuiApp
 from tui.config import ContextSettings, Settings, ToolSettings
@@ -83,6 +85,25 @@ async def compact_dialog_opened(app: DeepTuiApp, pilot) -> CompactDialog:  # typ
     dialog = app.screen
     assert isinstance(dialog, CompactDialog)
     return dialog
+
+
+Dialog = TypeVar("Dialog", bound=ApprovalDialog[Any])
+
+
+async def armed_dialog(pilot, kind: type[Dialog], what: str) -> Dialog:  # type: ignore[no-untyped-def]
+    """The ``kind`` approval dialog once it is open (``what`` names it if it never opens) and armed: its keys
+    answer only from then on."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind), what)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind)
+    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
+    return screen
+
+
+async def dialog_answered(app: DeepTuiApp, pilot, kind: type[ApprovalDialog[Any]]) -> None:  # type: ignore[no-untyped-def]
+    """Until the ``kind`` dialog has closed and the turn it held up has finished."""
+    await wait_until(pilot, lambda: not isinstance(app.screen, kind), "the dialog to close")
+    await wait_idle(app, pilot)
 
 
 async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition",  # type: ignore[no-untyped-def]
