@@ -21,7 +21,7 @@ import pytest
 from pydantic_ai import models
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
 
-import tui.chain.manager as chain_manager
+import tui.chain.model_count as model_count
 from tests.support.anthropic_server import (
     AnthropicServerState,
     anthropic_server,
@@ -197,7 +197,7 @@ async def test_a_session_recorded_with_a_whitespace_block_heals(tmp_path: Path, 
 
 async def test_the_preflight_counts_what_is_sent_when_the_history_opens_with_a_summary(
         tmp_path: Path, claude, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(chain_manager, "EXACT_COUNT_FROM", 0.0)  # every request is counted by the model
+    monkeypatch.setattr(model_count, "EXACT_COUNT_FROM", 0.0)  # every request is counted by the model
     state = claude(AnthropicServerState())
     async with session(tmp_path, CLAUDE) as runtime:
         runtime.messages = [

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.app.screens.approval_dialog import ApprovalDialog
+from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.shell import DeepTuiApp
 from tui.base.config import ContextSettings, Settings, ToolSettings
 from tui.base.paths import DataDir
@@ -44,6 +47,63 @@ def make_app(factory: RuntimeFactory, request: SessionRequest | None = None) -> 
     app = DeepTuiApp(factory=factory, runtime=runtime, store=factory.store, settings=factory.settings)
     OPENED.append(app)
     return app
+
+
+def spec_factory(tmp_path: Path) -> RuntimeFactory:
+    """A factory with an 8,000-token window and a ``spec.txt`` of 80 requirement lines in its workdir: reading it
+    three times (:func:`read_spec_three_times`) fills most of the window, so a summary must shrink it."""
+    factory = make_factory(tmp_path, window=8_000)
+    (factory.workdir / "spec.txt").write_text("".join(
+        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
+    return factory
+
+
+async def read_spec_three_times(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Three turns that read the :func:`spec_factory` spec (the offline model's tool call), each to its end."""
+    for _ in range(3):
+        await pilot.press(*"read spec.txt", "enter")
+        await wait_idle(app, pilot)
+
+
+def app_on_a_long_session(tmp_path: Path, model: FunctionModel, *, window: int | None = None) -> DeepTuiApp:
+    """The app talking to ``model``, resumed on a recorded session of 12 long questions and answers (each keeps an
+    ID): enough history for a summary to free much of the window."""
+    factory = make_factory(tmp_path, chat_model=model, window=window)
+    handle = factory.store.create(model=model.model_name)
+    batch: list[ModelMessage] = []
+    for number in range(12):
+        batch += [ModelRequest(parts=[UserPromptPart(f"question {number}: keep ID-{number:04d} " * 40)]),
+                  ModelResponse(parts=[TextPart(f"answer {number} " * 60)])]
+    handle.append_messages(batch)
+    handle.close()
+    return make_app(factory, SessionRequest(resume=handle.id))
+
+
+async def compact_dialog_opened(app: DeepTuiApp, pilot) -> CompactDialog:  # type: ignore[no-untyped-def]
+    """The compact dialog, once the key, click or command that opens it has."""
+    await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
+    dialog = app.screen
+    assert isinstance(dialog, CompactDialog)
+    return dialog
+
+
+Dialog = TypeVar("Dialog", bound=ApprovalDialog[Any])
+
+
+async def armed_dialog(pilot, kind: type[Dialog], what: str) -> Dialog:  # type: ignore[no-untyped-def]
+    """The ``kind`` approval dialog once it is open (``what`` names it if it never opens) and armed: its keys
+    answer only from then on."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind), what)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind)
+    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
+    return screen
+
+
+async def dialog_answered(app: DeepTuiApp, pilot, kind: type[ApprovalDialog[Any]]) -> None:  # type: ignore[no-untyped-def]
+    """Until the ``kind`` dialog has closed and the turn it held up has finished."""
+    await wait_until(pilot, lambda: not isinstance(app.screen, kind), "the dialog to close")
+    await wait_idle(app, pilot)
 
 
 async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition",  # type: ignore[no-untyped-def]

@@ -7,18 +7,21 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from tests.app.app_support import (
+    app_on_a_long_session,
+    compact_dialog_opened,
     gated_model,
     make_app,
     make_factory,
+    read_spec_three_times,
     reply_model,
     slow_model,
+    spec_factory,
     wait_idle,
     wait_until,
 )
 from tui.agent.runtime import SessionRequest
 from tui.app.command_registry import COMMANDS
 from tui.app.palette import DeepTuiCommands
-from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
@@ -133,18 +136,11 @@ async def test_switching_sessions_mid_stream_is_refused(tmp_path: Path) -> None:
 
 
 async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path) -> None:
-    factory = make_factory(tmp_path, window=8_000)  # three reads fill most of it; a summary must shrink it
-    (factory.workdir / "spec.txt").write_text("".join(
-        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
-    app = make_app(factory)
+    app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(3):
-            await pilot.press(*"read spec.txt", "enter")
-            await wait_idle(app, pilot)
+        await read_spec_three_times(app, pilot)
         await pilot.press(*"/compact keep the notes", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
-        dialog = app.screen
-        assert isinstance(dialog, CompactDialog)
+        dialog = await compact_dialog_opened(app, pilot)
         await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish", timeout=20)
         result = dialog.result
         assert isinstance(result, CompactionFinished), result
@@ -163,20 +159,12 @@ async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path
 
 async def test_compact_while_a_turn_runs_is_scheduled_for_the_next_request(tmp_path: Path) -> None:
     model, gate = gated_model()
-    factory = make_factory(tmp_path, chat_model=model)
-    handle = factory.store.create(model="gated")
-    batch = []
-    for number in range(12):
-        batch += [ModelRequest(parts=[UserPromptPart(f"question {number}: keep ID-{number:04d} " * 40)]),
-                  ModelResponse(parts=[TextPart(f"answer {number} " * 60)])]
-    handle.append_messages(batch)
-    handle.close()
-    app = make_app(factory, SessionRequest(resume=handle.id))
+    app = app_on_a_long_session(tmp_path, model)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"go", "enter")
         await wait_until(pilot, lambda: app.runtime.busy, "the turn to start")
         await pilot.click("#compact-button")
-        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
+        await compact_dialog_opened(app, pilot)
         await pilot.press(*"keep the IDs", "enter")
         note = app.screen.query_one("#result")
         await wait_until(pilot, lambda: "runs before its next model request" in str(note.render()), "the note")

@@ -24,7 +24,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from textual.widgets import Input, Static
 
 from tests.agent.shell_support import requires_bwrap
-from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_factory, wait_idle, wait_until
 from tui.agent.command_approval import CommandApprovals
 from tui.agent.session_request import SessionRequest
 from tui.app.screens.command_approval import CommandApprovalScreen
@@ -73,15 +73,11 @@ def on_disk(app: DeepTuiApp, tmp_path: Path) -> list[ModelMessage]:
 
 async def ask(pilot, command: str) -> CommandApprovalScreen:  # type: ignore[no-untyped-def]
     await pilot.press(*command, "enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandApprovalScreen), "the command dialog")
-    screen = pilot.app.screen
-    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
-    return screen
+    return await armed_dialog(pilot, CommandApprovalScreen, "the command dialog")
 
 
 async def answered(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: not isinstance(app.screen, CommandApprovalScreen), "the dialog to close")
-    await wait_idle(app, pilot)
+    await dialog_answered(app, pilot, CommandApprovalScreen)
 
 
 async def test_allow_once_by_click_y_or_enter_runs_it_and_asks_again_next_time(tmp_path: Path) -> None:
@@ -273,9 +269,7 @@ def fixed_ids(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 def test_command_dialog_snapshot(snap_compare, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     async def asked(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press(*"python -m pytest tests/test_app.py -q [b]x[/b]", "enter")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandApprovalScreen), "the command dialog")
-        await wait_until(pilot, lambda: pilot.app.screen.armed, "the dialog's keys to answer")
+        await ask(pilot, "python -m pytest tests/test_app.py -q [b]x[/b]")
         await pilot.pause(0.1)
 
     assert snap_compare(app_for(tmp_path), terminal_size=size, run_before=asked)

@@ -9,7 +9,15 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 from textual.widgets import Button, Tab
 from textual.widgets._footer import FooterKey
 
-from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tests.app.app_support import (
+    compact_dialog_opened,
+    make_app,
+    make_factory,
+    read_spec_three_times,
+    spec_factory,
+    wait_idle,
+    wait_until,
+)
 from tui.agent.runtime import SessionRequest
 from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.confirm import ConfirmModal, PromptModal, TextViewerModal
@@ -49,18 +57,12 @@ def footer_key(app: DeepTuiApp, key: str) -> FooterKey:
 
 
 async def test_the_compact_button_opens_the_dialog_and_its_buttons_run_and_close(tmp_path: Path) -> None:
-    factory = make_factory(tmp_path, window=8_000)
-    (factory.workdir / "spec.txt").write_text("".join(
-        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
-    app = make_app(factory)
+    app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(3):
-            await pilot.press(*"read spec.txt", "enter")
-            await wait_idle(app, pilot)
+        await read_spec_three_times(app, pilot)
         await pilot.click("#compact-button")  # crashed: the Pressed message arrived as the focus text
-        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
-        dialog = app.screen
-        assert isinstance(dialog, CompactDialog) and app.is_running
+        dialog = await compact_dialog_opened(app, pilot)
+        assert app.is_running
         await pilot.click("#focus")
         await pilot.press(*"the IDs")
         await pilot.click("#run")

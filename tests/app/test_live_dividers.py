@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from textual.widget import Widget
 from textual.widgets import Button
 
-from tests.app.app_support import make_app, make_factory, reply_model, wait_idle, wait_until
+from tests.app.app_support import (
+    app_on_a_long_session,
+    compact_dialog_opened,
+    make_app,
+    read_spec_three_times,
+    reply_model,
+    spec_factory,
+    wait_idle,
+    wait_until,
+)
 from tests.app.test_snapshots import fixed_ids_and_clock, seeded_app  # noqa: F401  (autouse: fixed ids and clock)
-from tui.agent.runtime import SessionRequest
-from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import CompactionDivider
 from tui.app.widgets.chat_view import ChatView
@@ -56,18 +62,11 @@ async def _toggle_both_ways(app: DeepTuiApp, pilot, divider: CompactionDivider) 
 
 
 async def test_a_manual_compaction_divider_shows_and_hides_its_originals_live(tmp_path: Path) -> None:
-    factory = make_factory(tmp_path, window=8_000)
-    (factory.workdir / "spec.txt").write_text("".join(
-        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
-    app = make_app(factory)
+    app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(3):
-            await pilot.press(*"read spec.txt", "enter")
-            await wait_idle(app, pilot)
+        await read_spec_three_times(app, pilot)
         await pilot.press(*"/compact keep the notes", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
-        dialog = app.screen
-        assert isinstance(dialog, CompactDialog)
+        dialog = await compact_dialog_opened(app, pilot)
         await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish", timeout=20)
         assert isinstance(dialog.result, CompactionFinished)
         await pilot.press("escape")
@@ -78,15 +77,7 @@ async def test_a_manual_compaction_divider_shows_and_hides_its_originals_live(tm
 
 
 async def test_an_automatic_compaction_divider_shows_and_hides_its_originals_live(tmp_path: Path) -> None:
-    factory = make_factory(tmp_path, chat_model=reply_model("noted."), window=6_000)
-    handle = factory.store.create(model="scripted")
-    batch = []
-    for number in range(12):
-        batch += [ModelRequest(parts=[UserPromptPart(f"question {number}: keep ID-{number:04d} " * 40)]),
-                  ModelResponse(parts=[TextPart(f"answer {number} " * 60)])]
-    handle.append_messages(batch)
-    handle.close()
-    app = make_app(factory, SessionRequest(resume=handle.id))
+    app = app_on_a_long_session(tmp_path, reply_model("noted."), window=6_000)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"go on", "enter")
         await wait_idle(app, pilot)

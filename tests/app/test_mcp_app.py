@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from tests.app.app_support import make_app, wait_idle, wait_until
+from tests.app.app_support import armed_dialog, dialog_answered, make_app, wait_idle, wait_until
 from tests.support.mcp_server import server_config
 from tests.support.scripted_model import ScriptedModel
 from tui.agent.models import choose_model
@@ -44,15 +44,11 @@ async def send(pilot, text: str = "go") -> None:  # type: ignore[no-untyped-def]
 
 
 async def approval(pilot) -> WriteApprovalScreen:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
-    screen = pilot.app.screen
-    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
-    return screen
+    return await armed_dialog(pilot, WriteApprovalScreen, "the approval dialog")
 
 
 async def answered(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: not isinstance(app.screen, WriteApprovalScreen), "the dialog to close")
-    await wait_idle(app, pilot)
+    await dialog_answered(app, pilot, WriteApprovalScreen)
 
 
 def panel_open(app: DeepTuiApp) -> bool:

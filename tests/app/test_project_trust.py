@@ -16,7 +16,7 @@ from pydantic_ai import models
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
-from tests.app.app_support import OPENED, wait_idle, wait_until
+from tests.app.app_support import OPENED, armed_dialog, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.session_request import SessionRequest
 from tui.app.screens.project_trust import ProjectTrustScreen
@@ -65,11 +65,7 @@ def launched_app(*argv: str) -> DeepTuiApp:
 
 
 async def the_prompt(pilot: Pilot[Any]) -> ProjectTrustScreen:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ProjectTrustScreen), "the trust prompt")
-    screen = pilot.app.screen
-    assert isinstance(screen, ProjectTrustScreen)
-    await wait_until(pilot, lambda: screen.armed, "the prompt's keys to answer")
-    return screen
+    return await armed_dialog(pilot, ProjectTrustScreen, "the trust prompt")
 
 
 async def answer(pilot: Pilot[Any], how: str, what: str) -> None:
@@ -140,7 +136,7 @@ async def test_flags_still_win_after_trust(servers) -> None:  # type: ignore[no-
 
 async def test_a_stray_key_before_the_prompt_is_armed_does_nothing(servers, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     # A delay long enough that a loaded machine cannot arm the prompt between the check and the key.
-    monkeypatch.setattr("tui.app.screens.project_trust.ARMING_DELAY", 3.0)
+    monkeypatch.setattr("tui.app.screens.approval_dialog.ARMING_DELAY", 3.0)
     app = launched_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ProjectTrustScreen), "the trust prompt")

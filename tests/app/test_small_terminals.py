@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button
 
-from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tests.app.app_support import (
+    compact_dialog_opened,
+    make_app,
+    make_factory,
+    read_spec_three_times,
+    spec_factory,
+    wait_until,
+)
 from tests.search.support import exchange
 from tui.agent.runtime import SessionRequest
 from tui.app.widgets.cost_meter import CostMeter
@@ -156,18 +163,11 @@ async def test_the_compact_dialog_keeps_its_buttons_after_a_run(tmp_path: Path, 
     from tui.app.screens.compact_dialog import CompactDialog
     from tui.chain.events import CompactionFinished
 
-    factory = make_factory(tmp_path, window=8_000)
-    (factory.workdir / "spec.txt").write_text("".join(
-        f"requirement {n}: the parser accepts input form {n} and keeps ID-{n:04d}\n" for n in range(80)))
-    app = make_app(factory)
+    app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=size) as pilot:
-        for _ in range(3):
-            await pilot.press(*"read spec.txt", "enter")
-            await wait_idle(app, pilot)
+        await read_spec_three_times(app, pilot)
         await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog), "the compact dialog")
-        dialog = app.screen
-        assert isinstance(dialog, CompactDialog)
+        dialog = await compact_dialog_opened(app, pilot)
         await pilot.click("#run")
         await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=60)
         await pilot.pause()

@@ -15,7 +15,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolRet
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from textual.widgets import Input, Static
 
-from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_factory, wait_idle, wait_until
 from tui.app.screens.write_approval import WriteApprovalScreen
 from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
@@ -32,15 +32,11 @@ def returns_on_disk(app: DeepTuiApp, tmp_path: Path) -> list[ToolReturnPart]:
 
 async def ask_to_write(pilot, text: str = "write new.txt hello") -> WriteApprovalScreen:  # type: ignore[no-untyped-def]
     await pilot.press(*text, "enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
-    screen = pilot.app.screen
-    await wait_until(pilot, lambda: screen.armed, "the dialog's keys to answer")
-    return screen
+    return await armed_dialog(pilot, WriteApprovalScreen, "the approval dialog")
 
 
 async def answered(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: not isinstance(app.screen, WriteApprovalScreen), "the dialog to close")
-    await wait_idle(app, pilot)
+    await dialog_answered(app, pilot, WriteApprovalScreen)
 
 
 ALLOW_ONCE = [("click", "#allow-once"), ("key", "y"), ("key", "enter")]
@@ -143,7 +139,7 @@ async def test_the_preview_is_plain_text_whatever_the_model_wrote(tmp_path: Path
 
 async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_esc_and_clicks_do(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.app.screens.write_approval.ARMING_DELAY", 600.0)  # never armed in this test
+    monkeypatch.setattr("tui.app.screens.approval_dialog.ARMING_DELAY", 600.0)  # never armed in this test
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"write new.txt hello", "enter")
@@ -190,8 +186,7 @@ def test_approval_dialog_with_a_diff(snap_compare, tmp_path: Path, fixed_ids: No
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(*"write notes.txt", "ctrl+j", *"alpha", "ctrl+j", *"BETA [b]not bold[/b]", "ctrl+j",
                           *"gamma", "enter")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
-        await wait_until(pilot, lambda: pilot.app.screen.armed, "the dialog's keys to answer")
+        await armed_dialog(pilot, WriteApprovalScreen, "the approval dialog")
         await pilot.pause(0.1)
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)

@@ -1,20 +1,15 @@
-"""One open session: its agent, its context chain, its history on disk."""
+"""One open session: its agent, its context chain, its history on disk (its turns: :mod:`tui.agent.session_turns`)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from pydantic_ai import Agent, capture_run_messages
-from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
-from pydantic_ai.messages import (
-    ModelMessage,
-)
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
-from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.command_approval import CommandApprover
@@ -22,49 +17,29 @@ from tui.agent.context_report import build_breakdown
 from tui.agent.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.event_history import EventHistory
 from tui.agent.file_mentions import MentionAttacher
-from tui.agent.history_seal import seal
 from tui.agent.mcp_servers import McpServers
 from tui.agent.memory import MemoryFile, memory_instructions
 from tui.agent.model_switch import build_for_switch, summarizer_after_switch
 from tui.agent.models import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.path_policy import PathPolicy
 from tui.agent.project_instructions import ProjectInstructionsSource
-from tui.agent.provider_http import ProviderConnection, ProviderFailure, provider_failure
-from tui.agent.run_events import run_events
+from tui.agent.provider_http import ProviderConnection
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
+from tui.agent.session_turns import SessionTurns
 from tui.agent.toolsets import build_agent_parts
-from tui.agent.turn_events import (
-    PromptAttached,
-    ToolCallFinished,
-    TurnEvent,
-    TurnFailed,
-    TurnFinished,
-)
-from tui.agent.turn_recording import HandleRecorder, HistoryWriteError, memory_overflow_note
-from tui.agent.turn_translation import translate
+from tui.agent.turn_recording import HandleRecorder
 from tui.agent.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.write_approval import WriteApprover
 from tui.base.config import Settings
 from tui.base.paths import DataDir
-from tui.base.redaction import redact
 from tui.chain.calibration import CALIBRATION_FILE_NAME
-from tui.chain.compactor import ContextOverflowError
-from tui.chain.events import (
-    ChainEvent,
-    CompactionFailed,
-    CompactionFinished,
-    MemoryChanged,
-    UsageEvent,
-)
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
 from tui.store.search import HistorySearch
-from tui.text.terminal_text import encodable, visible
-
-logger = logging.getLogger(__name__)
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
@@ -74,11 +49,10 @@ each asks the user first), a long-term memory
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
-MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
 
-
-class SessionRuntime:
-    """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session."""
+class SessionRuntime(SessionTurns):
+    """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
+    :class:`~tui.agent.session_turns.SessionTurns`)."""
 
     def __init__(
         self,
@@ -311,128 +285,6 @@ class SessionRuntime:
     def inherited_events(self) -> list[InheritedEvent]:
         return list(self.event_history.inherited)
 
-    # -- turns -----------------------------------------------------------------
-
-    async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
-        """Run one user turn, streaming text deltas and tool activity."""
-        if self._busy:
-            yield TurnFailed("a turn is already running")
-            return
-        if self.handle.read_only:
-            yield TurnFailed("this session is open read-only")
-            return
-        prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
-        self._busy = True
-        self.manager.begin_user_turn()
-        self.cost.begin_turn()
-        self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
-        result: AgentRunResult[str] | None = None
-        run_messages: list[ModelMessage] = []
-        try:
-            self._seal("the previous turn stopped before an answer came")
-            attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
-            if attached.attachments:
-                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
-            # workspace="new": the workspace is always this process's --workdir, even when the history
-            # was recorded in another directory (a resumed or copied session).
-            with capture_run_messages() as run_messages:
-                async for event in run_events(self.agent, attached.content, message_history=self.messages,
-                                              workspace="new"):
-                    if isinstance(event, AgentRunResult):
-                        result = event
-                        continue
-                    translated = translate(event)
-                    if translated is None:
-                        continue
-                    if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
-                        self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
-                    yield translated
-            if result is None:
-                yield TurnFailed("the run ended without a result")
-                return
-            self.messages = list(result.all_messages())
-            self.manager.record_pending(self.messages)
-            self._refresh_title()
-            usage = result.usage
-            yield TurnFinished(output=visible(str(result.output)), input_tokens=usage.input_tokens,
-                               output_tokens=usage.output_tokens)
-        except asyncio.CancelledError as cancellation:
-            cancelled_run = RunCancelled.from_cancellation(cancellation)
-            self._keep_failed(list(cancelled_run.all_messages()) if cancelled_run else [], "cancelled")
-            raise
-        except RunCancelled as cancelled:
-            self._keep_failed(list(cancelled.all_messages()), "cancelled")
-            yield TurnFailed("cancelled", cancelled=True)
-        except HistoryWriteError as error:
-            self._keep_failed(run_messages, "the session could not be saved")
-            yield TurnFailed(str(error))
-        except AgentRunError as error:
-            if (failure := provider_failure(error)) is not None:
-                yield self._provider_failed(run_messages, failure)
-                return
-            logger.warning("turn failed: %s", error, exc_info=True)
-            reason = f"{type(error).__name__}: {_first_line(str(error))}"
-            self._keep_failed(run_messages, reason)
-            yield TurnFailed(reason + self._memory_note(error))
-        except UserError as error:
-            logger.warning("turn failed (configuration): %s", error, exc_info=True)
-            reason = f"configuration problem: {_first_line(str(error))}"
-            self._keep_failed(run_messages, reason)
-            yield TurnFailed(reason)
-        except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
-            if (failure := provider_failure(error)) is not None:  # an SDK that let it through unwrapped
-                yield self._provider_failed(run_messages, failure)
-                return
-            logger.error("turn failed unexpectedly", exc_info=True)
-            reason = f"unexpected {type(error).__name__}: {_first_line(str(error))}"
-            self._keep_failed(run_messages, reason)
-            yield TurnFailed(reason)
-        finally:
-            self._busy = False
-            self.handle.flush_meta()
-            for notice in self.handle.take_notices():
-                self.info.warnings.append(notice)
-
-    def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
-        """The provider timed out or failed after the retries (each already reported): one line says it."""
-        logger.info("turn failed: %s", failure)
-        self._keep_failed(run_messages, str(failure))
-        return TurnFailed(str(failure))
-
-    def _keep_failed(self, run_messages: list[ModelMessage], reason: str) -> None:
-        """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
-        context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
-        was not saved stays in the working context to be saved with the next turn."""
-        reason = redact(reason)  # the note is shown and stored; a provider's error may echo the key
-        while run_messages and not run_messages[-1].parts:
-            # the response the error interrupted before any part arrived, or the tool-results request a cancel
-            # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai
-            # drops an empty request from the next run's history, so recording it would put disk and context
-            # out of step
-            run_messages = run_messages[:-1]
-        if run_messages:
-            self.messages = list(run_messages)
-        try:
-            self._seal(reason)
-        except HistoryWriteError as error:  # the caller reports the turn's failure; this is the detail
-            logger.info("%s", error)
-        self._refresh_title()
-
-    def _seal(self, reason: str) -> None:
-        """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
-        record whatever of the working context is not on disk yet."""
-        messages = self.messages
-        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
-        self.manager.record_pending(messages)
-
-    def _memory_note(self, error: AgentRunError) -> str:
-        if not isinstance(error, ContextOverflowError):
-            return ""
-        return memory_overflow_note(self._memory_instructions(), self.memory_path, self.manager.window)
-
-    def _refresh_title(self) -> None:
-        self.info.title = self.handle.meta.title
-
     # -- compaction ------------------------------------------------------------
 
     async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
@@ -526,8 +378,3 @@ class SessionRuntime:
         if empty and self._discard_empty is not None:
             self._discard_empty()
 
-
-def _first_line(text: str) -> str:
-    """An error's first line, terminal-safe (a provider's error body is hostile text too)."""
-    stripped = text.strip()
-    return visible(stripped.splitlines()[0]) if stripped else "unknown error"

@@ -15,7 +15,6 @@ reported.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from tui.chain.events import (
     WindowSource,
 )
 from tui.chain.eviction import EvictionCapability
+from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import outgoing_messages
 from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
@@ -69,9 +69,6 @@ as a preview with their path — read the rest with read_file(path, offset, limi
 by a summary; every original message is still recorded, so use search_conversation_history(query) to recover
 an exact detail (a value, a command, a user instruction) instead of guessing."""
 
-EXACT_COUNT_FROM = 0.9
-"""Share of the limit from which a model's own token counter (when it has one) checks the estimate."""
-EXACT_COUNT_TIMEOUT = 10.0
 MAX_FIT_ROUNDS = 4
 LAST_RESORT_PREVIEW_CHARS = (600, 150, 0)
 """Preview sizes the pre-flight's last resort tries in turn when even the newest turn does not fit."""
@@ -127,7 +124,7 @@ class ContextManager:
         self.fixed_tokens = 0
         self.last_tokens: int | None = None
         self._last_raw_request = 0
-        self._exact_unsupported = False
+        self._model_count = ModelCountCheck(self.accountant)
         self._forced = False
         self._pending_focus: str | None = None
         self._summarized_this_turn = False
@@ -154,7 +151,7 @@ class ContextManager:
             summarizer_model, timeout=self.settings.summarizer_timeout,
             chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2)
         self.accountant.model_name = model_key(chat_model)
-        self._exact_unsupported = False
+        self._model_count.unsupported = False
         if self._eviction is not None:
             self._eviction.large_result_tokens = self.eviction_threshold
 
@@ -330,35 +327,10 @@ class ContextManager:
 
     async def _checked_count(self, request_context: ModelRequestContext, working: list[ModelMessage],
                              tokens: int, *, near: float) -> int:
-        """``tokens``, or the model's own count of the request when the estimate is within reach of ``near``
-        (a threshold or the limit) and the model can count: the larger of the two is kept, and the count
-        calibrates the estimate."""
-        if self._exact_unsupported or tokens < EXACT_COUNT_FROM * near:
-            return tokens
-        model = request_context.model
-        parameters = request_context.model_request_parameters
-        try:
-            # What the request will carry: pydantic-ai prepares the messages for the model after this hook
-            # (e.g. Anthropic's system block explaining a summary the history opens with), so count them prepared.
-            sent = model.prepare_messages(outgoing_messages(list(working)), parameters)
-            usage = await asyncio.wait_for(
-                model.count_tokens(sent, request_context.model_settings, parameters), timeout=EXACT_COUNT_TIMEOUT)
-        except NotImplementedError:
-            self._exact_unsupported = True
-            return tokens
-        except (TimeoutError, OSError, ValueError, RuntimeError) as error:  # counting is a check, not a need
-            logger.info("the model's token count failed (%s); using the estimate", error)
-            return tokens
-        except Exception as error:  # a provider SDK error: keep the estimate, say why in the log
-            logger.info("the model's token count failed (%s: %s); using the estimate", type(error).__name__, error)
-            return tokens
-        counted = usage.input_tokens
-        if (doubt := unbelievable_usage(usage, self.window)) is not None:
-            logger.warning("ignored the model's token count: %s; using the estimate", doubt)
-            return tokens
-        if counted > 0:
-            self.accountant.observe(self.accountant.raw(working, self.fixed_tokens), counted)
-        return max(tokens, counted)
+        """``tokens``, or the model's own count when the estimate is within reach of ``near`` (see
+        :meth:`~tui.chain.model_count.ModelCountCheck.checked`)."""
+        return await self._model_count.checked(request_context, working, tokens, near=near,
+                                               fixed_tokens=self.fixed_tokens, window=self.window)
 
     async def after_response(self, request_context: ModelRequestContext, response: ModelResponse) -> None:
         """Calibrate on the provider's count and report the usage including the answer just received."""

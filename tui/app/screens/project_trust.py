@@ -3,30 +3,25 @@
 
 Keyboard first: ``t`` trusts (and remembers it until the config changes or the trust is revoked), ``o``
 applies it just this once, ``n`` or Esc goes on without it; every button does the same on a click. The
-dialog opens as the app starts, maybe while the user is already typing, so for :data:`ARMING_DELAY` seconds
-the letter keys do nothing (a stray ``t`` must not trust a project); Esc and clicks always work. Every
-value comes from the project's file: it is shown as plain content (never markup), escaped to one line and
-cut (see :func:`tui.trust.project.shown_value`).
+dialog opens as the app starts, maybe while the user is already typing, so for
+:data:`~tui.app.screens.approval_dialog.ARMING_DELAY` seconds the letter keys do nothing (a stray ``t`` must not
+trust a project); Esc and clicks always work. Every value comes from the project's file: it is shown as plain
+content (never markup), escaped to one line and cut (see :func:`tui.trust.project.shown_value`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.approval_dialog import AnswerKey, ApprovalDialog
+from tui.app.screens.confirm import ButtonRow
 from tui.text.terminal_text import visible
 from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
 
 __all__ = ["ProjectTrustScreen", "changes_content", "servers_content"]
-
-ARMING_DELAY = 0.4
-"""Seconds after the dialog opens before its letter keys answer it."""
 
 WARNING = ("A project's config can send your API key to another server and let the agent write files "
            "without asking. Trust it only if you trust whoever wrote it.")
@@ -64,7 +59,7 @@ def servers_content(servers: tuple[ServerEntry, ...]) -> Content:
     return Content.assemble(*pieces)
 
 
-class ProjectTrustScreen(DialogScreen[TrustChoice]):
+class ProjectTrustScreen(ApprovalDialog[TrustChoice]):
     """Asks whether the project config of :class:`PendingProject` applies; dismisses with a :class:`TrustChoice`."""
 
     DEFAULT_CSS = """
@@ -84,31 +79,18 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
         color: $text-warning;
         margin-top: 1;
     }
-    ProjectTrustScreen #trust-changes, ProjectTrustScreen #trust-servers {
-        height: auto;
-        margin-top: 1;
-        border: round $panel;
-        padding: 0 1;
-    }
-    ProjectTrustScreen .dialog--buttons Button {
-        margin-left: 1;
-    }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "key('trust')", "Trust", show=False),
-        Binding("o", "key('once')", "Just this once", show=False),
-        Binding("n", "key('not-now')", "Not now", show=False),
-        Binding("escape", "answer('not-now')", "Not now", show=False),
-        Binding("left", "app.focus_previous", show=False),
-        Binding("right", "app.focus_next", show=False),
-    ]
+    ANSWER_KEYS = (
+        AnswerKey("t", "trust", "Trust"),
+        AnswerKey("o", "once", "Just this once"),
+        AnswerKey("n", "not-now", "Not now"),
+        AnswerKey("escape", "not-now", "Not now", armed=False),
+    )
 
     def __init__(self, pending: PendingProject) -> None:
         super().__init__()
         self.pending = pending
-        self.armed = False
-        """Whether the letter keys answer yet (see :data:`ARMING_DELAY`)."""
 
     def compose(self) -> ComposeResult:
         pending = self.pending
@@ -130,36 +112,28 @@ class ProjectTrustScreen(DialogScreen[TrustChoice]):
                 warning = f"{WARNING} {SERVERS_WARNING}" if pending.servers else WARNING
                 yield Static(Content(warning), id="trust-warning")
                 if pending.servers:  # first: a server is a program that runs as the user
-                    yield Static(servers_content(pending.servers), id="trust-servers")
+                    yield Static(servers_content(pending.servers), id="trust-servers", classes="approval--framed")
                 if pending.changes or not pending.servers:
-                    yield Static(changes_content(pending.changes), id="trust-changes")
+                    yield Static(changes_content(pending.changes), id="trust-changes", classes="approval--framed")
             else:
                 yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:
                 yield Static(Content(visible(pending.store_error)), id="trust-error")
             with ButtonRow(classes="dialog--buttons"):
                 label = "Not now (n)" if pending.trustable else "Go on without it (n)"
-                yield action_button(label, "screen.answer('not-now')", id="trust-not-now")
+                yield self.answer_button(label, "not-now", id="trust-not-now")
                 if pending.trustable:
-                    yield action_button("Just this once (o)", "screen.answer('once')", id="trust-once")
-                    yield action_button("Trust (t)", "screen.answer('trust')", variant="warning", id="trust-trust")
+                    yield self.answer_button("Just this once (o)", "once", id="trust-once")
+                    yield self.answer_button("Trust (t)", "trust", variant="warning", id="trust-trust")
 
     def on_mount(self) -> None:
         # The dialog takes the keyboard (↑/↓ scroll it when the terminal is short); Tab reaches the buttons.
+        # (The base's on_mount, which arms the keys, runs after this one.)
         self.query_one("#trust-dialog").focus()
-        self.set_timer(ARMING_DELAY, self._arm)
 
-    def _arm(self) -> None:
-        self.armed = True
-
-    def action_key(self, answer: str) -> None:
-        """A letter key: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
-        if self.armed:
-            self.action_answer(answer)
-
-    def action_answer(self, answer: str) -> None:
+    def decide(self, answer: str) -> TrustChoice | None:
         """``trust``, ``once`` or ``not-now``; a config that cannot be used can only be left out."""
         choice = TrustChoice(answer)
         if choice is not TrustChoice.NOT_NOW and not self.pending.trustable:
-            return
-        self.dismiss(choice)
+            return None
+        return choice

@@ -1,0 +1,123 @@
+"""What the approval dialogs share (a file write, a shell command, a project's config): their look, their keys
+and their arming.
+
+Each answer has a key and a button. The dialog can open while the user is typing, so for :data:`ARMING_DELAY`
+seconds its letter keys and Enter do nothing (a stray letter must not allow anything); Esc, which only ever
+declines, and clicks always work. A subclass declares its :attr:`ApprovalDialog.ANSWER_KEYS`, composes its body
+and says in :meth:`ApprovalDialog.decide` what each answer dismisses it with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic
+
+from textual.binding import Binding, BindingType
+from textual.widgets import Button, Input
+
+from tui.app.screens.confirm import ButtonVariant, DialogScreen, ResultType, action_button
+
+__all__ = ["ARMING_DELAY", "REASON", "AnswerKey", "ApprovalDialog"]
+
+ARMING_DELAY = 0.4
+"""Seconds after an approval dialog opens before its letter keys and Enter answer it."""
+
+REASON = "reason"
+"""The answer that opens the dialog's reason field instead of closing it (Enter there declines with the text)."""
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """A key binding that answers an approval dialog: ``keys`` as a :class:`~textual.binding.Binding` spells
+    them, the ``answer`` they give and what it does. ``armed``: the key waits for the dialog to arm (False only
+    for Esc, which declines)."""
+
+    keys: str
+    answer: str
+    description: str
+    armed: bool = True
+
+
+class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
+    """A dialog answered once, by a key or a button; dismisses with :meth:`decide`'s result for the answer."""
+
+    ANSWER_KEYS: ClassVar[tuple[AnswerKey, ...]] = ()
+    """The dialog's keys; the base turns them into its bindings (with ←/→ moving between the buttons)."""
+
+    DEFAULT_CSS = """
+    ApprovalDialog .approval--framed {
+        height: auto;
+        margin-top: 1;
+        border: round $panel;
+        padding: 0 1;
+    }
+    ApprovalDialog .approval--reason {
+        display: none;
+        margin-top: 1;
+    }
+    ApprovalDialog.-reason .approval--reason {
+        display: block;
+    }
+    ApprovalDialog .dialog--buttons Button {
+        margin-left: 1;
+    }
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "ANSWER_KEYS" in cls.__dict__:  # before Textual's own set-up, which merges the bindings
+            bindings: list[BindingType] = [
+                Binding(key.keys, f"{'key' if key.armed else 'answer'}({key.answer!r})", key.description, show=False)
+                for key in cls.ANSWER_KEYS
+            ]
+            bindings += [Binding("left", "app.focus_previous", show=False),
+                         Binding("right", "app.focus_next", show=False)]
+            cls.BINDINGS = bindings
+        super().__init_subclass__(**kwargs)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = False
+        """Whether the letter keys and Enter answer yet (see :data:`ARMING_DELAY`)."""
+
+    def on_mount(self) -> None:
+        self.set_timer(ARMING_DELAY, self._arm)
+
+    def _arm(self) -> None:
+        self.armed = True
+
+    def decide(self, answer: str) -> ResultType | None:
+        """What ``answer`` dismisses the dialog with; ``None`` when it is not an answer here (it stays open)."""
+        raise NotImplementedError
+
+    def decline_with(self, reason: str) -> ResultType:
+        """What the reason field's text dismisses the dialog with (dialogs that compose :meth:`reason_field`)."""
+        raise NotImplementedError
+
+    def answer_button(self, label: str, answer: str, *, variant: ButtonVariant = "default",
+                      id: str | None = None) -> Button:
+        """A button that gives ``answer`` when clicked (armed or not: a click is never a stray key)."""
+        return action_button(label, f"screen.answer({answer!r})", variant=variant, id=id)
+
+    def reason_field(self, id: str) -> Input:
+        """The field the :data:`REASON` answer opens, hidden until then; Enter in it declines with its text."""
+        return Input(placeholder="why not? (the model reads it) — Enter denies, Esc denies without it",
+                     id=id, classes="approval--reason")
+
+    def action_key(self, answer: str) -> None:
+        """A letter key or Enter: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
+        if self.armed:
+            self.action_answer(answer)
+
+    def action_answer(self, answer: str) -> None:
+        """:data:`REASON` opens the reason field; any other answer dismisses the dialog when :meth:`decide` takes it."""
+        if answer == REASON:
+            self.add_class("-reason")
+            self.query_one(".approval--reason", Input).focus()
+            return
+        result = self.decide(answer)
+        if result is not None:
+            self.dismiss(result)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(self.decline_with(event.value))
