@@ -135,6 +135,35 @@ def test_write_approval_dialog_keeps_its_buttons(snap_compare, tmp_path: Path, s
 
 
 @pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
+async def test_a_long_write_scrolls_in_its_dialog_and_the_buttons_stay(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A 40-line new file: its preview scrolls inside the dialog, every answer stays whole on screen, also after
+    the terminal shrinks from 120x36 while the dialog is open."""
+    from tui.app.screens.write_approval import WriteApprovalScreen
+
+    def buttons_on_screen(screen: WriteApprovalScreen) -> None:
+        for button in screen.query(Button):
+            region = button.region
+            assert region.width and region.height and screen.region.contains_region(region), button.id
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"write plan.md", "ctrl+j")
+        for number in range(40):
+            await pilot.press(*f"line {number}", "ctrl+j")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the approval dialog")
+        await pilot.pause(0.1)
+        screen = app.screen
+        assert isinstance(screen, WriteApprovalScreen)
+        buttons_on_screen(screen)
+        await pilot.resize_terminal(*size)
+        await pilot.pause(0.2)
+        buttons_on_screen(screen)
+        body = screen.query_one("#approval-body")
+        assert body.max_scroll_y > 0 and body.region.height >= 3  # the preview scrolls, and some of it shows
+
+
+@pytest.mark.parametrize("size", SMALL, ids=["80x24", "60x20"])
 def test_picker_gives_titles_the_room(snap_compare, tmp_path: Path, size: tuple[int, int],
                                       monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     from tui.app.screens.session_picker import SessionPickerScreen

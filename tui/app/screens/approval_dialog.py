@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from tui.app.screens.confirm import ButtonVariant, DialogScreen, ResultType, action_button
@@ -21,6 +22,9 @@ __all__ = ["ARMING_DELAY", "REASON", "AnswerKey", "ApprovalDialog"]
 
 ARMING_DELAY = 0.4
 """Seconds after an approval dialog opens before its letter keys and Enter answer it."""
+
+DIALOG_HEIGHT_SHARE = 0.9
+"""The share of the screen's rows a dialog may take (``max-height: 90%`` in :class:`DialogScreen`'s CSS)."""
 
 REASON = "reason"
 """The answer that opens the dialog's reason field instead of closing it (Enter there declines with the text)."""
@@ -78,9 +82,39 @@ class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
         super().__init__()
         self.armed = False
         """Whether the letter keys and Enter answer yet (see :data:`ARMING_DELAY`)."""
+        self._body_rows: int | None = None
+        """The fitted body's own max-height (from its CSS), read when first fitted."""
+
+    FITTED_BODY: ClassVar[str | None] = None
+    """The selector of the dialog's scrolling body, if it has one: it gives up rows so that the rest of the
+    dialog (the buttons most of all) always fits on the screen, down to 60x20."""
 
     def on_mount(self) -> None:
         self.set_timer(ARMING_DELAY, self._arm)
+        if self.FITTED_BODY is not None:
+            self.call_after_refresh(self.fit_body)
+
+    def on_resize(self) -> None:
+        if self.FITTED_BODY is not None:
+            self.fit_body()
+
+    def fit_body(self) -> None:
+        """Cap the body at what the screen leaves after everything else in the dialog (its CSS max-height at most)."""
+        bodies = self.query(self.FITTED_BODY) if self.FITTED_BODY else None
+        if not bodies or not self.size.height:
+            return
+        body = bodies.first()
+        if self._body_rows is None:
+            limit = body.styles.max_height
+            self._body_rows = int(limit.value) if limit is not None and limit.is_cells else 24
+        dialog = body.parent
+        if not isinstance(dialog, Widget):
+            return
+        others = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+                     for child in dialog.children if child.display and child is not body)
+        room = (int(self.size.height * DIALOG_HEIGHT_SHARE) - dialog.styles.gutter.height - others
+                - body.styles.margin.top - body.styles.margin.bottom)
+        body.styles.max_height = max(3, min(self._body_rows, room))
 
     def _arm(self) -> None:
         self.armed = True

@@ -49,6 +49,8 @@ class CommandApprovalScreen(ApprovalDialog[CommandDecision]):
     }
     """
 
+    FITTED_BODY = "#command-body"
+
     ANSWER_KEYS = (
         AnswerKey("y,enter", "once", "Allow once"),
         AnswerKey("p", "prefix", "Allow this prefix for the session"),

@@ -63,6 +63,8 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
     }
     """
 
+    FITTED_BODY = "#approval-body"
+
     ANSWER_KEYS = (
         AnswerKey("y,enter", "once", "Allow once"),
         AnswerKey("a", "session", "Allow for this session"),
