@@ -20,7 +20,7 @@ from pathlib import Path
 import pydantic_ai
 from common import BenchResult, info, median_ms, result
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
-from search_corpus import COMMON_QUERIES, NEEDLES, SAVED_ONLY, build_corpus, corpus_queries
+from search_corpus import COMMON_QUERIES, NEEDLES, SAVED_ONLY, cached_corpus, corpus_queries
 
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
@@ -244,12 +244,12 @@ def main() -> list[BenchResult]:
     figures: list[BenchResult] = []
     print(f"generating {COMPARISON_SESSIONS:,} sessions to compare the FTS5 tokenizers…", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as directory:
-        build_corpus(Path(directory), sessions=COMPARISON_SESSIONS)
+        cached_corpus(Path(directory), sessions=COMPARISON_SESSIONS)
         figures += _compare_tokenizers(Path(directory))
     print(f"generating {SESSIONS:,} sessions (~100 MB)…", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory) / "data"
-        corpus = build_corpus(root, sessions=SESSIONS, planted=True)
+        corpus = cached_corpus(root, sessions=SESSIONS, planted=True)
         data = DataDir(root)
         own = [session for session in corpus.session_ids if session not in corpus.adopted]
         history_mb = corpus.history_bytes / 1e6

@@ -60,6 +60,9 @@ class SearchOutcome:
     by_session: dict[str, SearchHit] = field(default_factory=dict)
     matching_sessions: int = 0
     """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
+    unchecked_sessions: int = 0
+    """Sessions beyond the first ``limit`` that may match but were not checked (the picker's bound on work):
+    ``matching_sessions`` is then a lower bound, ``matching_sessions + unchecked_sessions`` an upper one."""
 
 
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
@@ -199,16 +202,15 @@ class HistorySearch:
         try:
             connection = self.index.connection(self.busy_ms)
             rows = read_rows(connection)
-            newest = matching_sessions(connection, match)
+            pending_ids = {pending.id for pending in report.pending}
+            found_sessions = matching_sessions(connection, match, order=order, limit=limit, skip=pending_ids)
+            newest = found_sessions.newest
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
             outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
             outcome.matching_sessions = len(outcome.by_session)
             return outcome
-        pending_ids = {pending.id for pending in report.pending}
-        for session in pending_ids:
-            newest.pop(session, None)
         affordable, spent = [], 0
         for pending in sorted(report.pending, key=lambda item: item.size):
             if spent + pending.size > scan_bytes:
@@ -233,7 +235,8 @@ class HistorySearch:
             notice = f"indexing {len(report.pending) - len(affordable)} sessions; their contents are not searched yet"
         return SearchOutcome(list(by_session.values()), notice, scanned_sessions=len(affordable),
                              incomplete=incomplete, by_session=by_session,
-                             matching_sessions=len(set(newest) | set(scanned)))
+                             matching_sessions=found_sessions.matching + len(set(scanned) - set(newest)),
+                             unchecked_sessions=found_sessions.unchecked)
 
     # -- helpers -----------------------------------------------------------------------------
 
