@@ -13,7 +13,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HistorySearch", "QueryTooShort", "SearchHit", "SearchOutcome"]
+__all__ = ["HistorySearch", "IndexingProgress", "QueryTooShort", "SearchHit", "SearchOutcome"]
 
 QUERY_SYNC_BYTES = 8_000_000
 """Before the first query of a process, at most this much changed history is indexed; the rest is scanned."""
@@ -65,6 +65,32 @@ class SearchOutcome:
     ``matching_sessions`` is then a lower bound, ``matching_sessions + unchecked_sessions`` an upper one."""
 
 
+INDEXING_NOTE_BYTES = 20_000_000
+"""A refresh with this much history to index (a rebuild, a first run) shows its progress."""
+
+
+@dataclass(frozen=True)
+class IndexingProgress:
+    """How far a large refresh of the index has got (the CLI prints it, the app shows it)."""
+
+    done: int
+    """Bytes of history indexed so far."""
+    total: int
+    started: float
+    """``time.monotonic()`` when it started."""
+    reason: str | None = None
+    """Why everything is indexed again (``None``: a first run, or much changed)."""
+
+    def describe(self) -> str:
+        """``indexed 40 of 101 MB (40%, about 12 s left)``."""
+        done, total = self.done / 1e6, self.total / 1e6
+        if self.done <= 0:
+            return f"indexing {total:.0f} MB of history for search" + (f" ({self.reason})" if self.reason else "")
+        elapsed = time.monotonic() - self.started
+        left = (self.total - self.done) * elapsed / self.done
+        return f"indexed {done:.0f} of {total:.0f} MB ({100 * self.done / max(self.total, 1):.0f}%, about {left:.0f} s left)"
+
+
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
     what = {"corrupt": "was corrupt and is being rebuilt", "locked": "is locked by another deep-tui",
             "read-only": "cannot be written (read-only disk?)", "unavailable": "could not be used"}[problem.kind]
@@ -85,6 +111,8 @@ class HistorySearch:
         """The sessions folder's mtime at that pass: it changes when a session is created or deleted."""
         self._refreshing = threading.Lock()
         self._background: threading.Thread | None = None
+        self.indexing: IndexingProgress | None = None
+        """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
 
     @property
     def tokenizer(self) -> str:
@@ -103,27 +131,60 @@ class HistorySearch:
     def rename(self, session_id: str, title: str) -> bool:
         return self.index.rename(session_id, title)
 
-    def refresh(self, *, check: bool = False, progress: Progress | None = None) -> SyncReport:
+    def refresh(self, *, check: bool = False, progress: Progress | None = None,
+                on_indexing: Callable[[IndexingProgress | None], None] | None = None,
+                reason: str | None = None) -> SyncReport:
         """Bring the whole index up to date (a background thread in the app; the CLI before a query).
-        ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index."""
+        ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index.
+        ``on_indexing``: told how far a large refresh (:data:`INDEXING_NOTE_BYTES` or more) has got, and
+        ``None`` when it is over; :attr:`indexing` holds the same meanwhile. ``reason``: why the caller
+        knows everything is indexed again (it found the file damaged)."""
         with self._refreshing:
             if check:
-                self.index.check()
+                problem = self.index.check()
+                if problem is not None and problem.kind == "corrupt":
+                    reason = "the index was damaged"
             listing = self._listing_stamp()
-            report = self.index.sync(progress=progress)
+            started = time.monotonic()
+
+            def track(done: int, total: int) -> None:
+                if progress is not None:
+                    progress(done, total)
+                if total >= INDEXING_NOTE_BYTES:
+                    why = reason or self._replaced_reason()
+                    self.indexing = IndexingProgress(done, total, started, why)
+                    if on_indexing is not None:
+                        on_indexing(self.indexing)
+
+            try:
+                report = self.index.sync(progress=track)
+                if report.problem is None:
+                    self.index.db.replaced_version = None  # said once
+            finally:
+                if self.indexing is not None:
+                    self.indexing = None
+                    if on_indexing is not None:
+                        on_indexing(None)
             self._synced_at, self._listing = time.monotonic(), listing
             return report
 
-    def start_refresh(self, *, check: bool = True) -> threading.Thread:
+    def _replaced_reason(self) -> str | None:
+        if self.index.db.replaced_version is None:
+            return None
+        return "the index was made by another version of deep-tui"
+
+    def start_refresh(self, *, check: bool = True,
+                      on_indexing: Callable[[IndexingProgress | None], None] | None = None) -> threading.Thread:
         """:meth:`refresh` in a daemon thread (the app calls this once its first session is open; it also
-        checks the whole index file for damage then)."""
-        thread = threading.Thread(target=self._refresh_quietly, args=(check,), name="deep-tui-index", daemon=True)
+        checks the whole index file for damage then). ``on_indexing`` is called from that thread."""
+        thread = threading.Thread(target=self._refresh_quietly, args=(check, on_indexing), name="deep-tui-index",
+                                  daemon=True)
         self._background = thread
         thread.start()
         return thread
 
-    def _refresh_quietly(self, check: bool) -> None:
-        report = self.refresh(check=check)
+    def _refresh_quietly(self, check: bool, on_indexing: Callable[[IndexingProgress | None], None] | None) -> None:
+        report = self.refresh(check=check, on_indexing=on_indexing)
         if report.problem is not None:
             logger.warning("search index refresh stopped: %s", report.problem)
 

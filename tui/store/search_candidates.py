@@ -66,13 +66,8 @@ def _quoted(term: str) -> str:
 
 
 def _trigrams(term: str) -> list[str]:
-    """Three-character slices of ``term`` that cover it, overlapping by one (every other one, and the last): a
-    piece holding ``term`` holds them all. Half of all its slices select nearly as well (the text is checked
-    anyway) and the index intersects half as many lists."""
-    starts = list(range(0, len(term) - 2, 2))
-    if starts and starts[-1] != len(term) - 3:
-        starts.append(len(term) - 3)
-    return sorted({term[start:start + 3] for start in starts})
+    """Every three-character slice of ``term`` (once each): a piece holding ``term`` holds them all."""
+    return sorted({term[start:start + 3] for start in range(len(term) - 2)})
 
 
 def build_match(query: Query, tokenizer: str) -> Match:
@@ -138,6 +133,14 @@ def candidate_pages(connection: sqlite3.Connection, match: Match, *, words: bool
         below, size = page[-1], min(size * 4, LARGEST_PAGE)
 
 
+def candidate_sessions(connection: sqlite3.Connection, match: Match) -> list[tuple[int, str]]:
+    """Every candidate document id with its session, newest first."""
+    sql, params = _candidates_sql(match, words=False, below=False, in_range=False)
+    inner = sql.removesuffix(" ORDER BY rowid DESC LIMIT ?")
+    return connection.execute(f"SELECT c.rowid, d.session FROM ({inner}) c JOIN docs d ON d.id = c.rowid "
+                              "ORDER BY c.rowid DESC", params).fetchall()
+
+
 _COLUMNS = "d.id, d.session, d.message, d.role, d.tool, d.path"
 
 
@@ -147,7 +150,7 @@ def read_docs(connection: sqlite3.Connection, ids: Sequence[int]) -> dict[int, R
     for start in range(0, len(ids), 500):
         batch = list(ids[start:start + 500])
         marks = ",".join("?" * len(batch))
-        for row in connection.execute(f"SELECT {_COLUMNS}, d.body FROM docs d WHERE d.id IN ({marks})", batch):
+        for row in connection.execute(f"SELECT {_COLUMNS}, t.body FROM docs d JOIN texts t ON t.id = d.id WHERE d.id IN ({marks})", batch):
             found[row[0]] = (*row[:6], unpack(row[6]))
     return found
 

@@ -7,10 +7,11 @@
   once, under the session that recorded it), how many messages are indexed, and the size and
   mtime of messages.json / session.json when last indexed (to find what changed on disk);
 - ``docs``: one row per searchable piece of a message (session, message number, role, tool,
-  saved-output path relative to the data directory, and the text, zlib-compressed);
+  saved-output path relative to the data directory); ``texts``: its text, zlib-compressed (apart, so
+  that finding the session of thousands of candidates reads a few pages, not the text);
 - ``docs_fts``: a contentless FTS5 trigram index over the text that records only *which* pieces hold
   each trigram (``detail=none``, no positions: a fifth of the size). It gives candidates; every
-  candidate is checked against the text in ``docs`` before it is a hit;
+  candidate is checked against the text in ``texts`` before it is a hit;
 - ``words_fts``: the same for whole words and identifiers (``parse_config`` is one word): it finds the
   exact matches that rank first without reading every piece that merely holds the same trigrams;
 - ``cjk_fts``: for the few pieces holding Chinese, Japanese or Korean text, each CJK character and
@@ -38,7 +39,7 @@ from tui.store.search_terms import cjk_grams, fold
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3
-"""3: the FTS tables keep no positions (``detail=none``) and ``words_fts`` was added; 2: positions."""
+"""3: the FTS tables keep no positions (``detail=none``), ``words_fts`` added, the text apart in ``texts``."""
 TOKENIZERS = {"trigram": 1, "unicode61": 2}
 DEFAULT_TOKENIZER = "trigram"
 """Chosen by measurement (docs/search.md): substrings of identifiers, paths and commands match."""
@@ -107,7 +108,8 @@ def _schema(tokenizer: str) -> list[str]:
         "CREATE INDEX sessions_parent ON sessions(parent)",
         """CREATE TABLE docs(
             id INTEGER PRIMARY KEY, session TEXT NOT NULL, message INTEGER NOT NULL, role TEXT NOT NULL,
-            tool TEXT, path TEXT, body BLOB NOT NULL)""",
+            tool TEXT, path TEXT)""",
+        "CREATE TABLE texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
         "CREATE INDEX docs_session ON docs(session, message)",
         # unicode61 (compared with trigram by the benchmark) keeps positions: its queries are phrases.
         f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='', tokenize='{tokenizer}', "
@@ -142,6 +144,9 @@ class Database:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
+        self.replaced_version: int | None = None
+        """Set when this object found an index written by another version of deep-tui (its
+        ``user_version``) and emptied it: everything is indexed again."""
 
     def connection(self, busy_ms: int) -> sqlite3.Connection:
         """This thread's connection (opened, and the schema created or rebuilt, on first use).
@@ -189,12 +194,15 @@ class Database:
         dropped = False
         try:
             if connection.execute("PRAGMA user_version").fetchone()[0] != self.version:  # not done by another process
+                old_version = connection.execute("PRAGMA user_version").fetchone()[0]
                 for (name,) in connection.execute(
                         "SELECT name FROM sqlite_master WHERE type='table' AND name IN "
-                        "('docs_fts','words_fts','cjk_fts','docs','sessions','checks')"
+                        "('docs_fts','words_fts','cjk_fts','docs','texts','sessions','checks')"
                 ).fetchall():
                     connection.execute(f"DROP TABLE IF EXISTS {name}")
                     dropped = True
+                if dropped:
+                    self.replaced_version = old_version
                 for statement in _schema(self.tokenizer):
                     connection.execute(statement)
                 # A file made just now is sound: the first check is due a day later (see SearchIndex.check).
@@ -332,7 +340,8 @@ def put_row(connection: sqlite3.Connection, row: IndexedSession) -> None:
 def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
     """Remove a session's documents from the table and from the FTS indexes (a contentless index is told
     the text it indexed)."""
-    rows = connection.execute("SELECT id, body FROM docs WHERE session=?", (session_id,)).fetchall()
+    rows = connection.execute("SELECT t.id, t.body FROM docs d JOIN texts t ON t.id = d.id WHERE d.session=?",
+                              (session_id,)).fetchall()
     for doc_id, body in rows:
         text = unpack(body)
         connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) VALUES ('delete', ?, ?)", (doc_id, text))
@@ -341,6 +350,7 @@ def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
         if grams:
             connection.execute("INSERT INTO cjk_fts(cjk_fts, rowid, grams) VALUES ('delete', ?, ?)",
                                (doc_id, " ".join(sorted(grams))))
+    connection.execute("DELETE FROM texts WHERE id IN (SELECT id FROM docs WHERE session=?)", (session_id,))
     connection.execute("DELETE FROM docs WHERE session=?", (session_id,))
 
 
@@ -352,10 +362,11 @@ def insert_docs(connection: sqlite3.Connection, session_id: str,
         return
     first = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
     ids = range(first, first + len(docs))
-    connection.executemany("INSERT INTO docs(id, session, message, role, tool, path, body) VALUES (?,?,?,?,?,?,?)",
-                           [(doc_id, session_id, message, role, tool, path, pack(body))
-                            for doc_id, (message, role, tool, path, body) in zip(ids, docs, strict=True)])
+    connection.executemany("INSERT INTO docs(id, session, message, role, tool, path) VALUES (?,?,?,?,?,?)",
+                           [(doc_id, session_id, message, role, tool, path)
+                            for doc_id, (message, role, tool, path, _) in zip(ids, docs, strict=True)])
     texts = [(doc_id, doc[4]) for doc_id, doc in zip(ids, docs, strict=True)]
+    connection.executemany("INSERT INTO texts(id, body) VALUES (?, ?)", [(doc_id, pack(text)) for doc_id, text in texts])
     connection.executemany("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", texts)
     connection.executemany("INSERT INTO words_fts(rowid, body) VALUES (?, ?)", texts)
     grams = [(doc_id, " ".join(sorted(found))) for doc_id, text in texts

@@ -29,6 +29,7 @@ from tui.store.search_candidates import (
     Row,
     build_match,
     candidate_pages,
+    candidate_sessions,
     checked,
     read_docs,
 )
@@ -44,7 +45,7 @@ every query answers within the target and always with the same hits."""
 POOL_CHARS = 1_000_000
 """…and stops reading candidates past this much text once it has enough hits to show (a few saved
 outputs can be megabytes each, and a word whose trigrams are everywhere has many candidates to check)."""
-SESSION_CHECK_CHARS = 3_000_000
+SESSION_CHECK_CHARS = 1_000_000
 """The picker counts the sessions matching beyond those it shows by checking at most this much text;
 sessions left unchecked are counted as "up to"."""
 AVERAGE_CHARS = 1_000
@@ -189,29 +190,45 @@ def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Se
     the query. The first ``limit`` matching sessions are always found; the rest are counted until
     ``budget`` characters of text were read. Sessions in ``skip`` (not indexed yet) are left out."""
     owners: dict[str, list[int]] = {}
-    for page in candidate_pages(connection, match):
-        for start in range(0, len(page), 500):
-            batch = page[start:start + 500]
-            marks = ",".join("?" * len(batch))
-            for doc_id, session in connection.execute(f"SELECT id, session FROM docs WHERE id IN ({marks})", batch):
-                if session not in skip:
-                    owners.setdefault(session, []).append(doc_id)
+    for doc_id, session in candidate_sessions(connection, match):  # newest first
+        if session not in skip:
+            owners.setdefault(session, []).append(doc_id)
     listed = [session for session in order if session in owners] if order is not None else []
     known = set(listed)
     listed += sorted(session for session in owners if session not in known)
     newest: dict[str, int] = {}
     matching = read = 0
-    for position, session in enumerate(listed):
+    for start in range(0, len(listed), CHECK_BATCH):
         if limit is not None and matching >= limit and read > budget:
-            return SessionMatches(newest, matching, len(listed) - position)
-        for doc, text, holds in checked(connection, match, sorted(owners[session], reverse=True)):
-            read += len(text)
-            if holds:
+            return SessionMatches(newest, matching, len(listed) - start)
+        window = listed[start:start + CHECK_BATCH]
+        found, spent = _newest_matches(connection, match, window, owners)
+        read += spent
+        for session in window:  # in list order
+            if session in found:
                 matching += 1
                 if limit is None or len(newest) < limit:
-                    newest[session] = doc[0]
-                break
+                    newest[session] = found[session]
     return SessionMatches(newest, matching)
+
+
+def _newest_matches(connection: sqlite3.Connection, match: Match, sessions: list[str],
+                    owners: dict[str, list[int]]) -> tuple[dict[str, int], int]:
+    """Each session's newest candidate that holds the query (the newest candidates of all of them checked
+    together, then the next ones of those still open…), and the characters of text read."""
+    found: dict[str, int] = {}
+    read = depth = 0
+    open_sessions = list(sessions)
+    while open_sessions:
+        holder = {owners[session][depth]: session for session in open_sessions}
+        for doc, text, holds in checked(connection, match, list(holder)):
+            read += len(text)
+            if holds:
+                found[holder[doc[0]]] = doc[0]
+        depth += 1
+        open_sessions = [session for session in open_sessions
+                         if session not in found and depth < len(owners[session])]
+    return found, read
 
 
 def hits_for_docs(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession],
