@@ -45,7 +45,7 @@ every query answers within the target and always with the same hits."""
 POOL_CHARS = 1_000_000
 """…and stops reading candidates past this much text once it has enough hits to show (a few saved
 outputs can be megabytes each, and a word whose trigrams are everywhere has many candidates to check)."""
-SESSION_CHECK_CHARS = 1_000_000
+SESSION_CHECK_CHARS = 500_000
 """The picker counts the sessions matching beyond those it shows by checking at most this much text;
 sessions left unchecked are counted as "up to"."""
 AVERAGE_CHARS = 1_000
@@ -198,10 +198,11 @@ def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Se
     listed += sorted(session for session in owners if session not in known)
     newest: dict[str, int] = {}
     matching = read = 0
-    for start in range(0, len(listed), CHECK_BATCH):
+    step = min(CHECK_BATCH, max(limit, 1)) if limit is not None else CHECK_BATCH
+    for start in range(0, len(listed), step):
         if limit is not None and matching >= limit and read > budget:
             return SessionMatches(newest, matching, len(listed) - start)
-        window = listed[start:start + CHECK_BATCH]
+        window = listed[start:start + step]
         found, spent = _newest_matches(connection, match, window, owners)
         read += spent
         for session in window:  # in list order

@@ -22,7 +22,7 @@ else:
 
 MIN_CONTENT_QUERY = 3
 """Contents are searched once the filter has a word of at least this many characters."""
-MAX_CONTENT_ROWS = 100
+MAX_CONTENT_ROWS = 50
 """At most this many sessions (the first in the list) are shown for their contents; more words narrow it."""
 
 HIGHLIGHT_START = "\x02"
@@ -40,6 +40,8 @@ class ContentResults:
     notice: str | None = None
     matching: int = 0
     """Sessions whose contents match in all (only the first ``MAX_CONTENT_ROWS`` are in ``hits``)."""
+    at_least: bool = False
+    """More sessions may match than ``matching`` (the rest were not checked: the search bounds its work)."""
 
 
 def highlighted(snippet: str) -> Content:
@@ -121,7 +123,12 @@ class ContentSearch(_ScreenMixin):
         except (QueryTooShort, ValueError):
             return
         if not get_current_worker().is_cancelled:
-            results = ContentResults(query, outcome.by_session, outcome.notice, outcome.matching_sessions)
+            notice = outcome.notice
+            indexing = self.search.indexing
+            if indexing is not None:  # a large (re)build under way: say how far it has got
+                notice = f"search index: {indexing.describe()}" + (f"; {notice}" if notice else "")
+            results = ContentResults(query, outcome.by_session, notice, outcome.matching_sessions,
+                                     at_least=outcome.unchecked_sessions > 0)
             self.app.call_from_thread(self._show_content, results)
 
     def _show_content(self, results: ContentResults) -> None:
