@@ -17,7 +17,7 @@ from tui.cli import main
 from tui.metadata_keys import EVICTED_PATH_KEY
 from tui.paths import DataDir
 from tui.store import search as search_module
-from tui.store.search import HistorySearch, IndexingProgress
+from tui.store.search import HistorySearch, IndexingProgress, SearchCancelled
 from tui.store.search_candidates import build_match
 from tui.store.search_db import SCHEMA_VERSION, TOKENIZERS
 from tui.store.search_query import matching_sessions
@@ -108,6 +108,10 @@ def test_the_picker_finds_the_first_sessions_in_its_order_and_says_when_it_count
     assert counted.unchecked > 0 and 2 <= counted.matching < 6  # "or more": not every session was checked
     whole = matching_sessions(connection, match, order=order, limit=2)
     assert whole.matching == 6 and whole.unchecked == 0 and list(whole.newest) == order[1:3]
+    with pytest.raises(SearchCancelled):  # a newer keystroke: the picker's stale search stops
+        search.session_hits("walrus_ledger", order=order, limit=2, cancelled=lambda: True)
+    outcome = search.session_hits("walrus_ledger", order=order, limit=2, cancelled=lambda: False)
+    assert list(outcome.by_session) == order[1:3] and outcome.matching_sessions == 6
     search.index.close()
 
 

@@ -23,6 +23,7 @@ from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
 from tui.store.search_index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
 from tui.store.search_query import (
     QueryTooShort,
+    SearchCancelled,
     SearchHit,
     build_match,
     hits_for_docs,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HistorySearch", "IndexingProgress", "QueryTooShort", "SearchHit", "SearchOutcome"]
+__all__ = ["HistorySearch", "IndexingProgress", "QueryTooShort", "SearchCancelled", "SearchHit", "SearchOutcome"]
 
 QUERY_SYNC_BYTES = 8_000_000
 """Before the first query of a process, at most this much changed history is indexed; the rest is scanned."""
@@ -246,13 +247,15 @@ class HistorySearch:
         return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
 
     def session_hits(self, query: str, *, order: Sequence[str] | None = None, limit: int | None = None,
-                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000) -> SearchOutcome:
+                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000,
+                     cancelled: Callable[[], bool] | None = None) -> SearchOutcome:
         """For the picker: the sessions whose history matches, each with its newest matching message.
 
         ``order``: the sessions as listed (hits are made for the first ``limit`` matching ones in that
         order; ``matching_sessions`` counts them all). The disk is looked at as for :meth:`search`; changed
         sessions beyond ``sync_bytes`` are scanned directly up to ``scan_bytes``, past that the outcome is
-        ``incomplete`` (the background refresh indexes them).
+        ``incomplete`` (the background refresh indexes them). Raises :class:`SearchCancelled` when
+        ``cancelled()`` says the answer is no longer wanted.
         """
         parsed = parse_query(query)
         terms = list(parsed.terms)
@@ -264,7 +267,8 @@ class HistorySearch:
             connection = self.index.connection(self.busy_ms)
             rows = read_rows(connection)
             pending_ids = {pending.id for pending in report.pending}
-            found_sessions = matching_sessions(connection, match, order=order, limit=limit, skip=pending_ids)
+            found_sessions = matching_sessions(connection, match, order=order, limit=limit, skip=pending_ids,
+                                               cancelled=cancelled)
             newest = found_sessions.newest
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)

@@ -38,6 +38,10 @@ class QueryTooShort(ValueError):
     """No word of the query is long enough to look up."""
 
 
+class SearchCancelled(Exception):
+    """The caller no longer wants the answer (the picker's filter changed): the search stopped early."""
+
+
 @dataclass(frozen=True)
 class Match:
     """The FTS5 expressions for a query, and the folded terms every hit must hold."""

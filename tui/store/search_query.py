@@ -17,7 +17,7 @@ more relevant (term counts against length, as bm25), then the newer. No Textual 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from tui.store.search_candidates import (
     Match,
     QueryTooShort,
     Row,
+    SearchCancelled,
     build_match,
     candidate_pages,
     candidate_sessions,
@@ -36,7 +37,7 @@ from tui.store.search_candidates import (
 from tui.store.search_db import IndexedSession
 from tui.store.search_terms import exactness, make_excerpt, make_snippet
 
-__all__ = ["MIN_TERM", "Match", "QueryTooShort", "SearchHit", "build_match", "hits_for_docs", "matching_sessions",
+__all__ = ["MIN_TERM", "Match", "QueryTooShort", "SearchCancelled", "SearchHit", "build_match", "hits_for_docs", "matching_sessions",
            "ranked_hits"]
 
 CANDIDATES = 300
@@ -184,11 +185,12 @@ class SessionMatches:
 
 def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Sequence[str] | None = None,
                       limit: int | None = None, skip: Collection[str] = (),
-                      budget: int = SESSION_CHECK_CHARS) -> SessionMatches:
+                      budget: int = SESSION_CHECK_CHARS, cancelled: Callable[[], bool] | None = None) -> SessionMatches:
     """Sessions with a match in what they recorded themselves, in ``order`` (then the rest, sorted), each with
     the document of its newest matching message: its candidates are checked newest first until one holds
     the query. The first ``limit`` matching sessions are always found; the rest are counted until
-    ``budget`` characters of text were read. Sessions in ``skip`` (not indexed yet) are left out."""
+    ``budget`` characters of text were read. Sessions in ``skip`` (not indexed yet) are left out.
+    Raises :class:`SearchCancelled` when ``cancelled()`` says so (checked between windows of sessions)."""
     owners: dict[str, list[int]] = {}
     for doc_id, session in candidate_sessions(connection, match):  # newest first
         if session not in skip:
@@ -202,6 +204,8 @@ def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Se
     for start in range(0, len(listed), step):
         if limit is not None and matching >= limit and read > budget:
             return SessionMatches(newest, matching, len(listed) - start)
+        if cancelled is not None and cancelled():
+            raise SearchCancelled("the picker's filter changed")
         window = listed[start:start + step]
         found, spent = _newest_matches(connection, match, window, owners)
         read += spent

@@ -115,14 +115,16 @@ class ContentSearch(_ScreenMixin):
     @work(thread=True, exclusive=True, group="picker-search")
     def _search_contents(self, query: str, order: list[str]) -> None:
         """A thread, so the UI keeps taking keys; a result for an outdated filter is dropped."""
-        from tui.store.search import QueryTooShort
+        from tui.store.search import QueryTooShort, SearchCancelled
 
         assert self.search is not None
-        try:
-            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS)
-        except (QueryTooShort, ValueError):
+        worker = get_current_worker()
+        try:  # a newer keystroke cancels this worker: its search stops at the next window of sessions
+            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS,
+                                               cancelled=lambda: worker.is_cancelled)
+        except (QueryTooShort, ValueError, SearchCancelled):
             return
-        if not get_current_worker().is_cancelled:
+        if not worker.is_cancelled:
             notice = outcome.notice
             indexing = self.search.indexing
             if indexing is not None:  # a large (re)build under way: say how far it has got
