@@ -94,6 +94,18 @@ def test_an_old_exact_match_outranks_hundreds_of_newer_matches_inside_longer_wor
     search.index.close()
 
 
+def test_words_next_to_symbols_are_words_for_the_exact_shortcut(tmp_path: Path) -> None:
+    """``timeout=30`` and ``$timeout|retry`` hold the word ``timeout`` (symbols separate words, as for
+    ``\\w``): the words table must find them, or a query that stops once the words table gave enough exact
+    matches would rank a weaker one first."""
+    data = data_dir(tmp_path)
+    search = HistorySearch(data)
+    dense = make_session(data, exchange("timeout=30 then timeout=40 and $timeout|retry", "ok"), search=search)
+    make_session(data, exchange("the timeout " + "and some other words " * 60, "ok"), search=search)
+    assert [(hit.session, hit.message) for hit in search.search("timeout", limit=1).hits] == [(dense, 0)]
+    search.index.close()
+
+
 def test_the_picker_finds_the_first_sessions_in_its_order_and_says_when_it_counted_only_some(tmp_path: Path) -> None:
     data = data_dir(tmp_path)
     sessions = [make_session(data, exchange(f"the walrus_ledger entry {number}", "noted")) for number in range(6)]
