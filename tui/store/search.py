@@ -147,13 +147,15 @@ class HistorySearch:
                     reason = "the index was damaged"
             listing = self._listing_stamp()
             started = time.monotonic()
+            shown = False
 
             def track(done: int, total: int) -> None:
+                nonlocal shown
                 if progress is not None:
                     progress(done, total)
                 if total >= INDEXING_NOTE_BYTES:
-                    why = reason or self._replaced_reason()
-                    self.indexing = IndexingProgress(done, total, started, why)
+                    shown = True
+                    self.indexing = IndexingProgress(done, total, started, reason or self._replaced_reason())
                     if on_indexing is not None:
                         on_indexing(self.indexing)
 
@@ -162,7 +164,7 @@ class HistorySearch:
                 if report.problem is None:
                     self.index.db.replaced_version = None  # said once
             finally:
-                if self.indexing is not None:
+                if shown:
                     self.indexing = None
                     if on_indexing is not None:
                         on_indexing(None)
