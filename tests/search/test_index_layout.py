@@ -19,7 +19,7 @@ from tui.paths import DataDir
 from tui.store import search as search_module
 from tui.store.search import HistorySearch, IndexingProgress, SearchCancelled
 from tui.store.search_candidates import build_match
-from tui.store.search_db import SCHEMA_VERSION, TOKENIZERS
+from tui.store.search_db import PAGE_SIZE, SCHEMA_VERSION, TOKENIZERS
 from tui.store.search_query import matching_sessions
 from tui.store.search_scan import all_targets, scan
 from tui.store.search_terms import parse_query, query_terms
@@ -130,6 +130,8 @@ def test_the_picker_finds_the_first_sessions_in_its_order_and_says_when_it_count
 def _write_version_2_index(path: Path) -> None:
     """An index as deep-tui wrote it before this layout (positions, text inside ``docs``)."""
     connection = sqlite3.connect(path)
+    connection.execute("PRAGMA page_size=4096")
+    connection.execute("PRAGMA journal_mode=WAL")  # as deep-tui keeps it: VACUUM alone keeps the page size
     connection.executescript("""
         CREATE TABLE sessions(id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', parent TEXT,
             own_from INTEGER NOT NULL DEFAULT 0, indexed INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT -1,
@@ -159,8 +161,10 @@ def test_an_index_from_an_older_deep_tui_is_rebuilt_showing_why_and_how_far(
     assert re.search(r"deep-tui: indexed 0 MB in [0-9.]+ s\n", err)
     connection = sqlite3.connect(data.root / "index.sqlite")
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    journal = connection.execute("PRAGMA journal_mode").fetchone()[0]
     connection.close()
-    assert {"texts", "words_fts"} <= tables
+    assert {"texts", "words_fts"} <= tables and page_size == PAGE_SIZE and journal == "wal"
 
     assert main(["search", "--data-dir", str(data.root), "otter_ledger"]) == 0  # up to date now: nothing to say
     assert capsys.readouterr().err == ""

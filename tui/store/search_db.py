@@ -212,11 +212,18 @@ class Database:
         except BaseException:
             connection.execute("ROLLBACK")
             raise
-        if dropped:  # give back the old index's pages (it is rebuilt from messages.json)
-            try:
+        if dropped:  # give back the old index's pages (it is rebuilt from messages.json), in today's page size
+            try:  # (a WAL file keeps its page size through VACUUM: out of WAL for it, and back)
+                connection.execute("PRAGMA journal_mode=DELETE")
+                connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
                 connection.execute("VACUUM")
             except sqlite3.OperationalError as error:  # another deep-tui reads it: the space is reused later
                 logger.info("could not compact the search index %s: %s", self.path, error)
+            finally:
+                try:
+                    connection.execute("PRAGMA journal_mode=WAL")
+                except sqlite3.OperationalError as error:  # left in rollback-journal mode: still a working index
+                    logger.info("the search index %s stays out of WAL mode: %s", self.path, error)
         logger.info("created the search index %s (%s)", self.path, self.tokenizer)
 
     @contextmanager
