@@ -339,3 +339,24 @@ if __name__ == "__main__":  # quick look: python bench/search_corpus.py DIR
     corpus = build_corpus(target, sessions=int(sys.argv[2]) if len(sys.argv) > 2 else 50)
     print(json.dumps({"sessions": len(corpus.session_ids), "bytes": corpus.history_bytes,
                       "seconds": round(time.perf_counter() - started, 1)}))
+
+
+def cached_corpus(root: Path, *, sessions: int, planted: bool = False) -> Corpus:
+    """:func:`build_corpus` into ``root``, or a copy of the same corpus kept in ``$DEEP_TUI_BENCH_CORPUS``
+    (generated there on first use: generating 100 MB takes a minute or two, copying it a second or two).
+    The copy is what the benchmark changes (appends, the index), so the kept one stays pristine."""
+    import shutil
+
+    keep = os.environ.get("DEEP_TUI_BENCH_CORPUS")
+    if not keep:
+        return build_corpus(root, sessions=sessions, planted=planted)
+    kept = Path(keep) / f"{sessions}{'-planted' if planted else ''}"
+    record = kept / "corpus.json"
+    if not record.exists():
+        shutil.rmtree(kept, ignore_errors=True)
+        corpus = build_corpus(kept / "data", sessions=sessions, planted=planted)
+        record.write_text(json.dumps({"session_ids": corpus.session_ids, "history_bytes": corpus.history_bytes,
+                                      "saved_bytes": corpus.saved_bytes, "adopted": list(corpus.adopted)}))
+    shutil.copytree(kept / "data", root, dirs_exist_ok=True)
+    saved = json.loads(record.read_text())
+    return Corpus(root, saved["session_ids"], saved["history_bytes"], saved["saved_bytes"], tuple(saved["adopted"]))

@@ -181,3 +181,22 @@ async def test_a_locked_index_is_searched_by_a_scan_and_the_picker_says_so(tmp_p
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+async def test_while_the_index_is_rebuilt_the_picker_says_how_far_it_has_got(tmp_path: Path) -> None:
+    import time
+
+    from textual.widgets import Static
+
+    from tui.store.search import IndexingProgress
+
+    factory, _long_session, _ = seeded(tmp_path)
+    app = make_app(factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(app, pilot)
+        # A large build under way in the index's thread (as HistorySearch.refresh sets it while it runs).
+        factory.search.indexing = IndexingProgress(40_000_000, 104_000_000, time.monotonic() - 8)
+        await type_query(app, pilot, "migration")
+        note = str(picker(app).query_one("#search-note", Static).render())
+        assert note.startswith("search index: indexed 40 of 104 MB (38%, about ") and picker(app).has_class("-search-note")
+        factory.search.indexing = None

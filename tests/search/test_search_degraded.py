@@ -39,8 +39,9 @@ def test_a_corrupt_index_found_mid_query_is_removed_and_the_files_are_scanned(qu
     connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
     with index_file.open("r+b") as handle:  # keep the schema page, ruin the rest: "disk image is malformed"
-        handle.seek(4096)
-        handle.write(b"\xff" * (index_file.stat().st_size - 4096))
+        page_size = int.from_bytes(handle.read(18)[16:18], "big")
+        handle.seek(page_size)
+        handle.write(b"\xff" * (index_file.stat().st_size - page_size))
     outcome = HistorySearch(data).search("sapphire")
     assert hits_of(outcome) == [(session, 3, "tool"), (session, 0, "user")]
     assert outcome.notice is not None and "corrupt" in outcome.notice and "directly" in outcome.notice

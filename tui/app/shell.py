@@ -32,6 +32,7 @@ from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.clipboard import copy_text
 from tui.app.command_registry import bindings
 from tui.app.file_completion import FileCompletion
+from tui.app.index_notes import IndexNotes
 from tui.app.model_actions import ModelActions
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
@@ -229,7 +230,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         await self.show_current_session()
         self._show_warnings()
         self._list_sessions_ahead()
-        self.factory.search.start_refresh()  # type: ignore[union-attr]  # index what changed, in the background
+        self.factory.search.start_refresh(on_indexing=IndexNotes(self))  # type: ignore[union-attr]  # in the background
         self._start_mcp()
 
     def _check_instructions(self) -> None:
@@ -344,7 +345,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         with self.batch_update():  # the tail shown while opening becomes the real transcript in one frame
             await self.adopt_runtime(runtime)
         self._show_warnings()
-        factory.search.start_refresh()  # index what changed since the last run, in the background
+        factory.search.start_refresh(on_indexing=IndexNotes(self))  # index what changed since the last run, in the background
         self._start_mcp()
         # Off while the app starts (tui.cli). What start-up built (modules, widgets, the session) lives on:
         # frozen, later full collections do not rescan it, so they stay short while an answer streams.

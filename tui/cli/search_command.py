@@ -21,10 +21,8 @@ from tui.text.wording import message_number
 if TYPE_CHECKING:
     from tui.store.search import HistorySearch, SearchHit
 
-INDEXING_NOTE_BYTES = 20_000_000
-"""Show progress on stderr when this much history is to be indexed (a rebuild, a first run)."""
 PROGRESS_EVERY = 1.0
-"""Seconds between two progress lines."""
+"""Seconds between two updates of the progress line on a terminal (ten times that between lines in a log)."""
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
@@ -64,32 +62,36 @@ def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
 
 
 def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
-    """Index what changed since the index was last used, showing progress when it is a lot; once a day,
-    look for damage anywhere in the index file first (a damaged index is rebuilt)."""
+    """Index what changed since the index was last used, showing progress when it is a lot (one line,
+    rewritten in place on a terminal); once a day, look for damage anywhere in the index file first (a
+    damaged index is rebuilt)."""
+    from tui.store.search import IndexingProgress
     from tui.store.search_index import CHECK_EVERY
 
     problem = search.index.check(max_age=CHECK_EVERY)
-    if problem is not None and problem.kind == "corrupt":
+    damaged = problem is not None and problem.kind == "corrupt"
+    if damaged:
         print(f"deep-tui: note: {problem}; rebuilding it", file=err, flush=True)
-    started = last = time.monotonic()
-    shown = False
+    in_place = err.isatty()
+    every = PROGRESS_EVERY if in_place else PROGRESS_EVERY * 10
+    last = 0.0
+    seen: IndexingProgress | None = None
 
-    def progress(done: int, total: int) -> None:
-        nonlocal last, shown
+    def show(progress: IndexingProgress | None) -> None:
+        nonlocal last, seen
         now = time.monotonic()
-        if done == 0:
-            shown = total >= INDEXING_NOTE_BYTES
-            if shown:
-                print(f"deep-tui: indexing {total / 1e6:.0f} MB of history…", file=err, flush=True)
-        elif shown and now - last >= PROGRESS_EVERY:
-            last = now
-            left = (total - done) * (now - started) / done
-            print(f"deep-tui: indexed {done / 1e6:.0f} of {total / 1e6:.0f} MB ({100 * done / total:.0f}%, "
-                  f"about {left:.0f} s left)", file=err, flush=True)
+        if progress is None:
+            if seen is not None:
+                done = f"deep-tui: indexed {seen.total / 1e6:.0f} MB in {now - seen.started:.1f} s"
+                print(f"\r\x1b[K{done}" if in_place else done, file=err, flush=True)
+            return
+        if seen is not None and progress.done < progress.total and now - last < every:
+            return
+        last, seen = now, progress
+        line = f"deep-tui: {progress.describe()}"
+        print(f"\r\x1b[K{line}" if in_place else line, end="" if in_place else "\n", file=err, flush=True)
 
-    search.refresh(progress=progress)
-    if shown:
-        print(f"deep-tui: indexed in {time.monotonic() - started:.1f} s", file=err, flush=True)
+    search.refresh(on_indexing=show, reason="the index was damaged" if damaged else None)
 
 
 def _hit_record(hit: SearchHit) -> dict[str, object]:

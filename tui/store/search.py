@@ -13,7 +13,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
 from tui.store.search_index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
 from tui.store.search_query import (
     QueryTooShort,
+    SearchCancelled,
     SearchHit,
     build_match,
     hits_for_docs,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HistorySearch", "QueryTooShort", "SearchHit", "SearchOutcome"]
+__all__ = ["HistorySearch", "IndexingProgress", "QueryTooShort", "SearchCancelled", "SearchHit", "SearchOutcome"]
 
 QUERY_SYNC_BYTES = 8_000_000
 """Before the first query of a process, at most this much changed history is indexed; the rest is scanned."""
@@ -60,6 +61,35 @@ class SearchOutcome:
     by_session: dict[str, SearchHit] = field(default_factory=dict)
     matching_sessions: int = 0
     """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
+    unchecked_sessions: int = 0
+    """Sessions beyond the first ``limit`` that may match but were not checked (the picker's bound on work):
+    ``matching_sessions`` is then a lower bound, ``matching_sessions + unchecked_sessions`` an upper one."""
+
+
+INDEXING_NOTE_BYTES = 20_000_000
+"""A refresh with this much history to index (a rebuild, a first run) shows its progress."""
+
+
+@dataclass(frozen=True)
+class IndexingProgress:
+    """How far a large refresh of the index has got (the CLI prints it, the app shows it)."""
+
+    done: int
+    """Bytes of history indexed so far."""
+    total: int
+    started: float
+    """``time.monotonic()`` when it started."""
+    reason: str | None = None
+    """Why everything is indexed again (``None``: a first run, or much changed)."""
+
+    def describe(self) -> str:
+        """``indexed 40 of 101 MB (40%, about 12 s left)``."""
+        done, total = self.done / 1e6, self.total / 1e6
+        if self.done <= 0:
+            return f"indexing {total:.0f} MB of history for search" + (f" ({self.reason})" if self.reason else "")
+        elapsed = time.monotonic() - self.started
+        left = (self.total - self.done) * elapsed / self.done
+        return f"indexed {done:.0f} of {total:.0f} MB ({100 * self.done / max(self.total, 1):.0f}%, about {left:.0f} s left)"
 
 
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
@@ -82,6 +112,8 @@ class HistorySearch:
         """The sessions folder's mtime at that pass: it changes when a session is created or deleted."""
         self._refreshing = threading.Lock()
         self._background: threading.Thread | None = None
+        self.indexing: IndexingProgress | None = None
+        """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
 
     @property
     def tokenizer(self) -> str:
@@ -100,27 +132,62 @@ class HistorySearch:
     def rename(self, session_id: str, title: str) -> bool:
         return self.index.rename(session_id, title)
 
-    def refresh(self, *, check: bool = False, progress: Progress | None = None) -> SyncReport:
+    def refresh(self, *, check: bool = False, progress: Progress | None = None,
+                on_indexing: Callable[[IndexingProgress | None], None] | None = None,
+                reason: str | None = None) -> SyncReport:
         """Bring the whole index up to date (a background thread in the app; the CLI before a query).
-        ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index."""
+        ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index.
+        ``on_indexing``: told how far a large refresh (:data:`INDEXING_NOTE_BYTES` or more) has got, and
+        ``None`` when it is over; :attr:`indexing` holds the same meanwhile. ``reason``: why the caller
+        knows everything is indexed again (it found the file damaged)."""
         with self._refreshing:
             if check:
-                self.index.check()
+                problem = self.index.check()
+                if problem is not None and problem.kind == "corrupt":
+                    reason = "the index was damaged"
             listing = self._listing_stamp()
-            report = self.index.sync(progress=progress)
+            started = time.monotonic()
+            shown = False
+
+            def track(done: int, total: int) -> None:
+                nonlocal shown
+                if progress is not None:
+                    progress(done, total)
+                if total >= INDEXING_NOTE_BYTES:
+                    shown = True
+                    self.indexing = IndexingProgress(done, total, started, reason or self._replaced_reason())
+                    if on_indexing is not None:
+                        on_indexing(self.indexing)
+
+            try:
+                report = self.index.sync(progress=track)
+                if report.problem is None:
+                    self.index.db.replaced_version = None  # said once
+            finally:
+                if shown:
+                    self.indexing = None
+                    if on_indexing is not None:
+                        on_indexing(None)
             self._synced_at, self._listing = time.monotonic(), listing
             return report
 
-    def start_refresh(self, *, check: bool = True) -> threading.Thread:
+    def _replaced_reason(self) -> str | None:
+        if self.index.db.replaced_version is None:
+            return None
+        return "the index was made by another version of deep-tui"
+
+    def start_refresh(self, *, check: bool = True,
+                      on_indexing: Callable[[IndexingProgress | None], None] | None = None) -> threading.Thread:
         """:meth:`refresh` in a daemon thread (the app calls this once its first session is open; it also
-        checks the whole index file for damage then)."""
-        thread = threading.Thread(target=self._refresh_quietly, args=(check,), name="deep-tui-index", daemon=True)
+        checks the whole index file for damage then). ``on_indexing`` is called from that thread."""
+        thread = threading.Thread(target=self._refresh_quietly, args=(check, on_indexing), name="deep-tui-index",
+                                  daemon=True)
         self._background = thread
         thread.start()
         return thread
 
-    def _refresh_quietly(self, check: bool) -> None:
-        report = self.refresh(check=check)
+    def _refresh_quietly(self, check: bool, on_indexing: Callable[[IndexingProgress | None], None] | None) -> None:
+        report = self.refresh(check=check, on_indexing=on_indexing)
         if report.problem is not None:
             logger.warning("search index refresh stopped: %s", report.problem)
 
@@ -182,13 +249,15 @@ class HistorySearch:
         return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
 
     def session_hits(self, query: str, *, order: Sequence[str] | None = None, limit: int | None = None,
-                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000) -> SearchOutcome:
+                     sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000,
+                     cancelled: Callable[[], bool] | None = None) -> SearchOutcome:
         """For the picker: the sessions whose history matches, each with its newest matching message.
 
         ``order``: the sessions as listed (hits are made for the first ``limit`` matching ones in that
         order; ``matching_sessions`` counts them all). The disk is looked at as for :meth:`search`; changed
         sessions beyond ``sync_bytes`` are scanned directly up to ``scan_bytes``, past that the outcome is
-        ``incomplete`` (the background refresh indexes them).
+        ``incomplete`` (the background refresh indexes them). Raises :class:`SearchCancelled` when
+        ``cancelled()`` says the answer is no longer wanted.
         """
         parsed = parse_query(query)
         terms = list(parsed.terms)
@@ -199,16 +268,16 @@ class HistorySearch:
         try:
             connection = self.index.connection(self.busy_ms)
             rows = read_rows(connection)
-            newest = matching_sessions(connection, match)
+            pending_ids = {pending.id for pending in report.pending}
+            found_sessions = matching_sessions(connection, match, order=order, limit=limit, skip=pending_ids,
+                                               cancelled=cancelled)
+            newest = found_sessions.newest
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
             outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
             outcome.matching_sessions = len(outcome.by_session)
             return outcome
-        pending_ids = {pending.id for pending in report.pending}
-        for session in pending_ids:
-            newest.pop(session, None)
         affordable, spent = [], 0
         for pending in sorted(report.pending, key=lambda item: item.size):
             if spent + pending.size > scan_bytes:
@@ -233,7 +302,8 @@ class HistorySearch:
             notice = f"indexing {len(report.pending) - len(affordable)} sessions; their contents are not searched yet"
         return SearchOutcome(list(by_session.values()), notice, scanned_sessions=len(affordable),
                              incomplete=incomplete, by_session=by_session,
-                             matching_sessions=len(set(newest) | set(scanned)))
+                             matching_sessions=found_sessions.matching + len(set(scanned) - set(newest)),
+                             unchecked_sessions=found_sessions.unchecked)
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -1,15 +1,19 @@
 """The SQLite side of the search index: connections, schema, and what a failure means.
 
-``<data>/index.sqlite`` holds three tables:
+``<data>/index.sqlite`` holds:
 
 - ``sessions``: per session, its title, the ancestor its inherited prefix is attributed to
   (``parent``), the first message it owns (``own_from``; a fork's copied prefix is indexed
   once, under the session that recorded it), how many messages are indexed, and the size and
   mtime of messages.json / session.json when last indexed (to find what changed on disk);
 - ``docs``: one row per searchable piece of a message (session, message number, role, tool,
-  saved-output path relative to the data directory, and the text, zlib-compressed);
-- ``docs_fts``: a contentless FTS5 trigram index over the text (the text itself is stored once,
-  compressed, in ``docs``);
+  saved-output path relative to the data directory); ``texts``: its text, zlib-compressed (apart, so
+  that finding the session of thousands of candidates reads a few pages, not the text);
+- ``docs_fts``: a contentless FTS5 trigram index over the text that records only *which* pieces hold
+  each trigram (``detail=none``, no positions: a fifth of the size). It gives candidates; every
+  candidate is checked against the text in ``texts`` before it is a hit;
+- ``words_fts``: the same for whole words and identifiers (``parse_config`` is one word): it finds the
+  exact matches that rank first without reading every piece that merely holds the same trigrams;
 - ``cjk_fts``: for the few pieces holding Chinese, Japanese or Korean text, each CJK character and
   pair of characters (the trigram index cannot find a two-character word).
 
@@ -34,10 +38,19 @@ from tui.store.search_terms import cjk_grams, fold
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: the FTS tables keep no positions (``detail=none``), ``words_fts`` added, the text apart in ``texts``."""
 TOKENIZERS = {"trigram": 1, "unicode61": 2}
 DEFAULT_TOKENIZER = "trigram"
 """Chosen by measurement (docs/search.md): substrings of identifiers, paths and commands match."""
+
+WORDS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '_'"
+"""Words and identifiers as ``words_fts`` splits them: letters, digits and ``_`` (what ``\\w`` matches)."""
+MERGING = (("automerge", 16), ("crisismerge", 64))
+"""FTS5 merges its segments less often than by default (4 and 16): a cold build spends a fifth less time
+merging, and a query reads a few more segments (a millisecond or two at 100 MB)."""
+PAGE_SIZE = 8192
+"""Bytes per page of a new index file: pieces of a few KB leave less of each page unused than with 4 KB."""
 
 ProblemKind = Literal["corrupt", "locked", "read-only", "unavailable"]
 
@@ -95,10 +108,17 @@ def _schema(tokenizer: str) -> list[str]:
         "CREATE INDEX sessions_parent ON sessions(parent)",
         """CREATE TABLE docs(
             id INTEGER PRIMARY KEY, session TEXT NOT NULL, message INTEGER NOT NULL, role TEXT NOT NULL,
-            tool TEXT, path TEXT, body BLOB NOT NULL)""",
+            tool TEXT, path TEXT)""",
+        "CREATE TABLE texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
         "CREATE INDEX docs_session ON docs(session, message)",
-        f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='', tokenize='{tokenizer}')",
-        "CREATE VIRTUAL TABLE cjk_fts USING fts5(grams, content='', tokenize='unicode61')",
+        # unicode61 (compared with trigram by the benchmark) keeps positions: its queries are phrases.
+        f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, content='', tokenize='{tokenizer}', "
+        f"detail={'none' if tokenizer == 'trigram' else 'full'}, columnsize=0)",
+        f"CREATE VIRTUAL TABLE words_fts USING fts5(body, content='', tokenize=\"{WORDS_TOKENIZER}\", detail=none, "
+        "columnsize=0)",
+        "CREATE VIRTUAL TABLE cjk_fts USING fts5(grams, content='', tokenize='unicode61', detail=none, columnsize=0)",
+        *(f"INSERT INTO {table}({table}, rank) VALUES ('{setting}', {value})" for table in ("docs_fts", "words_fts")
+          for setting, value in MERGING),
         "CREATE TABLE checks(name TEXT PRIMARY KEY, at REAL NOT NULL)",
     ]
 
@@ -124,6 +144,9 @@ class Database:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
+        self.replaced_version: int | None = None
+        """Set when this object found an index written by another version of deep-tui (its
+        ``user_version``) and emptied it: everything is indexed again."""
 
     def connection(self, busy_ms: int) -> sqlite3.Connection:
         """This thread's connection (opened, and the schema created or rebuilt, on first use).
@@ -164,18 +187,22 @@ class Database:
 
     def _create(self, connection: sqlite3.Connection) -> None:
         """Create the schema, or drop and re-create an index of another version (it is rebuilt from disk)."""
+        connection.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file (or the VACUUM below) takes it
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("BEGIN IMMEDIATE")
         dropped = False
         try:
             if connection.execute("PRAGMA user_version").fetchone()[0] != self.version:  # not done by another process
+                old_version = connection.execute("PRAGMA user_version").fetchone()[0]
                 for (name,) in connection.execute(
                         "SELECT name FROM sqlite_master WHERE type='table' AND name IN "
-                        "('docs_fts','cjk_fts','docs','sessions','checks')"
+                        "('docs_fts','words_fts','cjk_fts','docs','texts','sessions','checks')"
                 ).fetchall():
                     connection.execute(f"DROP TABLE IF EXISTS {name}")
                     dropped = True
+                if dropped:
+                    self.replaced_version = old_version
                 for statement in _schema(self.tokenizer):
                     connection.execute(statement)
                 # A file made just now is sound: the first check is due a day later (see SearchIndex.check).
@@ -185,11 +212,18 @@ class Database:
         except BaseException:
             connection.execute("ROLLBACK")
             raise
-        if dropped:  # give back the old index's pages (it is rebuilt from messages.json)
-            try:
+        if dropped:  # give back the old index's pages (it is rebuilt from messages.json), in today's page size
+            try:  # (a WAL file keeps its page size through VACUUM: out of WAL for it, and back)
+                connection.execute("PRAGMA journal_mode=DELETE")
+                connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
                 connection.execute("VACUUM")
             except sqlite3.OperationalError as error:  # another deep-tui reads it: the space is reused later
                 logger.info("could not compact the search index %s: %s", self.path, error)
+            finally:
+                try:
+                    connection.execute("PRAGMA journal_mode=WAL")
+                except sqlite3.OperationalError as error:  # left in rollback-journal mode: still a working index
+                    logger.info("the search index %s stays out of WAL mode: %s", self.path, error)
         logger.info("created the search index %s (%s)", self.path, self.tokenizer)
 
     @contextmanager
@@ -313,25 +347,36 @@ def put_row(connection: sqlite3.Connection, row: IndexedSession) -> None:
 def delete_docs(connection: sqlite3.Connection, session_id: str) -> None:
     """Remove a session's documents from the table and from the FTS indexes (a contentless index is told
     the text it indexed)."""
-    rows = connection.execute("SELECT id, body FROM docs WHERE session=?", (session_id,)).fetchall()
+    rows = connection.execute("SELECT t.id, t.body FROM docs d JOIN texts t ON t.id = d.id WHERE d.session=?",
+                              (session_id,)).fetchall()
     for doc_id, body in rows:
         text = unpack(body)
         connection.execute("INSERT INTO docs_fts(docs_fts, rowid, body) VALUES ('delete', ?, ?)", (doc_id, text))
+        connection.execute("INSERT INTO words_fts(words_fts, rowid, body) VALUES ('delete', ?, ?)", (doc_id, text))
         grams = () if text.isascii() else cjk_grams(fold(text))
         if grams:
             connection.execute("INSERT INTO cjk_fts(cjk_fts, rowid, grams) VALUES ('delete', ?, ?)",
                                (doc_id, " ".join(sorted(grams))))
+    connection.execute("DELETE FROM texts WHERE id IN (SELECT id FROM docs WHERE session=?)", (session_id,))
     connection.execute("DELETE FROM docs WHERE session=?", (session_id,))
 
 
 def insert_docs(connection: sqlite3.Connection, session_id: str,
                 docs: list[tuple[int, str, str | None, str | None, str]]) -> None:
-    """``docs``: (message, role, tool, path, body) rows for ``session_id``."""
-    for message, role, tool, path, body in docs:
-        cursor = connection.execute("INSERT INTO docs(session, message, role, tool, path, body) VALUES (?,?,?,?,?,?)",
-                                    (session_id, message, role, tool, path, pack(body)))
-        connection.execute("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", (cursor.lastrowid, body))
-        grams = () if body.isascii() else cjk_grams(fold(body))
-        if grams:
-            connection.execute("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)",
-                               (cursor.lastrowid, " ".join(sorted(grams))))
+    """``docs``: (message, role, tool, path, body) rows for ``session_id`` (in a write transaction: their ids
+    follow the largest one; one statement per table for all of them)."""
+    if not docs:
+        return
+    first = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+    ids = range(first, first + len(docs))
+    connection.executemany("INSERT INTO docs(id, session, message, role, tool, path) VALUES (?,?,?,?,?,?)",
+                           [(doc_id, session_id, message, role, tool, path)
+                            for doc_id, (message, role, tool, path, _) in zip(ids, docs, strict=True)])
+    texts = [(doc_id, doc[4]) for doc_id, doc in zip(ids, docs, strict=True)]
+    connection.executemany("INSERT INTO texts(id, body) VALUES (?, ?)", [(doc_id, pack(text)) for doc_id, text in texts])
+    connection.executemany("INSERT INTO docs_fts(rowid, body) VALUES (?, ?)", texts)
+    connection.executemany("INSERT INTO words_fts(rowid, body) VALUES (?, ?)", texts)
+    grams = [(doc_id, " ".join(sorted(found))) for doc_id, text in texts
+             if not text.isascii() and (found := cjk_grams(fold(text)))]
+    if grams:
+        connection.executemany("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)", grams)

@@ -6,39 +6,51 @@ tokenizer, finds any substring of 3+ characters (``parse_conf`` finds ``parse_co
 finds ``src/tui/app.py``). One- and two-character CJK words are looked up in the CJK table; other
 short words are checked on the text of what the longer ones found.
 
-Ranking is deterministic — the same answer every time, however loaded the machine: the newest
-:data:`CANDIDATES` matches are read and an exact match (the whole query as typed, then every word as
-a whole word or identifier) comes before a match inside a longer word, then the more relevant
-(term counts against length, as bm25), then the newer. (SQLite's own bm25 first counts every match
-of every term in the whole index: tens of milliseconds for a common word at 100 MB.) No Textual here.
+Every candidate the index gives is checked on its text (the index keeps no positions,
+:mod:`tui.store.search_candidates`): a hit always holds what was typed. Ranking is deterministic — the
+same answer every time, however loaded the machine: the newest matches where every word stands alone,
+then the newest of all matches, up to :data:`CANDIDATES`, are ranked: an exact match (the whole query
+as typed, then every word as a whole word or identifier) before a match inside a longer word, then the
+more relevant (term counts against length, as bm25), then the newer. No Textual here.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from tui.store.search_db import IndexedSession, unpack
-from tui.store.search_terms import Query, exactness, fold, is_cjk_word, make_excerpt, make_snippet, matches
+from tui.store.search_candidates import (
+    CHECK_BATCH,
+    MIN_TERM,
+    Match,
+    QueryTooShort,
+    Row,
+    SearchCancelled,
+    build_match,
+    candidate_pages,
+    candidate_sessions,
+    checked,
+    read_docs,
+)
+from tui.store.search_db import IndexedSession
+from tui.store.search_terms import exactness, make_excerpt, make_snippet
 
-Row = tuple[Any, ...]
-"""A row as sqlite3 returns it."""
+__all__ = ["MIN_TERM", "Match", "QueryTooShort", "SearchCancelled", "SearchHit", "build_match", "hits_for_docs", "matching_sessions",
+           "ranked_hits"]
 
-MIN_TERM = 3
 CANDIDATES = 300
-"""A query ranks at most this many matches, the newest ones (a common word matches tens of thousands):
-bounded work, so every query answers within the target and always with the same hits."""
-POOL_CHARS = 3_000_000
-"""…and stops reading candidates past this much text (a few saved outputs can be megabytes each)."""
+"""A query ranks at most this many matches (a common word matches tens of thousands): bounded work, so
+every query answers within the target and always with the same hits."""
+POOL_CHARS = 1_000_000
+"""…and stops reading candidates past this much text once it has enough hits to show (a few saved
+outputs can be megabytes each, and a word whose trigrams are everywhere has many candidates to check)."""
+SESSION_CHECK_CHARS = 500_000
+"""The picker counts the sessions matching beyond those it shows by checking at most this much text;
+sessions left unchecked are counted as "up to"."""
 AVERAGE_CHARS = 1_000
 """A typical piece of a message, in characters: the length a relevance score is normalised against."""
-
-
-class QueryTooShort(ValueError):
-    """No word of the query is long enough to look up."""
 
 
 @dataclass(frozen=True)
@@ -60,42 +72,6 @@ class SearchHit:
     """Forks that copied this message with their parent's prefix (the same text, listed once)."""
     excerpt: str = ""
     """Verbatim lines around the match (only when asked for: the agent's tool)."""
-
-
-@dataclass(frozen=True)
-class Match:
-    """The FTS5 expressions for a query, and the short words checked on the text."""
-
-    expression: str | None
-    """For ``docs_fts`` (words of 3+ characters); ``None`` when the query has none."""
-    cjk_expression: str | None
-    """For ``cjk_fts`` (one- and two-character CJK words)."""
-    short_terms: tuple[str, ...]
-    query: Query
-
-    @property
-    def terms(self) -> tuple[str, ...]:
-        return self.query.terms
-
-
-def _quoted(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def build_match(query: Query, tokenizer: str) -> Match:
-    """``parse_conf db 東京`` → ``"parse_conf"`` in the trigram index, ``"東京"`` in the CJK table, and
-    ``db`` checked on the text. Raises :class:`QueryTooShort`."""
-    long_terms = [term for term in query.terms if len(term) >= MIN_TERM]
-    cjk_terms = [fold(term) for term in query.terms if len(term) < MIN_TERM and is_cjk_word(term)]
-    short_terms = tuple(term for term in query.terms if len(term) < MIN_TERM and not is_cjk_word(term))
-    if not long_terms and not cjk_terms:
-        raise QueryTooShort(f"a search needs a word of at least {MIN_TERM} characters "
-                            "(or a Chinese, Japanese or Korean word)")
-    quoted = [_quoted(term) for term in long_terms]
-    if tokenizer == "unicode61":  # prefix match on the last token of each term, as typed
-        quoted = [f"{term} *" for term in quoted]
-    return Match(" AND ".join(quoted) if quoted else None,
-                 " AND ".join(_quoted(term) for term in cjk_terms) if cjk_terms else None, short_terms, query)
 
 
 def scope_of(session_id: str, rows: dict[str, IndexedSession]) -> list[tuple[str, int | None]]:
@@ -126,52 +102,9 @@ def _scope_where(scope: list[tuple[str, int | None]]) -> tuple[str, list[object]
     return " OR ".join(alternatives), params
 
 
-def _candidates_sql(match: Match, *, rowid_range: bool = False) -> tuple[str, list[object]]:
-    """Matching document ids, newest first (within ``rowid BETWEEN ? AND ?``)."""
-    table, expression = ("docs_fts", match.expression) if match.expression else ("cjk_fts", match.cjk_expression)
-    sql = f"SELECT {table}.rowid FROM {table} WHERE {table} MATCH ?"
-    params: list[object] = [expression]
-    if match.expression and match.cjk_expression:
-        sql += " AND docs_fts.rowid IN (SELECT rowid FROM cjk_fts WHERE cjk_fts MATCH ?)"
-        params.append(match.cjk_expression)
-    if rowid_range:
-        sql += f" AND {table}.rowid BETWEEN ? AND ?"
-    return sql + f" ORDER BY {table}.rowid DESC", params
-
-
-def _candidate_ids(connection: sqlite3.Connection, match: Match, scope: list[tuple[str, int | None]] | None,
-                   count: int) -> list[int]:
-    """The newest ``count`` matching document ids, in every session or in ``scope``'s documents (found by
-    their id range — one session's are close together — and kept by membership)."""
-    if scope is None:
-        sql, params = _candidates_sql(match)
-        return [doc_id for (doc_id,) in connection.execute(sql + " LIMIT ?", [*params, count])]
-    where, scope_params = _scope_where(scope)
-    members = {doc_id for (doc_id,) in connection.execute(f"SELECT id FROM docs WHERE {where}", scope_params)}
-    if not members:
-        return []
-    sql, params = _candidates_sql(match, rowid_range=True)
-    return [doc_id for (doc_id,) in connection.execute(sql, [*params, min(members), max(members)])
-            if doc_id in members][:count]
-
-
-_COLUMNS = "d.id, d.session, d.message, d.role, d.tool, d.path"
-
-
-def _docs(connection: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Row]:
-    """``id → (id, session, message, role, tool, path, body)`` with the text unpacked."""
-    found: dict[int, Row] = {}
-    for start in range(0, len(ids), 500):
-        batch = list(ids[start:start + 500])
-        marks = ",".join("?" * len(batch))
-        for row in connection.execute(f"SELECT {_COLUMNS}, d.body FROM docs d WHERE d.id IN ({marks})", batch):
-            found[row[0]] = (*row[:6], unpack(row[6]))
-    return found
-
-
-def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
+def _scope_members(connection: sqlite3.Connection, scope: list[tuple[str, int | None]]) -> set[int]:
+    where, params = _scope_where(scope)
+    return {doc_id for (doc_id,) in connection.execute(f"SELECT id FROM docs WHERE {where}", params)}
 
 
 def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession], *,
@@ -179,31 +112,46 @@ def ranked_hits(connection: sqlite3.Connection, match: Match, rows: dict[str, In
                 candidates: int = CANDIDATES) -> list[SearchHit]:
     """The best ``limit`` messages, one hit per message; all sessions, or ``session_id``'s history.
 
-    The newest ``candidates`` matches (at least ``4 × limit``; fewer when their text passes
-    :data:`POOL_CHARS`) are read and ranked: exact matches first
-    (:func:`tui.store.search_terms.exactness`), then by relevance (:func:`relevance`), then newest."""
-    scope = scope_of(session_id, rows) if session_id is not None else None
-    ids = _candidate_ids(connection, match, scope, max(candidates, limit * 4))
-    short = [fold(term) for term in match.short_terms]
-    terms = [fold(term) for term in match.terms]
-    ranked: list[tuple[int, float, int, Row]] = []
+    The pool ranked: the newest matches where every word stands alone (from ``words_fts``), then the
+    newest of all matches (from the trigram index), every one checked on its text, until it holds
+    ``candidates`` (at least ``4 × limit``), or ``limit`` once :data:`POOL_CHARS` of text was read.
+    Ranked: exact matches first (:func:`tui.store.search_terms.exactness`), then by relevance
+    (:func:`relevance`), then newest. Deterministic: counts, never the clock, bound the work."""
+    members: set[int] | None = None
+    id_range: tuple[int, int] | None = None
+    if session_id is not None:
+        members = _scope_members(connection, scope_of(session_id, rows))
+        if not members:
+            return []
+        id_range = (min(members), max(members))  # one session's documents are close together
+    want = max(candidates, limit * 4)
+    terms = match.folded_terms
+    pool: list[tuple[int, float, int, Row]] = []
+    seen: set[int] = set()
     read = 0
-    for batch in _batches(ids, 100):
-        docs = _docs(connection, batch)
-        for doc_id in batch:
-            doc = docs.get(doc_id)
-            if doc is None:
-                continue
-            text = fold(doc[6])
-            read += len(text)
-            if short and not matches(text, short):
-                continue
-            ranked.append((exactness(text, match.query), relevance(text, terms), -doc_id, doc))
-        if read > POOL_CHARS and len(ranked) >= limit:
-            break
-    ranked.sort(key=lambda item: item[:3])
+    for words in (True, False):
+        for page in candidate_pages(connection, match, words=words, id_range=id_range):
+            fresh = [doc_id for doc_id in page if doc_id not in seen and (members is None or doc_id in members)]
+            seen.update(fresh)
+            for start in range(0, len(fresh), CHECK_BATCH):
+                for doc, text, holds in checked(connection, match, fresh[start:start + CHECK_BATCH]):
+                    read += len(text)
+                    if holds:
+                        pool.append((exactness(text, match.query), relevance(text, terms), -doc[0], doc))
+                if len(pool) >= want or (read > POOL_CHARS and len(pool) >= limit):
+                    return _best(pool, match, rows, limit, excerpts, root)
+        if words and sum(tier < 2 for tier, *_ in pool) >= limit:
+            # Every exact match is among the word index's candidates, all checked: a match inside a longer
+            # word (tier 2) cannot rank above them.
+            return _best(pool, match, rows, limit, excerpts, root)
+    return _best(pool, match, rows, limit, excerpts, root)
+
+
+def _best(pool: list[tuple[int, float, int, Row]], match: Match, rows: dict[str, IndexedSession], limit: int,
+          excerpts: bool, root: Path | None) -> list[SearchHit]:
+    pool.sort(key=lambda item: item[:3])
     best: dict[tuple[str, int], tuple[int, Row]] = {}
-    for tier, score, _, doc in ranked:
+    for tier, score, _, doc in pool:
         key = (doc[1], doc[2])
         if key not in best:
             best[key] = (tier, (*doc, score))
@@ -223,37 +171,75 @@ def relevance(text_folded: str, terms_folded: Sequence[str]) -> float:
     return -round(score, 6)
 
 
-def matching_sessions(connection: sqlite3.Connection, match: Match, *, checks: int = CANDIDATES) -> dict[str, int]:
-    """Every session with a match in what it recorded itself → the document of its newest matching message.
+@dataclass
+class SessionMatches:
+    """What the picker shows: the first matching sessions in its order, each with its newest matching
+    document, and how many match in all."""
 
-    With short words to check on the text, at most ``checks`` documents are read (newest first)."""
-    sql, params = _candidates_sql(match)
-    if not match.short_terms:
-        return {session: doc_id for session, doc_id in connection.execute(
-            f"SELECT d.session, max(d.id) FROM docs d WHERE d.id IN (SELECT rowid FROM ({sql})) GROUP BY d.session",
-            params)}
-    short = [fold(term) for term in match.short_terms]
-    ids = [doc_id for (doc_id,) in connection.execute(sql, params)]
+    newest: dict[str, int]
+    matching: int
+    """Sessions known to match (all of those in ``newest``, and more beyond ``limit``)."""
+    unchecked: int = 0
+    """Sessions with candidates left unchecked (the count is "up to" ``matching + unchecked``)."""
+
+
+def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Sequence[str] | None = None,
+                      limit: int | None = None, skip: Collection[str] = (),
+                      budget: int = SESSION_CHECK_CHARS, cancelled: Callable[[], bool] | None = None) -> SessionMatches:
+    """Sessions with a match in what they recorded themselves, in ``order`` (then the rest, sorted), each with
+    the document of its newest matching message: its candidates are checked newest first until one holds
+    the query. The first ``limit`` matching sessions are always found; the rest are counted until
+    ``budget`` characters of text were read. Sessions in ``skip`` (not indexed yet) are left out.
+    Raises :class:`SearchCancelled` when ``cancelled()`` says so (checked between windows of sessions)."""
+    owners: dict[str, list[int]] = {}
+    for doc_id, session in candidate_sessions(connection, match):  # newest first
+        if session not in skip:
+            owners.setdefault(session, []).append(doc_id)
+    listed = [session for session in order if session in owners] if order is not None else []
+    known = set(listed)
+    listed += sorted(session for session in owners if session not in known)
     newest: dict[str, int] = {}
-    read = 0
-    for batch in _batches(ids, 500):
-        docs = _docs(connection, batch)
-        for doc_id in batch:
-            doc = docs.get(doc_id)
-            if doc is None or doc[1] in newest:
-                continue
-            read += 1
-            if matches(fold(doc[6]), short):
-                newest[doc[1]] = doc_id
-        if read >= checks:
-            break
-    return newest
+    matching = read = 0
+    step = min(CHECK_BATCH, max(limit, 1)) if limit is not None else CHECK_BATCH
+    for start in range(0, len(listed), step):
+        if limit is not None and matching >= limit and read > budget:
+            return SessionMatches(newest, matching, len(listed) - start)
+        if cancelled is not None and cancelled():
+            raise SearchCancelled("the picker's filter changed")
+        window = listed[start:start + step]
+        found, spent = _newest_matches(connection, match, window, owners)
+        read += spent
+        for session in window:  # in list order
+            if session in found:
+                matching += 1
+                if limit is None or len(newest) < limit:
+                    newest[session] = found[session]
+    return SessionMatches(newest, matching)
+
+
+def _newest_matches(connection: sqlite3.Connection, match: Match, sessions: list[str],
+                    owners: dict[str, list[int]]) -> tuple[dict[str, int], int]:
+    """Each session's newest candidate that holds the query (the newest candidates of all of them checked
+    together, then the next ones of those still open…), and the characters of text read."""
+    found: dict[str, int] = {}
+    read = depth = 0
+    open_sessions = list(sessions)
+    while open_sessions:
+        holder = {owners[session][depth]: session for session in open_sessions}
+        for doc, text, holds in checked(connection, match, list(holder)):
+            read += len(text)
+            if holds:
+                found[holder[doc[0]]] = doc[0]
+        depth += 1
+        open_sessions = [session for session in open_sessions
+                         if session not in found and depth < len(owners[session])]
+    return found, read
 
 
 def hits_for_docs(connection: sqlite3.Connection, match: Match, rows: dict[str, IndexedSession],
                   doc_ids: Sequence[int], *, root: Path | None = None) -> list[SearchHit]:
     """Hits (with snippets) for chosen documents, in the order given."""
-    docs = _docs(connection, doc_ids)
+    docs = read_docs(connection, doc_ids)
     return _hits([(*docs[doc_id], None) for doc_id in doc_ids if doc_id in docs], match, rows, root=root)
 
 

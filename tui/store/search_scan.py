@@ -84,11 +84,13 @@ def _could_match(data: bytes, folded_terms: list[str]) -> bool:
 def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, limit: int,
          per_session: int | None = None, excerpts: bool = False) -> list[SearchHit]:
     """Matching messages of ``targets`` (in the order given, newest message first within each)."""
+    targets = list(targets)
+    if not targets:
+        return []
     from tui.store.search_text import message_docs  # pydantic-ai: only when files are read
 
     folded_terms = [fold(term) for term in terms]
     hits: list[SearchHit] = []
-    targets = list(targets)
     lineage = {target.session: IndexedSession(target.session, "", target.parent, target.own_from, 0, 0, 0, 0)
                for target in targets}
     for target in targets:

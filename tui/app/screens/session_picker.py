@@ -293,7 +293,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         count = plural(total, "session")
         by_content = sum(1 for entry in self._shown if entry.meta.id in hits)
         matching = self.content_results.matching if self.content_results is not None else 0
-        more = f" (the first {by_content:,} of {matching:,} — add words to narrow)" if matching > by_content else ""
+        of = f"{matching:,} or more" if self.content_results is not None and self.content_results.at_least \
+            else f"{matching:,}"
+        more = f" (the first {by_content:,} of {of} — add words to narrow)" if matching > by_content else ""
         dialog.border_subtitle = (f"{len(self._shown):,} of {count}" + (f" · {by_content:,} by content{more}"
                                                                           if by_content else "")) if terms else count
         empty = self.query_one("#empty", Static)

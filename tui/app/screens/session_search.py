@@ -22,7 +22,7 @@ else:
 
 MIN_CONTENT_QUERY = 3
 """Contents are searched once the filter has a word of at least this many characters."""
-MAX_CONTENT_ROWS = 100
+MAX_CONTENT_ROWS = 50
 """At most this many sessions (the first in the list) are shown for their contents; more words narrow it."""
 
 HIGHLIGHT_START = "\x02"
@@ -40,6 +40,8 @@ class ContentResults:
     notice: str | None = None
     matching: int = 0
     """Sessions whose contents match in all (only the first ``MAX_CONTENT_ROWS`` are in ``hits``)."""
+    at_least: bool = False
+    """More sessions may match than ``matching`` (the rest were not checked: the search bounds its work)."""
 
 
 def highlighted(snippet: str) -> Content:
@@ -113,15 +115,22 @@ class ContentSearch(_ScreenMixin):
     @work(thread=True, exclusive=True, group="picker-search")
     def _search_contents(self, query: str, order: list[str]) -> None:
         """A thread, so the UI keeps taking keys; a result for an outdated filter is dropped."""
-        from tui.store.search import QueryTooShort
+        from tui.store.search import QueryTooShort, SearchCancelled
 
         assert self.search is not None
-        try:
-            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS)
-        except (QueryTooShort, ValueError):
+        worker = get_current_worker()
+        try:  # a newer keystroke cancels this worker: its search stops at the next window of sessions
+            outcome = self.search.session_hits(query, order=order, limit=MAX_CONTENT_ROWS,
+                                               cancelled=lambda: worker.is_cancelled)
+        except (QueryTooShort, ValueError, SearchCancelled):
             return
-        if not get_current_worker().is_cancelled:
-            results = ContentResults(query, outcome.by_session, outcome.notice, outcome.matching_sessions)
+        if not worker.is_cancelled:
+            notice = outcome.notice
+            indexing = self.search.indexing
+            if indexing is not None:  # a large (re)build under way: say how far it has got
+                notice = f"search index: {indexing.describe()}" + (f"; {notice}" if notice else "")
+            results = ContentResults(query, outcome.by_session, notice, outcome.matching_sessions,
+                                     at_least=outcome.unchecked_sessions > 0)
             self.app.call_from_thread(self._show_content, results)
 
     def _show_content(self, results: ContentResults) -> None:
