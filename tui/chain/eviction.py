@@ -103,12 +103,14 @@ class EvictionCapability(AbstractCapability[Any]):
             return result
         path: str | None = None
         error: str | None = None
-        try:
-            path = str(write_output(self.large_results_dir, call.tool_call_id, serialized.data, serialized.suffix))
-        except (OSError, ValueError) as failure:
-            error = f"{type(failure).__name__}: {failure}"
         data = serialized.data
-        size = len(data) if not isinstance(data, str) or data.isascii() else len(data.encode("utf-8"))
+        payload: bytes | None = None
+        try:
+            payload = data.encode("utf-8") if isinstance(data, str) else data  # once: it can be megabytes
+            path = str(write_output(self.large_results_dir, call.tool_call_id, payload, serialized.suffix))
+        except (OSError, ValueError) as failure:  # a lone surrogate cannot be encoded: a ValueError too
+            error = f"{type(failure).__name__}: {failure}"
+        size = len(payload) if payload is not None else len(str(data).encode("utf-8", "surrogatepass"))
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
                                tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)

@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,15 @@ class SearchOutcome:
     """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
 
 
+def _log_record_failure(future: Future[bool]) -> None:
+    """``SearchIndex.record`` reports index trouble itself; anything else raised in the writer thread is logged
+    here, not lost with the future (the next search catches the session up from messages.json)."""
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
+        logger.error("indexing recorded messages failed; the next search catches up from messages.json",
+                     exc_info=error)
+
+
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
     what = {"corrupt": "was corrupt and is being rebuilt", "locked": "is locked by another deep-tui",
             "read-only": "cannot be written (read-only disk?)", "unavailable": "could not be used"}[problem.kind]
@@ -82,6 +92,10 @@ class HistorySearch:
         """The sessions folder's mtime at that pass: it changes when a session is created or deleted."""
         self._refreshing = threading.Lock()
         self._background: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        self._writer: ThreadPoolExecutor | None = None
+        self._last_record: Future[bool] | None = None
+        """The newest :meth:`record_soon` (one writer thread: once it is done, so is every earlier one)."""
 
     @property
     def tokenizer(self) -> str:
@@ -93,16 +107,46 @@ class HistorySearch:
                parent: ParentRef | None) -> bool:
         return self.index.record(session_id, first, messages, title=title, parent=parent)
 
+    def record_soon(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+                    parent: ParentRef | None) -> Future[bool]:
+        """:meth:`record` in the index's writer thread, in the order asked, so the turn that recorded the messages
+        never waits for the index (a large command's saved output takes a tenth of a second and more to index).
+        Searches, renames and forgets wait for what is queued before them, so they see every message recorded
+        earlier; the messages are in messages.json already, so an index write that never happens (the process
+        killed) is caught up from there by the next search."""
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deep-tui-index-writer")
+            future = self._writer.submit(self.index.record, session_id, first, list(messages), title=title,
+                                         parent=parent)
+            self._last_record = future
+        future.add_done_callback(_log_record_failure)
+        return future
+
+    def wait_for_records(self, timeout: float | None = None) -> bool:
+        """Wait until every :meth:`record_soon` asked so far is written (or has failed); False on ``timeout``."""
+        last = self._last_record
+        if last is None:
+            return True
+        try:
+            last.exception(timeout)
+        except TimeoutError:
+            return False
+        return True
+
     def forget(self, session_id: str) -> bool:
+        self.wait_for_records()
         self._listing = None  # its forks are re-indexed on the next query
         return self.index.forget(session_id)
 
     def rename(self, session_id: str, title: str) -> bool:
+        self.wait_for_records()  # a queued record writes the title it was given: not after this one
         return self.index.rename(session_id, title)
 
     def refresh(self, *, check: bool = False, progress: Progress | None = None) -> SyncReport:
         """Bring the whole index up to date (a background thread in the app; the CLI before a query).
         ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index."""
+        self.wait_for_records()
         with self._refreshing:
             if check:
                 self.index.check()
@@ -157,6 +201,7 @@ class HistorySearch:
         terms = list(parsed.terms)
         if not terms:
             raise ValueError("the query is empty")
+        self.wait_for_records()
         match = build_match(parsed, self.tokenizer)
         if session_id is not None:  # its own folder and its ancestors': a few stat calls
             chain = session_chain(self.data_dir, session_id)
@@ -194,6 +239,7 @@ class HistorySearch:
         terms = list(parsed.terms)
         if not terms:
             return SearchOutcome([])
+        self.wait_for_records()
         match = build_match(parsed, self.tokenizer)
         report = self._catch_up(sync_bytes)
         try:

@@ -96,8 +96,12 @@ class LiveTurn:
         return bool(self._queue) or (self._answer is not None and self._answer.behind)
 
     def push(self, event: TurnEvent) -> None:
-        """Take an event now (O(1)); it is drawn by the next frame."""
+        """Take an event now (O(1)); it is drawn by the next frame. A tool's end is drawn by the next tick
+        whatever pause the frames before asked for: the pause spares a busy stream, and the burst of output
+        before the end is over (a command's last lines and exit status are what the user waits for)."""
         self._queue.append(event)
+        if isinstance(event, ToolCallFinished):
+            self._quiet_until = 0.0
 
     def index_answers(self, recorded: Sequence[ModelMessage], turn_start: int) -> None:
         """Give every answer block of the turn its message index once the turn is recorded (``recorded`` is
