@@ -45,6 +45,7 @@ from tui.agent.sandbox import find_bwrap, probe  # noqa: E402
 from tui.app.opening import OpeningSession  # noqa: E402
 from tui.app.shell import DeepTuiApp  # noqa: E402
 from tui.app.widgets.blocks import ToolBlock  # noqa: E402
+from tui.app.widgets.chat_view import ChatView  # noqa: E402
 from tui.config import Settings, ToolSettings  # noqa: E402
 from tui.paths import DataDir  # noqa: E402
 
@@ -86,6 +87,15 @@ async def _painted(app: DeepTuiApp) -> None:
     await refreshed.wait()
 
 
+def _newest_tool_block(chat: ChatView) -> ToolBlock | None:
+    """The chat's last tool block, looked for among its last few children (a DOM query every few milliseconds
+    would take the app's thread from the turn it times)."""
+    for child in reversed(chat.children[-4:]):
+        if isinstance(child, ToolBlock):
+            return child
+    return None
+
+
 def _command_ended_on_screen(block: ToolBlock, tail: str | None) -> bool:
     result = block.query(".tool-result")
     if not result or "exit status" not in str(result.first().render()):
@@ -122,17 +132,18 @@ async def _timed_turns(root: Path, commands: list[str]) -> list[TurnTimes]:
             if time.perf_counter() - opening > 60:
                 raise RuntimeError(f"the session did not open in 60 s: {app.startup_error}")
         runtime = app.runtime
+        chat = app.query_one(ChatView)
         for command in commands:
             tail = f"step {LINES}: compiling" if command == COMMAND else None  # the streamed run's last line
-            blocks = len(app.query(ToolBlock))
+            before = _newest_tool_block(chat)
             app.query_one("PromptInput").text = command  # type: ignore[attr-defined]
             started = time.perf_counter()
             app.post_message(events.Key("enter", "\r"))  # not pilot.press: it waits for the app to go idle
             on_screen: float | None = None
             while True:
                 await asyncio.sleep(0.005)
-                found = app.query(ToolBlock)
-                if on_screen is None and len(found) > blocks and _command_ended_on_screen(found.last(), tail):
+                block = _newest_tool_block(chat)
+                if on_screen is None and block not in (None, before) and _command_ended_on_screen(block, tail):
                     await _painted(app)
                     on_screen = time.perf_counter() - started
                 if on_screen is not None and not app.runtime.busy:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,13 @@ def _head_and_tail(text: str) -> tuple[list[str], list[str], int]:
     return head, tail, count
 
 
+def _save(directory: Path, tool_call_id: str, serialized: SerializedOutput) -> tuple[str, int]:
+    """Write the output whole (encoded once: it can be megabytes); its path and size in bytes."""
+    data = serialized.data
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    return str(write_output(directory, tool_call_id, payload, serialized.suffix)), len(payload)
+
+
 @dataclass
 class EvictionCapability(AbstractCapability[Any]):
     """Runs after each tool: large outputs go to ``large_results_dir`` before they enter the history."""
@@ -103,14 +111,11 @@ class EvictionCapability(AbstractCapability[Any]):
             return result
         path: str | None = None
         error: str | None = None
-        data = serialized.data
-        payload: bytes | None = None
-        try:
-            payload = data.encode("utf-8") if isinstance(data, str) else data  # once: it can be megabytes
-            path = str(write_output(self.large_results_dir, call.tool_call_id, payload, serialized.suffix))
+        try:  # in a thread: the app keeps drawing (a command's last lines) while megabytes are written
+            path, size = await asyncio.to_thread(_save, self.large_results_dir, call.tool_call_id, serialized)
         except (OSError, ValueError) as failure:  # a lone surrogate cannot be encoded: a ValueError too
             error = f"{type(failure).__name__}: {failure}"
-        size = len(payload) if payload is not None else len(str(data).encode("utf-8", "surrogatepass"))
+            size = len(str(serialized.data).encode("utf-8", "surrogatepass"))
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
                                tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)

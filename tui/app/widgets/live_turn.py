@@ -31,6 +31,7 @@ from tui.agent.turn_events import (
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
+    ToolOutputEnded,
     TurnEvent,
     TurnFailed,
 )
@@ -96,12 +97,13 @@ class LiveTurn:
         return bool(self._queue) or (self._answer is not None and self._answer.behind)
 
     def push(self, event: TurnEvent) -> None:
-        """Take an event now (O(1)); it is drawn by the next frame. A tool's end is drawn by the next tick
-        whatever pause the frames before asked for: the pause spares a busy stream, and the burst of output
-        before the end is over (a command's last lines and exit status are what the user waits for)."""
+        """Take an event now (O(1)); it is drawn by the next frame. A tool's end is drawn at once, whatever pause
+        the frames before asked for: the pause spares a busy stream, and the burst of output before the end is
+        over (a command's last lines and exit status are what the user waits for)."""
         self._queue.append(event)
-        if isinstance(event, ToolCallFinished):
+        if isinstance(event, (ToolOutputEnded, ToolCallFinished)):
             self._quiet_until = 0.0
+            self.chat.call_later(self._frame)
 
     def index_answers(self, recorded: Sequence[ModelMessage], turn_start: int) -> None:
         """Give every answer block of the turn its message index once the turn is recorded (``recorded`` is
@@ -196,6 +198,8 @@ class LiveTurn:
                         and self._queue[0].call_id == event.call_id:
                     pieces.append(self._queue.popleft().text)  # type: ignore[union-attr]
                 chat.tool_output(event.call_id, pieces)
+            elif isinstance(event, ToolOutputEnded):
+                chat.tool_output_ended(event.call_id, event.status)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
             elif isinstance(event, PromptAttached):
