@@ -205,3 +205,22 @@ async def test_a_tools_end_is_drawn_at_once_whatever_pause_the_stream_asked_for(
     [frame] = turn.chat.soon  # a frame is asked for now
     await frame()
     assert len(drawn) == count + 1 and drawn[-1] == clock.wall - 0.03
+
+
+async def test_a_tools_end_queued_while_a_frame_is_unpainted_is_drawn_right_after_that_paint(
+        monkeypatch: pytest.MonkeyPatch, clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.03, drawn=drawn)
+    paints: list[Any] = []
+    turn.chat.call_after_refresh = lambda callback, *args: paints.append((callback, args))  # type: ignore[method-assign]
+    turn.push(ToolOutputDelta("c1", "output\n"))
+    await turn._frame()  # drawn, its paint not in yet
+    turn.push(ToolOutputEnded("c1", "[exit status 0 · 1.0 s]"))
+    [frame] = turn.chat.soon
+    await frame()
+    assert len(drawn) == 1  # no frame before the one before is painted
+    callback, args = paints.pop()
+    callback(*args)
+    assert len(turn.chat.soon) == 2  # the paint asks for the end's frame at once, not at the next tick
+    await turn.chat.soon[-1]()
+    assert len(drawn) == 2 and not turn.behind

@@ -90,6 +90,8 @@ class LiveTurn:
         self._unpainted = False
         """A frame is drawn but its paint (:meth:`_painted`) has not come yet: no next frame before it, so its
         cost is known before the next starts."""
+        self._urgent = False
+        """A tool's end is queued: drawn as soon as no frame is in the way (no pause, no wait for the tick)."""
 
     @property
     def behind(self) -> bool:
@@ -102,7 +104,7 @@ class LiveTurn:
         over (a command's last lines and exit status are what the user waits for)."""
         self._queue.append(event)
         if isinstance(event, (ToolOutputEnded, ToolCallFinished)):
-            self._quiet_until = 0.0
+            self._urgent = True
             self.chat.call_later(self._frame)
 
     def index_answers(self, recorded: Sequence[ModelMessage], turn_start: int) -> None:
@@ -144,9 +146,12 @@ class LiveTurn:
                     await asyncio.wait_for(refreshed.wait(), SLOWEST_FRAME_SECONDS)
 
     async def _frame(self) -> None:
-        if self._lock.locked() or self._unpainted or time.monotonic() < self._quiet_until or not self.behind:
+        if self._lock.locked() or self._unpainted or not self.behind:
+            return
+        if time.monotonic() < self._quiet_until and not self._urgent:
             return
         async with self._lock:
+            self._urgent = False
             started = (time.monotonic(), runnable_seconds())
             await self._draw()
             if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
@@ -166,8 +171,10 @@ class LiveTurn:
         self._last_painted = (now, runnable_seconds())
         if busy < BUSY_SHARE:
             self._quiet_until = 0.0
-            return
-        self._quiet_until = now + min(SLOWEST_FRAME_SECONDS, (now - started[0]) * (1 / MAX_DRAW_SHARE - 1))
+        else:
+            self._quiet_until = now + min(SLOWEST_FRAME_SECONDS, (now - started[0]) * (1 / MAX_DRAW_SHARE - 1))
+        if self._urgent:  # a tool's end came while this frame was drawn or painted: the next one now
+            self.chat.call_later(self._frame)
 
     async def _draw(self) -> None:
         chat = self.chat
