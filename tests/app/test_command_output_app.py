@@ -3,6 +3,7 @@ the whole output saved byte for byte (the block opens it), and the exit status s
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from textual.widgets import Static
@@ -15,7 +16,7 @@ from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
-from tui.app.widgets.command_output import TAIL_LINES
+from tui.app.widgets.command_output import LINE_CHARS, TAIL_LINES, CommandOutputView
 from tui.app.widgets.prompt_input import PromptInput
 from tui.config import Settings, ToolSettings
 from tui.paths import DataDir
@@ -68,3 +69,25 @@ async def test_the_exit_status_shows_in_the_block_before_the_result(tmp_path: Pa
         await pilot.pause()
         assert result_text(block) == "[exit status 2 · 0.3 s]" and block.output_view is not None
         assert block.output_view.shown_text == "building\ndone"
+
+
+def test_pieces_cut_anywhere_show_the_same_newest_lines_as_the_whole_text() -> None:
+    rng = random.Random(8)
+    for _ in range(400):
+        text = "".join(rng.choice(["a", "bb", "\n", "\n\n", "x" * rng.randint(0, 900), "é✓"])
+                       for _ in range(rng.randint(0, 60)))
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 6))))
+        view = CommandOutputView()
+        view.feed([text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True)])
+        whole = [line[:LINE_CHARS] for line in text.removesuffix("\n").split("\n")] if text else []
+        assert view.shown_text == "\n".join(whole[-TAIL_LINES:]), repr(text)
+        assert (view.lines, view.chars) == (text.count("\n"), len(text))
+
+
+def test_a_piece_of_megabytes_shows_its_last_lines() -> None:
+    view = CommandOutputView()
+    text = "".join(f"line {number}\n" for number in range(1_000_000)) + "half a line"
+    view.feed([text])
+    assert view.shown_text.splitlines() == [*(f"line {n}" for n in range(1_000_000 - TAIL_LINES + 1, 1_000_000)),
+                                            "half a line"]
+    assert "999,989 earlier lines" in str(view.render())

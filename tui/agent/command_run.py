@@ -11,7 +11,6 @@ so they interleave exactly as the command wrote them.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import logging
 import os
 import signal
@@ -103,7 +102,7 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
     the command (``run.ending`` becomes ``cancelled``) and re-raises; pass ``run`` to keep its output then."""
     run = run if run is not None else CommandRun(command)
     run.cap_bytes = cap_bytes
-    pipe = OutputPipe()  # drained by its own thread: the command never waits for the app to draw
+    pipe = OutputPipe(cap_bytes)  # drained by its own thread: the command never waits for the app to draw
     starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=pipe.write_fd,
         stderr=asyncio.subprocess.STDOUT, cwd=sandbox.policy.workdir, env=sandbox.environment(),
@@ -124,11 +123,11 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
         else:
             kill_group(started.pid)
             pipe.start()  # what it printed before the kill is still in the pipe
-            await _reap(started, asyncio.create_task(_read(pipe, run, None, cap_bytes, started.pid)))
+            await _reap(started, asyncio.create_task(_read(pipe, run, None, started.pid)))
         run.finished = time.monotonic()
         raise
     pipe.start()
-    reader = asyncio.create_task(_read(pipe, run, on_output, cap_bytes, process.pid))
+    reader = asyncio.create_task(_read(pipe, run, on_output, process.pid))
     exited = asyncio.ensure_future(process.wait())
     try:
         async with asyncio.timeout(timeout):
@@ -164,34 +163,28 @@ async def _reap(process: asyncio.subprocess.Process, reader: asyncio.Task[None])
             reader.cancel()
 
 
-async def _read(pipe: OutputPipe, run: CommandRun, on_output: OutputSink | None, cap_bytes: int, pid: int) -> None:
-    """Take the output until the pipe closes; past ``cap_bytes`` the command is killed and the rest is drained
-    unread. Every piece is in ``run.pieces`` as soon as it is taken; ``on_output`` gets them in batches
+async def _read(pipe: OutputPipe, run: CommandRun, on_output: OutputSink | None, pid: int) -> None:
+    """Take the output until the pipe closes; once past the cap the command is killed (the pipe drops the rest).
+    Every piece is in ``run.pieces`` as soon as it is taken; ``on_output`` gets them in batches
     (:class:`_Batches`)."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     batches = _Batches(run, on_output)
     try:
         ended = False
         while not ended:
             try:
                 async with asyncio.timeout_at(batches.due):  # no deadline while nothing waits to be handed on
-                    chunks, ended = await pipe.take()
+                    texts, ended = await pipe.take()
             except TimeoutError:  # the command went quiet: what it printed last is handed on now
                 await batches.deliver()
                 continue
-            for data in chunks:
-                if run.ending == "output_cap":
-                    break
-                room = cap_bytes - run.byte_count
-                if len(data) > room:
-                    data = data[:room]
-                    run.ending = "output_cap"
-                    kill_group(pid)
-                run.byte_count += len(data)
-                batches.add(decoder.decode(data))
+            run.byte_count = pipe.byte_count
+            if pipe.capped and run.ending != "output_cap":
+                run.ending = "output_cap"
+                kill_group(pid)
+            for text in texts:
+                batches.add(text)
             if batches.due is not None and batches.due <= asyncio.get_running_loop().time():
                 await batches.deliver()
-        batches.add(decoder.decode(b"", final=True))
         await batches.deliver()
     finally:
         pipe.close()

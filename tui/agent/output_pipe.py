@@ -10,6 +10,7 @@ came since it last looked — not once per write of the command.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import fcntl
 import logging
@@ -35,15 +36,21 @@ _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 class OutputPipe:
     """A pipe whose write end the command gets (:attr:`write_fd`) and whose read end a daemon thread drains.
 
-    :meth:`take` (on the event loop) returns everything read since the last call, waiting for something if there is
-    nothing yet; ``(…, True)`` once the pipe is closed by every writer (or the reading was stopped)."""
+    :meth:`take` (on the event loop) returns the text read since the last call, waiting for some if there is none
+    yet, and whether the output has ended (the pipe closed by every writer, or the reading stopped). Past
+    ``cap_bytes`` nothing more is kept (the rest is read and dropped) and :attr:`capped` is set."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap_bytes: int) -> None:
         self._read_fd, self.write_fd = os.pipe2(os.O_CLOEXEC)
         with contextlib.suppress(OSError):  # not Linux, or over the limit: the default size is fine, only slower
             fcntl.fcntl(self.write_fd, _F_SETPIPE_SZ, PIPE_BYTES)
+        self._cap_bytes = cap_bytes
+        self.byte_count = 0
+        """Bytes kept (at most ``cap_bytes``)."""
+        self.capped = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._lock = threading.Lock()
-        self._chunks: list[bytes] = []
+        self._texts: list[str] = []
         self._ended = False
         self._stopping = False
         self._arrived = asyncio.Event()
@@ -71,13 +78,13 @@ class OutputPipe:
             os.close(self._read_fd)
             self._read_fd = -1
 
-    async def take(self) -> tuple[list[bytes], bool]:
-        """What was read since the last call (in order), and whether the output has ended."""
+    async def take(self) -> tuple[list[str], bool]:
+        """The text read since the last call (in order, in pieces), and whether the output has ended."""
         await self._arrived.wait()
         self._arrived.clear()
         with self._lock:
-            chunks, self._chunks = self._chunks, []
-            return chunks, self._ended
+            texts, self._texts = self._texts, []
+            return texts, self._ended
 
     def _drain(self) -> None:
         poller = select.poll()
@@ -89,11 +96,7 @@ class OutputPipe:
                 data = os.read(self._read_fd, CHUNK_BYTES)
                 if not data:
                     break
-                with self._lock:
-                    first = not self._chunks
-                    self._chunks.append(data)
-                if first:
-                    self._wake()
+                self._keep(data)
                 if len(data) < CHUNK_BYTES:
                     time.sleep(GATHER_SECONDS)
         except OSError as error:
@@ -101,8 +104,26 @@ class OutputPipe:
         finally:
             os.close(self._read_fd)
             self._read_fd = -1
+            self._keep(b"", final=True)
             with self._lock:
                 self._ended = True
+            self._wake()
+
+    def _keep(self, data: bytes, *, final: bool = False) -> None:
+        if self.capped and not final:
+            return
+        room = self._cap_bytes - self.byte_count
+        capped_now = len(data) > room
+        if capped_now:
+            data = data[:room]
+            self.capped = True
+        self.byte_count += len(data)
+        text = self._decoder.decode(data, final=final)
+        with self._lock:
+            first = not self._texts
+            if text:
+                self._texts.append(text)
+        if (first and text) or capped_now:  # the loop is told at once that the command must be stopped
             self._wake()
 
     def _wake(self) -> None:

@@ -81,8 +81,21 @@ def _head_and_tail(text: str) -> tuple[list[str], list[str], int]:
         lines = text.splitlines()
         return lines[:HEAD_LINES], lines[-TAIL_LINES:], len(lines)
     count = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    head = text.split("\n", HEAD_LINES)[:HEAD_LINES]
-    tail = text.removesuffix("\n").rsplit("\n", TAIL_LINES)[-TAIL_LINES:]
+    head_end = -1  # the newline ending the last head line (found from the start: nothing else is split or copied)
+    for _ in range(HEAD_LINES):
+        head_end = text.find("\n", head_end + 1)
+        if head_end < 0:
+            break
+    head = (text[:head_end] if head_end >= 0 else text).split("\n")[:HEAD_LINES]
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    start, end = 0, stop
+    for _ in range(TAIL_LINES):  # the tail's first line starts after the TAIL_LINES-th newline from the end
+        found = text.rfind("\n", 0, end)
+        if found < 0:
+            start = 0
+            break
+        start, end = found + 1, found
+    tail = text[start:stop].split("\n")
     return head, tail, count
 
 
