@@ -25,3 +25,11 @@ def test_a_ten_megabyte_output_previews_its_first_and_last_lines() -> None:
     preview = build_preview(text, path="/saved/out.txt", tool_name="execute")
     assert "step 0: ok\nstep 1: ok" in preview and "step 699999: ok" in preview
     assert "[… 699970 lines omitted …]" in preview and f"{len(text):,} characters, 700,000 lines" in preview
+
+
+def test_a_large_output_is_saved_as_the_same_bytes_encoded_slice_by_slice() -> None:
+    from tui.chain.eviction import ENCODE_SLICE_CHARS, _utf8
+
+    text = ("naïve ✓ 東京 " * 300_000)[: ENCODE_SLICE_CHARS * 3 + 17]
+    assert len(text) > ENCODE_SLICE_CHARS * 3 and _utf8(text) == text.encode("utf-8")
+    assert _utf8("short ✓") == "short ✓".encode()

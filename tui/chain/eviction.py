@@ -99,11 +99,24 @@ def _head_and_tail(text: str) -> tuple[list[str], list[str], int]:
     return head, tail, count
 
 
+ENCODE_SLICE_CHARS = 1_000_000
+"""A large output is encoded this many characters at a time: the thread saving it lets go of the GIL between
+slices, so the app's thread (drawing the command's last lines) never waits for the whole encoding."""
+
+
 def _save(directory: Path, tool_call_id: str, serialized: SerializedOutput) -> tuple[str, int]:
     """Write the output whole (encoded once: it can be megabytes); its path and size in bytes."""
     data = serialized.data
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = _utf8(data) if isinstance(data, str) else data
     return str(write_output(directory, tool_call_id, payload, serialized.suffix)), len(payload)
+
+
+def _utf8(text: str) -> bytes:
+    """``text.encode("utf-8")`` (the same bytes: UTF-8 encodes each character on its own), slice by slice."""
+    if len(text) <= ENCODE_SLICE_CHARS:
+        return text.encode("utf-8")
+    return b"".join(text[start:start + ENCODE_SLICE_CHARS].encode("utf-8")
+                    for start in range(0, len(text), ENCODE_SLICE_CHARS))
 
 
 @dataclass
