@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tui.agent.turn_events import TextDelta
+from tui.agent.turn_events import TextDelta, ToolCallFinished, ToolOutputDelta, ToolOutputEnded
 from tui.app.widgets import live_turn
 from tui.app.widgets.live_turn import FRAME_SECONDS, MAX_DRAW_SHARE, SLOWEST_FRAME_SECONDS, LiveTurn
 
@@ -29,6 +29,12 @@ class _Chat:
 
     def call_after_refresh(self, callback: Any, *args: Any) -> None:
         callback(*args)
+
+    def __init__(self) -> None:
+        self.soon: list[Any] = []
+
+    def call_later(self, callback: Any) -> None:
+        self.soon.append(callback)
 
 
 class _Clock:
@@ -177,3 +183,44 @@ async def test_no_frame_starts_before_the_one_before_is_painted(monkeypatch: pyt
     clock.advance(SLOWEST_FRAME_SECONDS, SLOWEST_FRAME_SECONDS)
     await turn._frame()
     assert len(drawn) == 2
+
+
+@pytest.mark.parametrize("end", [ToolOutputEnded("c1", "[exit status 0 · 2.0 s]"),
+                                 ToolCallFinished("c1", "execute", "[exit status 0 · 2.0 s]", 24)])
+async def test_a_tools_end_is_drawn_at_once_whatever_pause_the_stream_asked_for(
+        monkeypatch: pytest.MonkeyPatch, clock: _Clock, end: ToolOutputEnded | ToolCallFinished) -> None:
+    """A command printing at full speed keeps the CPU busy, so frames pause between them; its end (the last lines
+    and the exit status) is what the user waits for: it is drawn at once, not after the pause."""
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.03, drawn=drawn)
+    while len(drawn) < 3:  # the output keeps the CPU busy: from the second frame on, each asks for a pause
+        turn.push(ToolOutputDelta("c1", "line\n" * 1000))
+        await turn._frame()
+        clock.advance(FRAME_SECONDS, FRAME_SECONDS)
+    assert turn._quiet_until > clock.wall + FRAME_SECONDS  # the stream's frames are paused
+    count = len(drawn)
+    turn.push(ToolOutputDelta("c1", "last line\n"))
+    assert not turn.chat.soon  # more output waits for the pause
+    turn.push(end)
+    [frame] = turn.chat.soon  # a frame is asked for now
+    await frame()
+    assert len(drawn) == count + 1 and drawn[-1] == clock.wall - 0.03
+
+
+async def test_a_tools_end_queued_while_a_frame_is_unpainted_is_drawn_right_after_that_paint(
+        monkeypatch: pytest.MonkeyPatch, clock: _Clock) -> None:
+    drawn: list[float] = []
+    turn = _turn(monkeypatch, clock, frame_cost=0.03, drawn=drawn)
+    paints: list[Any] = []
+    turn.chat.call_after_refresh = lambda callback, *args: paints.append((callback, args))  # type: ignore[method-assign]
+    turn.push(ToolOutputDelta("c1", "output\n"))
+    await turn._frame()  # drawn, its paint not in yet
+    turn.push(ToolOutputEnded("c1", "[exit status 0 · 1.0 s]"))
+    [frame] = turn.chat.soon
+    await frame()
+    assert len(drawn) == 1  # no frame before the one before is painted
+    callback, args = paints.pop()
+    callback(*args)
+    assert len(turn.chat.soon) == 2  # the paint asks for the end's frame at once, not at the next tick
+    await turn.chat.soon[-1]()
+    assert len(drawn) == 2 and not turn.behind

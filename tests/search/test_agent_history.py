@@ -128,6 +128,7 @@ async def test_a_live_session_is_indexed_as_it_records_and_recall_finds_summariz
             events = [event async for event in runtime.run_turn(f"read f{number}.txt")]
             assert isinstance(events[-1], TurnFinished)
         assert summary_info(runtime.messages[0]) is not None  # the early turns are summarized away
+        assert factory.search.wait_for_records(timeout=10)  # indexed by the writer thread as the turns recorded
         rows = read_rows(factory.search.index.connection())
         assert rows[runtime.info.session_id].indexed == runtime.history_count()  # recorded and indexed live
         events = [event async for event in runtime.run_turn("recall row 149 marker0x")]

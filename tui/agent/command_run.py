@@ -11,8 +11,6 @@ so they interleave exactly as the command wrote them.
 from __future__ import annotations
 
 import asyncio
-import codecs
-import contextlib
 import logging
 import os
 import signal
@@ -21,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tui.agent.output_pipe import OutputPipe
 from tui.agent.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
@@ -29,14 +28,17 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 OUTPUT_CAP_BYTES = 16 * 1024 * 1024
 """A command that prints more than this is stopped: the model gets what came, and is told."""
-READ_SIZE = 64 * 1024
+DELIVERY_SECONDS = 1 / 30
+"""Output is handed to ``on_output`` at most this often, what came in between joined: a command printing
+megabytes in 4 KB writes costs one event per interval rather than one per write (the screen draws at a lower
+rate anyway). The first output after a quiet spell goes at once; none waits longer than this."""
 REAP_SECONDS = 1.0
 """How long to wait for a killed command to be gone (and its last output read) before giving up on it."""
 
 Ending = Literal["exited", "timeout", "cancelled", "output_cap", "failed_to_start"]
 
 OutputSink = Callable[[str], Awaitable[None]]
-"""Receives each piece of output (decoded text) as it arrives."""
+"""Receives the output (decoded text) as it arrives, in order, in pieces at most :data:`DELIVERY_SECONDS` apart."""
 
 
 @dataclass
@@ -100,27 +102,32 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
     the command (``run.ending`` becomes ``cancelled``) and re-raises; pass ``run`` to keep its output then."""
     run = run if run is not None else CommandRun(command)
     run.cap_bytes = cap_bytes
+    pipe = OutputPipe(cap_bytes)  # drained by its own thread: the command never waits for the app to draw
     starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=pipe.write_fd,
         stderr=asyncio.subprocess.STDOUT, cwd=sandbox.policy.workdir, env=sandbox.environment(),
-        start_new_session=True, limit=READ_SIZE))
+        start_new_session=True))
     try:
-        # shielded: a cancel while asyncio connects the pipes would kill the shell alone, leaving its children
+        # shielded: a cancel while asyncio starts the process would kill the shell alone, leaving its children
         process = await asyncio.shield(starting)
     except OSError as error:
+        pipe.close()
         run.ending, run.error, run.finished = "failed_to_start", error.strerror or str(error), time.monotonic()
         return run
     except asyncio.CancelledError:
         run.ending = "cancelled"
-        with contextlib.suppress(OSError):
+        try:
             started = await starting
+        except OSError:
+            pipe.close()
+        else:
             kill_group(started.pid)
-            if started.stdout is not None:  # what it printed before the kill is still in the pipe
-                await _reap(started, asyncio.create_task(_read(started.stdout, run, None, cap_bytes, started.pid)))
+            pipe.start()  # what it printed before the kill is still in the pipe
+            await _reap(started, asyncio.create_task(_read(pipe, run, None, started.pid)))
         run.finished = time.monotonic()
         raise
-    assert process.stdout is not None
-    reader = asyncio.create_task(_read(process.stdout, run, on_output, cap_bytes, process.pid))
+    pipe.start()
+    reader = asyncio.create_task(_read(pipe, run, on_output, process.pid))
     exited = asyncio.ensure_future(process.wait())
     try:
         async with asyncio.timeout(timeout):
@@ -156,26 +163,59 @@ async def _reap(process: asyncio.subprocess.Process, reader: asyncio.Task[None])
             reader.cancel()
 
 
-async def _read(stream: asyncio.StreamReader, run: CommandRun, on_output: OutputSink | None, cap_bytes: int,
-                pid: int) -> None:
-    """Read until the pipe closes; past ``cap_bytes`` the command is killed and the rest is drained unread
-    (asyncio reports the process gone only once its pipe is closed)."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    while data := await stream.read(READ_SIZE):
-        if run.ending == "output_cap":
-            continue
-        room = cap_bytes - run.byte_count
-        if len(data) > room:
-            data = data[:room]
-            run.ending = "output_cap"
-            kill_group(pid)
-        run.byte_count += len(data)
-        await _deliver(run, decoder.decode(data), on_output)
-    await _deliver(run, decoder.decode(b"", final=True), on_output)
+async def _read(pipe: OutputPipe, run: CommandRun, on_output: OutputSink | None, pid: int) -> None:
+    """Take the output until the pipe closes; once past the cap the command is killed (the pipe drops the rest).
+    Every piece is in ``run.pieces`` as soon as it is taken; ``on_output`` gets them in batches
+    (:class:`_Batches`)."""
+    batches = _Batches(run, on_output)
+    try:
+        ended = False
+        while not ended:
+            try:
+                async with asyncio.timeout_at(batches.due):  # no deadline while nothing waits to be handed on
+                    texts, ended = await pipe.take()
+            except TimeoutError:  # the command went quiet: what it printed last is handed on now
+                await batches.deliver()
+                continue
+            run.byte_count = pipe.byte_count
+            if pipe.capped and run.ending != "output_cap":
+                run.ending = "output_cap"
+                kill_group(pid)
+            for text in texts:
+                batches.add(text)
+            if batches.due is not None and batches.due <= asyncio.get_running_loop().time():
+                await batches.deliver()
+        await batches.deliver()
+    finally:
+        pipe.close()
 
 
-async def _deliver(run: CommandRun, text: str, on_output: OutputSink | None) -> None:
-    if text:
-        run.pieces.append(text)
-        if on_output is not None:
-            await on_output(text)
+class _Batches:
+    """The output read since it was last handed to ``on_output``, and when it is due (loop time)."""
+
+    def __init__(self, run: CommandRun, on_output: OutputSink | None) -> None:
+        self._run = run
+        self._on_output = on_output
+        self._pending: list[str] = []
+        self._last = -DELIVERY_SECONDS
+        self.due: float | None = None
+        """Loop time by which the pending output must be handed on; ``None``: nothing pending."""
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        self._run.pieces.append(text)
+        if self._on_output is None:
+            return
+        self._pending.append(text)
+        if self.due is None:
+            self.due = self._last + DELIVERY_SECONDS
+
+    async def deliver(self) -> None:
+        if not self._pending or self._on_output is None:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        self.due = None
+        self._last = asyncio.get_running_loop().time()
+        await self._on_output(text)

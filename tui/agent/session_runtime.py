@@ -271,9 +271,10 @@ class SessionRuntime(SessionTurns):
         self.event_history.add(event)
 
     def _index_recorded(self, first: int, messages: Sequence[ModelMessage]) -> None:
-        """What was just appended to messages.json goes into the search index (never fails the turn)."""
+        """What was just appended to messages.json goes into the search index, in the index's writer thread: the
+        turn never waits for it, nor fails because of it."""
         meta = self.handle.meta
-        self.search.record(meta.id, first, messages, title=meta.title, parent=meta.parent)
+        self.search.record_soon(meta.id, first, messages, title=meta.title, parent=meta.parent)
 
 
     def past_events(self) -> list[ChainEvent]:
@@ -371,6 +372,7 @@ class SessionRuntime(SessionTurns):
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        await asyncio.to_thread(self.search.wait_for_records)  # the session's last messages are in the index
         self.manager.close()
         self.handle.close()
         if self._connection is not None:

@@ -3,8 +3,9 @@
 Named and shaped like pydantic-deep's (``execute(command, timeout=None)``) so adopted sessions read the same.
 It asks first (:class:`~tui.agent.write_gate.WriteGate` with :mod:`tui.agent.command_approval`); it runs through
 :func:`tui.agent.command_run.run_command` in the session's :class:`~tui.agent.sandbox.Sandbox`. Each piece of
-output reaches the run's event stream as a :class:`CommandOutput` event the moment it is read (the app appends
-it to the tool block); the whole output is the tool's return, so the chain evicts a large one like any other.
+output reaches the run's event stream as a :class:`CommandOutput` event as it is read (the app appends it to the
+tool block), and its end as a :class:`CommandEnded` (the block shows the exit status before the result is ready);
+the whole output is the tool's return, so the chain evicts a large one like any other.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ class CommandOutput(CustomEvent, name="command_output"):
     """A piece of a running command's output (decoded, not yet made terminal-safe)."""
 
     text: str
+
+
+@dataclass(kw_only=True)
+class CommandEnded(CustomEvent, name="command_ended"):
+    """The command is over (its output all delivered): how it ended, for the screen before the result is ready."""
+
+    status: str
 
 
 @dataclass
@@ -111,6 +119,8 @@ def shell_toolset(shell: ShellState) -> FunctionToolset[None]:
             if ctx.tool_call_id:
                 shell.interrupted[ctx.tool_call_id] = interrupted_text(run, ctx.tool_call_id, shell.saved_dir)
             raise
+        await ctx.emit(CommandEnded(status=run.status_line()))
+        await asyncio.sleep(0)  # the screen takes it now, before the result goes through the chain
         return command_result_text(run, note)
 
     return toolset

@@ -38,6 +38,16 @@ class ToolOutputDelta:
 
 
 @dataclass(frozen=True)
+class ToolOutputEnded:
+    """A running tool's output is over (a shell command ended): ``status`` is how (``[exit status 0 · 1.2 s]``),
+    shown at once; its :class:`ToolCallFinished` follows once the result has gone through the chain (a large
+    output saved to disk first)."""
+
+    call_id: str
+    status: str
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     call_id: str
     tool_name: str
@@ -84,5 +94,5 @@ class TurnFailed:
         object.__setattr__(self, "message", redact(self.message))
 
 
-TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolCallFinished | PromptAttached
-             | TurnFinished | TurnFailed)
+TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
+             | PromptAttached | TurnFinished | TurnFailed)

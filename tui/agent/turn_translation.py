@@ -21,13 +21,14 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from tui.agent.shell_tool import CommandOutput
+from tui.agent.shell_tool import CommandEnded, CommandOutput
 from tui.agent.turn_events import (
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
+    ToolOutputEnded,
     TurnEvent,
 )
 from tui.base.metadata_keys import EVICTED_PATH_KEY, saved_chars
@@ -54,6 +55,8 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
                                visible_json(event.part.args_as_json_str()))
     elif isinstance(event, CommandOutput):
         return ToolOutputDelta(visible(event.tool_call_id or ""), event.text)
+    elif isinstance(event, CommandEnded):
+        return ToolOutputEnded(visible(event.tool_call_id or ""), visible(event.status))
     elif isinstance(event, FunctionToolResultEvent):
         part = event.part
         if isinstance(part, ToolReturnPart):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,9 +81,42 @@ def _head_and_tail(text: str) -> tuple[list[str], list[str], int]:
         lines = text.splitlines()
         return lines[:HEAD_LINES], lines[-TAIL_LINES:], len(lines)
     count = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    head = text.split("\n", HEAD_LINES)[:HEAD_LINES]
-    tail = text.removesuffix("\n").rsplit("\n", TAIL_LINES)[-TAIL_LINES:]
+    head_end = -1  # the newline ending the last head line (found from the start: nothing else is split or copied)
+    for _ in range(HEAD_LINES):
+        head_end = text.find("\n", head_end + 1)
+        if head_end < 0:
+            break
+    head = (text[:head_end] if head_end >= 0 else text).split("\n")[:HEAD_LINES]
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    start, end = 0, stop
+    for _ in range(TAIL_LINES):  # the tail's first line starts after the TAIL_LINES-th newline from the end
+        found = text.rfind("\n", 0, end)
+        if found < 0:
+            start = 0
+            break
+        start, end = found + 1, found
+    tail = text[start:stop].split("\n")
     return head, tail, count
+
+
+ENCODE_SLICE_CHARS = 1_000_000
+"""A large output is encoded this many characters at a time: the thread saving it lets go of the GIL between
+slices, so the app's thread (drawing the command's last lines) never waits for the whole encoding."""
+
+
+def _save(directory: Path, tool_call_id: str, serialized: SerializedOutput) -> tuple[str, int]:
+    """Write the output whole (encoded once: it can be megabytes); its path and size in bytes."""
+    data = serialized.data
+    payload = _utf8(data) if isinstance(data, str) else data
+    return str(write_output(directory, tool_call_id, payload, serialized.suffix)), len(payload)
+
+
+def _utf8(text: str) -> bytes:
+    """``text.encode("utf-8")`` (the same bytes: UTF-8 encodes each character on its own), slice by slice."""
+    if len(text) <= ENCODE_SLICE_CHARS:
+        return text.encode("utf-8")
+    return b"".join(text[start:start + ENCODE_SLICE_CHARS].encode("utf-8")
+                    for start in range(0, len(text), ENCODE_SLICE_CHARS))
 
 
 @dataclass
@@ -103,12 +137,11 @@ class EvictionCapability(AbstractCapability[Any]):
             return result
         path: str | None = None
         error: str | None = None
-        try:
-            path = str(write_output(self.large_results_dir, call.tool_call_id, serialized.data, serialized.suffix))
-        except (OSError, ValueError) as failure:
+        try:  # in a thread: the app keeps drawing (a command's last lines) while megabytes are written
+            path, size = await asyncio.to_thread(_save, self.large_results_dir, call.tool_call_id, serialized)
+        except (OSError, ValueError) as failure:  # a lone surrogate cannot be encoded: a ValueError too
             error = f"{type(failure).__name__}: {failure}"
-        data = serialized.data
-        size = len(data) if not isinstance(data, str) or data.isascii() else len(data.encode("utf-8"))
+            size = len(str(serialized.data).encode("utf-8", "surrogatepass"))
         self.emit(EvictedEvent(tool_name=call.tool_name, tool_call_id=call.tool_call_id, path=path or "",
                                tokens=tokens, size_bytes=size, error=error, args=call.args_as_json_str()))
         preview = build_preview(serialized.text, path=path, tool_name=call.tool_name, error=error)

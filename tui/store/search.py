@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -92,6 +93,17 @@ class IndexingProgress:
         return f"indexed {done:.0f} of {total:.0f} MB ({100 * self.done / max(self.total, 1):.0f}%, about {left:.0f} s left)"
 
 
+def _record_logging_failure(index: SearchIndex, session_id: str, first: int, messages: Sequence[ModelMessage], *,
+                            title: str, parent: ParentRef | None) -> bool:
+    """``SearchIndex.record`` in the writer thread. It reports index trouble itself; anything else raised is logged
+    here, before the write counts as done (the next search catches the session up from messages.json)."""
+    try:
+        return index.record(session_id, first, messages, title=title, parent=parent)
+    except Exception:
+        logger.exception("indexing recorded messages failed; the next search catches up from messages.json")
+        return False
+
+
 def _problem_notice(problem: IndexProblem, scanned: int) -> str:
     what = {"corrupt": "was corrupt and is being rebuilt", "locked": "is locked by another deep-tui",
             "read-only": "cannot be written (read-only disk?)", "unavailable": "could not be used"}[problem.kind]
@@ -114,6 +126,10 @@ class HistorySearch:
         self._background: threading.Thread | None = None
         self.indexing: IndexingProgress | None = None
         """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
+        self._writer_lock = threading.Lock()
+        self._writer: ThreadPoolExecutor | None = None
+        self._last_record: Future[bool] | None = None
+        """The newest :meth:`record_soon` (one writer thread: once it is done, so is every earlier one)."""
 
     @property
     def tokenizer(self) -> str:
@@ -125,11 +141,39 @@ class HistorySearch:
                parent: ParentRef | None) -> bool:
         return self.index.record(session_id, first, messages, title=title, parent=parent)
 
+    def record_soon(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+                    parent: ParentRef | None) -> Future[bool]:
+        """:meth:`record` in the index's writer thread, in the order asked, so the turn that recorded the messages
+        never waits for the index (a large command's saved output takes a tenth of a second and more to index).
+        Searches, renames and forgets wait for what is queued before them, so they see every message recorded
+        earlier; the messages are in messages.json already, so an index write that never happens (the process
+        killed) is caught up from there by the next search."""
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deep-tui-index-writer")
+            future = self._writer.submit(_record_logging_failure, self.index, session_id, first, list(messages),
+                                         title=title, parent=parent)
+            self._last_record = future
+        return future
+
+    def wait_for_records(self, timeout: float | None = None) -> bool:
+        """Wait until every :meth:`record_soon` asked so far is written (or has failed); False on ``timeout``."""
+        last = self._last_record
+        if last is None:
+            return True
+        try:
+            last.exception(timeout)
+        except TimeoutError:
+            return False
+        return True
+
     def forget(self, session_id: str) -> bool:
+        self.wait_for_records()
         self._listing = None  # its forks are re-indexed on the next query
         return self.index.forget(session_id)
 
     def rename(self, session_id: str, title: str) -> bool:
+        self.wait_for_records()  # a queued record writes the title it was given: not after this one
         return self.index.rename(session_id, title)
 
     def refresh(self, *, check: bool = False, progress: Progress | None = None,
@@ -140,6 +184,7 @@ class HistorySearch:
         ``on_indexing``: told how far a large refresh (:data:`INDEXING_NOTE_BYTES` or more) has got, and
         ``None`` when it is over; :attr:`indexing` holds the same meanwhile. ``reason``: why the caller
         knows everything is indexed again (it found the file damaged)."""
+        self.wait_for_records()
         with self._refreshing:
             if check:
                 problem = self.index.check()
@@ -224,6 +269,7 @@ class HistorySearch:
         terms = list(parsed.terms)
         if not terms:
             raise ValueError("the query is empty")
+        self.wait_for_records()
         match = build_match(parsed, self.tokenizer)
         if session_id is not None:  # its own folder and its ancestors': a few stat calls
             chain = session_chain(self.data_dir, session_id)
@@ -263,6 +309,7 @@ class HistorySearch:
         terms = list(parsed.terms)
         if not terms:
             return SearchOutcome([])
+        self.wait_for_records()
         match = build_match(parsed, self.tokenizer)
         report = self._catch_up(sync_bytes)
         try:

@@ -172,6 +172,11 @@ class ToolBlock(Collapsible):
             self.collapsed = False
         self.output_view.feed(pieces)
 
+    def show_status(self, status: str) -> None:
+        """How a running command ended (``[exit status 0 · 1.2 s]``), shown in place of "running…" while its result
+        goes through the chain (a large output is saved to disk first); :meth:`set_result` follows."""
+        self._result.update(Content(status[:PREVIEW_LIMIT]))
+
     def set_result(self, preview: str, size_chars: int, *, evicted_path: str | None, is_error: bool,
                    saved_chars: int | None = None, last_line: str = "") -> None:
         """``size_chars``: what the model was given; ``saved_chars``: the whole output saved with ``evicted_path``

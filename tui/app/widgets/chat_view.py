@@ -230,6 +230,12 @@ class ChatView(VerticalScroll):
         if block is not None:
             block.stream_output(pieces)
 
+    def tool_output_ended(self, call_id: str, status: str) -> None:
+        """A running tool's output is over: its block shows how it ended until the result comes."""
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.show_status(status)
+
     def finish_tool_call(self, event: ToolCallFinished) -> None:
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet

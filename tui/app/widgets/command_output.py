@@ -25,6 +25,18 @@ LINE_CHARS = 400
 """A longer line is cut (the view shows one row per line anyway)."""
 
 
+def _start_of_last_lines(piece: str, begin: int, count: int) -> int:
+    """Where the last ``count`` lines of ``piece[begin:]`` start (``begin`` when it has no more): found from the
+    end, so a piece of megabytes is neither split nor copied."""
+    end = len(piece)
+    for _ in range(count):
+        found = piece.rfind("\n", begin, end)
+        if found < 0:
+            return begin
+        end = found
+    return end + 1
+
+
 class CommandOutputView(Static):
     """The last :data:`TAIL_LINES` lines of a command's output, and how much came before them."""
 
@@ -56,14 +68,12 @@ class CommandOutputView(Static):
             newlines = piece.count("\n")
             self.lines += newlines
             if not newlines:
-                self._tail[-1] = (self._tail[-1] + piece)[:LINE_CHARS]
+                self._tail[-1] = (self._tail[-1] + piece[:LINE_CHARS])[:LINE_CHARS]
                 continue
-            first, rest = piece.split("\n", 1)
-            self._tail[-1] = (self._tail[-1] + first)[:LINE_CHARS]
-            newest = rest.rsplit("\n", TAIL_LINES + 1)  # only the newest lines of a large piece are split out
-            if len(newest) == TAIL_LINES + 2:
-                newest = newest[1:]  # the first holds every older line, joined
-            self._tail.extend(line[:LINE_CHARS] for line in newest)
+            first_end = piece.index("\n")
+            self._tail[-1] = (self._tail[-1] + piece[:min(first_end, LINE_CHARS)])[:LINE_CHARS]
+            start = _start_of_last_lines(piece, first_end + 1, TAIL_LINES + 1)  # a large piece: its newest lines
+            self._tail.extend(line[:LINE_CHARS] for line in piece[start:].split("\n"))
         self._draw()
 
     def _shown_lines(self) -> list[str]:

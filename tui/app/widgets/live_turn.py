@@ -31,6 +31,7 @@ from tui.agent.turn_events import (
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
+    ToolOutputEnded,
     TurnEvent,
     TurnFailed,
 )
@@ -89,6 +90,8 @@ class LiveTurn:
         self._unpainted = False
         """A frame is drawn but its paint (:meth:`_painted`) has not come yet: no next frame before it, so its
         cost is known before the next starts."""
+        self._urgent = False
+        """A tool's end is queued: drawn as soon as no frame is in the way (no pause, no wait for the tick)."""
 
     @property
     def behind(self) -> bool:
@@ -96,8 +99,13 @@ class LiveTurn:
         return bool(self._queue) or (self._answer is not None and self._answer.behind)
 
     def push(self, event: TurnEvent) -> None:
-        """Take an event now (O(1)); it is drawn by the next frame."""
+        """Take an event now (O(1)); it is drawn by the next frame. A tool's end is drawn at once, whatever pause
+        the frames before asked for: the pause spares a busy stream, and the burst of output before the end is
+        over (a command's last lines and exit status are what the user waits for)."""
         self._queue.append(event)
+        if isinstance(event, (ToolOutputEnded, ToolCallFinished)):
+            self._urgent = True
+            self.chat.call_later(self._frame)
 
     def index_answers(self, recorded: Sequence[ModelMessage], turn_start: int) -> None:
         """Give every answer block of the turn its message index once the turn is recorded (``recorded`` is
@@ -138,9 +146,12 @@ class LiveTurn:
                     await asyncio.wait_for(refreshed.wait(), SLOWEST_FRAME_SECONDS)
 
     async def _frame(self) -> None:
-        if self._lock.locked() or self._unpainted or time.monotonic() < self._quiet_until or not self.behind:
+        if self._lock.locked() or self._unpainted or not self.behind:
+            return
+        if time.monotonic() < self._quiet_until and not self._urgent:
             return
         async with self._lock:
+            self._urgent = False
             started = (time.monotonic(), runnable_seconds())
             await self._draw()
             if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
@@ -160,8 +171,10 @@ class LiveTurn:
         self._last_painted = (now, runnable_seconds())
         if busy < BUSY_SHARE:
             self._quiet_until = 0.0
-            return
-        self._quiet_until = now + min(SLOWEST_FRAME_SECONDS, (now - started[0]) * (1 / MAX_DRAW_SHARE - 1))
+        else:
+            self._quiet_until = now + min(SLOWEST_FRAME_SECONDS, (now - started[0]) * (1 / MAX_DRAW_SHARE - 1))
+        if self._urgent:  # a tool's end came while this frame was drawn or painted: the next one now
+            self.chat.call_later(self._frame)
 
     async def _draw(self) -> None:
         chat = self.chat
@@ -192,6 +205,8 @@ class LiveTurn:
                         and self._queue[0].call_id == event.call_id:
                     pieces.append(self._queue.popleft().text)  # type: ignore[union-attr]
                 chat.tool_output(event.call_id, pieces)
+            elif isinstance(event, ToolOutputEnded):
+                chat.tool_output_ended(event.call_id, event.status)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
             elif isinstance(event, PromptAttached):
