@@ -54,6 +54,22 @@ async def test_ctrl_c_twice_when_idle_quits_once_only_says_how(tmp_path: Path) -
         assert not app.is_running
 
 
+async def test_ctrl_c_on_typed_text_clears_it_as_a_shell_does_and_up_brings_it_back(tmp_path: Path) -> None:
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"a half-typed thought", "ctrl+c")
+        await pilot.pause()
+        prompt = app.query_one(PromptInput)
+        assert app.is_running and prompt.text == ""
+        assert any("Prompt cleared" in str(n.message) for n in app._notifications)
+        await pilot.press("up")
+        await pilot.pause()
+        assert prompt.text == "a half-typed thought"
+        await pilot.press("ctrl+c", "ctrl+c")  # cleared again, then the empty prompt's first press only warns
+        await pilot.pause()
+        assert app.is_running and prompt.text == ""
+
+
 async def test_ctrl_d_quits_only_from_an_empty_prompt(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -113,8 +113,8 @@ class TurnActions(SessionActions):
     _last_idle_interrupt: float = 0.0
 
     async def action_interrupt(self) -> None:
-        """Ctrl+C as terminal users expect: copy a selection if there is one; else cancel the running turn;
-        else say how to quit, and quit on a second press."""
+        """Ctrl+C as terminal users expect: copy a selection if there is one; else cancel the running turn; else
+        clear the typed prompt (as a shell does); else say how to quit, and quit on a second press."""
         focused = self.focused
         if isinstance(focused, (TextArea, Input)) and focused.selected_text:
             focused.action_copy()
@@ -126,6 +126,10 @@ class TurnActions(SessionActions):
             return
         if self.runtime.busy or any(w.group == "turn" and w.is_running for w in self.workers):
             await self.action_cancel_turn()
+            return
+        prompts = self.screen.query(PromptInput)
+        if prompts and prompts.first().clear_typed():
+            self.notify("Prompt cleared (↑ brings it back)", timeout=self.QUIT_PRESS_SECONDS)
             return
         now = time.monotonic()
         if now - self._last_idle_interrupt <= self.QUIT_PRESS_SECONDS:

@@ -21,8 +21,8 @@ EXTRA_KEYS = (
     ("@ tab", "complete a file; @path sends the file with the prompt"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
-    ("ctrl+c", "copy the selection (OSC 52, pbcopy/xclip/… if found); none: cancel the turn; twice: quit"),
-    ("ctrl+d", "in an empty prompt: quit"),
+    ("ctrl+c", "copy a selection, or cancel the turn, or clear the prompt"),
+    ("ctrl+d", "in an empty prompt: quit (so does ctrl+c twice)"),
     ("ctrl+f", "on a selected chat message: fork there (asks first)"),
     ("ctrl+p", "command palette"),
 )

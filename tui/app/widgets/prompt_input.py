@@ -117,6 +117,19 @@ class PromptInput(TextArea):
         self._show(f"{text}\n{current}" if current else text)
         self.focus()
 
+    def clear_typed(self) -> bool:
+        """Ctrl+C on typed text, as in a shell: clear it (kept in the history, so ↑ brings it back). False when
+        there was nothing to clear."""
+        text = self.text
+        if not text.strip():
+            return False
+        self.prompt_history.add(text.strip())
+        self._browsing = None
+        self._draft = ""
+        self._set_suggestions(False)
+        self.clear()
+        return True
+
     # -- sending -----------------------------------------------------------------------------
 
     def action_submit(self) -> None:
