@@ -338,3 +338,23 @@ async def test_the_last_words_are_drawn_before_the_long_block_they_close_is_pars
         answer = app.query(AssistantBlock).last()
         assert not answer.query(GrowingText)
         assert "last_line = True" in str(list(answer.query(AnswerSegment))[-1]._markdown)
+
+
+async def test_each_frame_is_laid_out_and_painted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame's steps (folding blocks above the view, mounting a settled segment, parsing it, growing the tail)
+    are drawn inside one batch: the screen is laid out and painted once per frame, not once per step."""
+    app = make_app(make_factory(tmp_path, chat_model=line_model("".join(f"paragraph {n}.\n\n" for n in range(60)),
+                                                                 delay=0.01)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        batched: list[bool] = []
+        original_draw = LiveTurn._draw
+
+        async def draw(self: LiveTurn) -> None:
+            batched.append(app._batch_count > 0)
+            await original_draw(self)
+
+        monkeypatch.setattr(LiveTurn, "_draw", draw)
+        await pilot.press(*"go", "enter")
+        await wait_idle(app, pilot)
+        assert len(batched) >= 3 and all(batched[:-1]), batched  # the last: the turn's close, painted as it goes
+        assert "paragraph 59." in app.query(AssistantBlock).last().source

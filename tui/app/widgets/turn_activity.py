@@ -100,4 +100,4 @@ class TurnActivity(Static):
         if self._tools:
             pieces.append((f" · {visible(', '.join(dict.fromkeys(self._tools.values())))}", "$warning"))
         pieces.append(" · esc cancels")
-        self.update(Content.assemble(*pieces))
+        self.update(Content.assemble(*pieces), layout=False)  # one line whatever it says: no layout of the screen
