@@ -15,6 +15,8 @@ wait (start-up is not measured); the bare agent streams first, then the app. The
 average is reported with each figure, and the CPU time each side used from Enter to the marker on screen (all
 its threads, from /proc): on a loaded machine wall time swings from run to run, CPU time much less.
 
+Each shape runs :data:`MIN_REPEATS` times at least (``DEEP_TUI_BENCH_REPEATS`` or ``[repeats]`` for more) and
+the figure next to the target is the median ratio; each run's own figures go to stderr as they come.
 ``python bench/bench_terminal_stream.py [repeats]`` runs it alone; ``make bench`` runs it with the rest.
 ``DEEP_TUI_BENCH_TERMINAL_SHAPES=prose,code`` runs a subset; ``DEEP_TUI_BENCH_TERMINAL_PROFILE=DIR`` records each
 app run with ``py-spy`` (on ``PATH``; collapsed stacks, ``DIR/<shape>-<run>.txt``). Without tmux it is skipped,
@@ -56,6 +58,8 @@ MODEL = "openai-chat:loopback"
 SHAPES = {"prose": "prose", "code": "code", "flat": "paragraph"}
 """Shape name here -> shape name in ``bench_stream.tokens_for``."""
 TIMEOUT = 30.0
+MIN_REPEATS = 3
+"""Runs per shape at the least: one run on a shared machine says little; the figure is their median."""
 
 
 class ControlClient:
@@ -257,7 +261,7 @@ def main(repeats: int | None = None) -> list[BenchResult]:
         return []
     from tests.support.openai_server import ChatServerState, openai_chat_server
 
-    repeats = repeats or int(os.environ.get("DEEP_TUI_BENCH_REPEATS", "3"))
+    repeats = max(MIN_REPEATS, repeats or int(os.environ.get("DEEP_TUI_BENCH_REPEATS", str(MIN_REPEATS))))
     profile_dir = Path(os.environ["DEEP_TUI_BENCH_TERMINAL_PROFILE"]) if os.environ.get(
         "DEEP_TUI_BENCH_TERMINAL_PROFILE") else None
     figures: list[BenchResult] = []
@@ -278,7 +282,8 @@ def main(repeats: int | None = None) -> list[BenchResult]:
                           file=sys.stderr, flush=True)
             load = statistics.median(run.load for run in runs)
             figures.append(result(f"terminal stream {shape}, {WORDS:,} words at {RATE:,} tok/s, tmux "
-                                  f"{SIZE[0]}x{SIZE[1]}: on screen / bare agent (load {load:.1f})",
+                                  f"{SIZE[0]}x{SIZE[1]}: on screen / bare agent, median of {len(runs)} "
+                                  f"(load {load:.1f})",
                                   statistics.median(run.ratio for run in runs), "x", RATIO_TARGET))
             figures.append(info(f"  last word on screen after (bare agent: "
                                 f"{statistics.median(run.bare for run in runs):.2f} s)",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,18 @@ class _Timer:
         pass
 
 
+class _App:
+    @contextmanager
+    def batch_update(self) -> Iterator[None]:
+        yield
+
+
 class _Chat:
     """What LiveTurn needs of the chat to be paced (drawing itself is covered by test_streaming)."""
 
     shown_session = "s"
     is_attached = True
+    app = _App()
 
     def set_interval(self, *_: Any, **__: Any) -> _Timer:
         return _Timer()

@@ -7,6 +7,9 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -61,3 +64,37 @@ async def test_a_signal_with_no_turn_running_just_ends_the_app(tmp_path: Path) -
         await wait_until(pilot, lambda: app.return_code is not None, "the app to end", timeout=10)
     assert app.return_code == 128 + signal.SIGTERM.value
     assert isinstance(app.stop_signals, StopSignals) and app.stop_signals.received is signal.SIGTERM
+
+
+DEADLINE_SCRIPT = """
+import signal, sys, time
+import tui.app.stop_signals as stop_signals
+stop_signals.EXIT_DEADLINE_SECONDS = 0.3
+
+class StuckApp:  # its way out never finishes (as when it blocked writing to a terminal that was gone)
+    is_headless = False
+    def run_worker(self, work, **options):
+        work.close()
+
+handlers = stop_signals.StopSignals(StuckApp())
+handlers._received(signal.SIGTERM)
+if sys.argv[1] == "disarm":
+    handlers.disarm()
+time.sleep(3)
+"""
+
+
+@pytest.mark.parametrize("disarmed", [False, True], ids=["stuck", "ended-in-time"])
+def test_an_app_stuck_on_its_way_out_is_ended_by_the_deadline(disarmed: bool) -> None:
+    """The last resort: a process whose app cannot finish ending after a stop signal ends anyway (with the
+    signal's status, the kernel releasing the lock); one that ended in time (``disarm``) is left alone."""
+    root = Path(__file__).resolve().parents[2]
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", DEADLINE_SCRIPT, "disarm" if disarmed else "stuck"], cwd=root,
+                            env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=30)
+    took = time.monotonic() - started
+    if disarmed:
+        assert result.returncode == 0 and took >= 3, result.stderr
+    else:
+        assert result.returncode == 128 + signal.SIGTERM.value, result.stderr
+        assert took < 3, "ended by the deadline, not by the end of the script"

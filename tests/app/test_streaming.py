@@ -20,6 +20,7 @@ from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.live_turn import LiveTurn
 from tui.app.widgets.settled_list import ListBlock, SettledList
+from tui.app.widgets.settled_prose import SettledProse
 
 ANSWER = """Here is the plan.
 
@@ -102,6 +103,13 @@ async def test_a_streamed_answer_looks_exactly_like_a_full_markdown_render(tmp_p
         assert _cells(app, reference) == shown
 
 
+def _settled_text(answer: AssistantBlock) -> str:
+    """The text of an answer's settled blocks (Markdown segments and growing paragraphs), in order."""
+    texts = [str(child._markdown) if isinstance(child, AnswerSegment) else child.text
+             for child in answer.children if isinstance(child, (AnswerSegment, SettledProse))]
+    return "\n\n".join(text.strip() for text in texts)
+
+
 def _gate_frames(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
     """Frames wait for the returned event before drawing (a screen that cannot keep up at all)."""
     gate = asyncio.Event()
@@ -131,7 +139,7 @@ async def test_the_agent_finishes_and_records_while_the_screen_is_still_behind(t
         await wait_idle(app, pilot)
         answer = app.query(AssistantBlock).last()
         assert answer.received == long_answer
-        assert "line 399 of a long answer" in str(list(answer.query(AnswerSegment))[-1]._markdown)
+        assert _settled_text(answer).endswith("line 399 of a long answer")
 
 
 async def test_escape_cancels_mid_stream_and_what_was_received_is_recorded(tmp_path: Path) -> None:
@@ -150,8 +158,7 @@ async def test_escape_cancels_mid_stream_and_what_was_received_is_recorded(tmp_p
                     if type(p).__name__ == "TextPart"]
         # everything shown is recorded (the run may have taken a delta or two more than it handed out)
         assert recorded and recorded[-1].startswith(received.strip())
-        assert received.strip().split()[-1] in str(list(answer.query(AnswerSegment))[-1]._markdown), \
-            "what was received is on screen"
+        assert _settled_text(answer).endswith(received.strip().split()[-1]), "what was received is on screen"
         assert "cancelled" in " ".join(str(n.render()) for n in app.query(".notice-block"))
 
 
@@ -214,8 +221,8 @@ async def test_switching_sessions_while_the_view_catches_up_leaves_the_new_sessi
 async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolled_to(tmp_path: Path) -> None:
     from tui.app.widgets.folding import FoldedSpace
 
-    factory = make_factory(tmp_path, chat_model=line_model("".join(f"paragraph {n}\n\n" for n in range(100)),
-                                                           delay=0.02))
+    factory = make_factory(tmp_path, chat_model=line_model(  # headings: Markdown segments, not one growing widget
+        "".join(f"## part {n}\n\nparagraph {n}\n\n" for n in range(50)), delay=0.02))
     handle = factory.store.create(model="offline")
     handle.append_messages([message for n in range(10) for message in (
         ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])
@@ -252,7 +259,7 @@ async def test_a_long_streamed_list_is_one_widget_that_selects_and_copies_as_tex
         lists = list(answer.query(SettledList))
         assert sum(settled.item_count for settled in lists) >= 595, "(the first items may settle with Markdown)"
         assert len(answer.query("*")) < 40, "a handful of widgets, not several per item"
-        assert "The end." in str(answer.query(AnswerSegment).last()._markdown)
+        assert answer.query(SettledProse).last().text == "The end."
         last = lists[-1]
         app.screen._select_all_in_widget(last)
         await pilot.pause()
@@ -338,3 +345,57 @@ async def test_the_last_words_are_drawn_before_the_long_block_they_close_is_pars
         answer = app.query(AssistantBlock).last()
         assert not answer.query(GrowingText)
         assert "last_line = True" in str(list(answer.query(AnswerSegment))[-1]._markdown)
+
+
+async def test_each_frame_is_laid_out_and_painted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame's steps (folding blocks above the view, mounting a settled segment, parsing it, growing the tail)
+    are drawn inside one batch: the screen is laid out and painted once per frame, not once per step."""
+    app = make_app(make_factory(tmp_path, chat_model=line_model("".join(f"paragraph {n}.\n\n" for n in range(60)),
+                                                                 delay=0.01)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        batched: list[bool] = []
+        original_draw = LiveTurn._draw
+
+        async def draw(self: LiveTurn) -> None:
+            batched.append(app._batch_count > 0)
+            await original_draw(self)
+
+        monkeypatch.setattr(LiveTurn, "_draw", draw)
+        await pilot.press(*"go", "enter")
+        await wait_idle(app, pilot)
+        assert len(batched) >= 3 and all(batched[:-1]), batched  # the last: the turn's close, painted as it goes
+        assert "paragraph 59." in app.query(AssistantBlock).last().source
+
+
+PROSE = "".join(f"Paragraph {n} says *something* with `code`, **bold** words and a [link](https://example.com/{n}) "
+                f"that go on long enough to wrap at the width of the chat, {'more words ' * (n % 7)}the end.\n\n"
+                for n in range(60))
+
+
+async def test_streamed_prose_is_one_widget_that_looks_exactly_like_markdown(tmp_path: Path) -> None:
+    """Paragraphs settle into one growing widget (not one Markdown widget each), drawn cell for cell as Markdown
+    draws them, and selectable as text."""
+    app = make_app(make_factory(tmp_path, chat_model=line_model(PROSE, delay=0.002)))
+    async with app.run_test(size=(100, 400)) as pilot:
+        await pilot.press(*"prose", "enter")
+        await wait_idle(app, pilot)
+        await pilot.pause(0.1)
+        streamed = app.query(AssistantBlock).last()
+        assert len(streamed.query("*")) < 10, "a handful of widgets, not one per paragraph"
+        assert streamed.query(SettledProse) and not streamed.query(AnswerSegment)
+        prose = streamed.query(SettledProse).first()
+        app.screen._select_all_in_widget(prose)
+        await pilot.pause()
+        selected = (app.screen.get_selected_text() or "").splitlines()
+        assert selected[0].startswith("Paragraph 0 says something with code, bold words and a link")
+        assert selected[-1].endswith("the end.") and "Paragraph 59" in " ".join(selected[-3:])
+        app.screen.clear_selection()
+        await pilot.pause()
+        shown = _cells(app, streamed)
+        await streamed.remove()
+        reference = AssistantBlock(PROSE)
+        await app.query_one(ChatView).mount(reference)
+        [whole] = reference.query_children(AnswerSegment)
+        await wait_until(pilot, whole.ready.is_set, "the reference render")
+        await pilot.pause(0.1)
+        assert _cells(app, reference) == shown

@@ -54,3 +54,26 @@ async def test_a_running_tool_is_named_and_cancel_clears_the_line(tmp_path: Path
         await pilot.press("escape")
         await wait_idle(app, pilot)
         assert not activity.display
+
+
+async def test_the_seconds_ticking_repaint_the_line_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each tick (4 a second) repaints the one line; a layout of the whole screen would cost a full reflow of the
+    chat each time, CPU taken from the stream being shown."""
+    model, gate = gated_model("a" * 400)
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(80, 24)) as pilot:
+        activity = app.query_one(TurnActivity)
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: "≈100 tokens" in activity.text, "the line")
+        layouts: list[bool] = []
+        refresh = activity.refresh
+
+        def spy(*regions, **options):  # type: ignore[no-untyped-def]
+            layouts.append(bool(options.get("layout")))
+            return refresh(*regions, **options)
+
+        monkeypatch.setattr(activity, "refresh", spy)
+        await wait_until(pilot, lambda: len(layouts) >= 3, "a few ticks")
+        assert not any(layouts), "a tick asked for a layout of the screen"
+        gate.set()
+        await wait_idle(app, pilot)

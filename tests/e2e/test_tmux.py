@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.tmux_driver import TmuxTerminal
+from tests.e2e.tmux_driver import TmuxTerminal, deep_tui_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-def _command() -> list[str]:
-    installed = Path(sys.executable).parent / "deep-tui"
-    return [str(installed)] if installed.exists() else [sys.executable, "-m", "tui.cli"]
 
 
 def test_prompt_reply_picker_fork_compact(tmp_path: Path) -> None:
@@ -28,7 +22,7 @@ def test_prompt_reply_picker_fork_compact(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""),
            "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "LANG": "C.UTF-8"}
-    terminal = TmuxTerminal([*_command(), "--data-dir", str(data), "--workdir", str(work)], cwd=work, env=env)
+    terminal = TmuxTerminal([*deep_tui_command(), "--data-dir", str(data), "--workdir", str(work)], cwd=work, env=env)
     try:
         terminal.wait_for("offline", timeout=30)
         terminal.type("read notes.txt")
@@ -48,9 +42,12 @@ def test_prompt_reply_picker_fork_compact(tmp_path: Path) -> None:
         terminal.send("Enter")
         terminal.wait_for("Compacted ", timeout=30)  # the result line, not the always-visible button
         terminal.send("Escape")
+        terminal.wait_gone("Compact the context")  # a key right after a lone Escape would be read as Alt+key
         terminal.send("C-q")
+        assert terminal.wait_exit(timeout=20) == 0
     finally:
-        terminal.close()
+        ended_by_itself = terminal.close()
+    assert ended_by_itself, "deep-tui had to be killed"
     sessions = sorted((data / "sessions").iterdir())
     assert len(sessions) == 2
     metas = [json.loads((s / "session.json").read_text()) for s in sessions]
@@ -75,7 +72,7 @@ def test_a_long_code_block_streamed_from_an_openai_server_shows_its_last_line(tm
            "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "LANG": "C.UTF-8", "OPENAI_API_KEY": "loopback"}
     state = ChatServerState(content_chunks=chunks, chunks_per_second=4_000)
     with openai_chat_server(state) as (base_url, _):
-        terminal = TmuxTerminal([*_command(), "--data-dir", str(tmp_path / "data"), "--workdir", str(work),
+        terminal = TmuxTerminal([*deep_tui_command(), "--data-dir", str(tmp_path / "data"), "--workdir", str(work),
                                  "--model", "openai-chat:loopback", "--base-url", base_url], cwd=work, env=env)
         try:
             terminal.wait_for("loopback", timeout=30)
@@ -84,5 +81,7 @@ def test_a_long_code_block_streamed_from_an_openai_server_shows_its_last_line(tm
             screen = terminal.wait_for("final_line_reached = True", timeout=60)
             assert "value_299 = compute(299, x)" in screen
             terminal.send("C-q")
+            assert terminal.wait_exit(timeout=20) == 0
         finally:
-            terminal.close()
+            ended_by_itself = terminal.close()
+    assert ended_by_itself, "deep-tui had to be killed"

@@ -44,6 +44,7 @@ def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, o
         app.run()
     finally:
         asyncio.run(app.runtime.aclose())
+        app.stop_signals.disarm()
     if app.startup_error:
         print(f"deep-tui: error: {app.startup_error}", file=sys.stderr)
     return app.return_code or 0

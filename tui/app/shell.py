@@ -19,6 +19,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.driver import Driver
 from textual.logging import TextualHandler
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
@@ -41,6 +42,7 @@ from tui.app.session_actions import SessionActions
 from tui.app.session_events import ChainEventArrived, SessionSwitcher, SwitchHooks
 from tui.app.side_panels import SidePanels
 from tui.app.stop_signals import StopSignals
+from tui.app.terminal_driver import TerminalDriver, terminal_driver_for
 from tui.app.turn_actions import TurnActions
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
@@ -104,6 +106,13 @@ class DeepTuiApp(TurnActions, SessionActions):
     ]
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        return terminal_driver_for(super().get_driver_class())  # one that survives its terminal closing
+
+    @on(TerminalDriver.TerminalGone)
+    def _terminal_gone(self) -> None:
+        self.stop_signals.terminal_gone()
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")

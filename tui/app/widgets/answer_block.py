@@ -6,7 +6,8 @@ drawn at frame rate (:meth:`AssistantBlock.render_pending`). A
 frame's closed blocks become one :class:`AnswerSegment` (Markdown, parsed and mounted once, never
 touched again; code highlighted then) — except runs of plain list items, which go into one growing
 :class:`~tui.app.widgets.settled_list.SettledList` per list (Markdown would mount ~5 widgets per
-item) — and the block still being written is shown as plain text in
+item), and runs of plain paragraphs into one growing :class:`~tui.app.widgets.settled_prose.SettledProse`
+(Markdown would mount a widget per paragraph) — and the block still being written is shown as plain text in
 one :class:`~tui.app.widgets.growing_text.GrowingText` that only appends. A frame therefore costs
 O(new text) whatever the length of the answer or of the open paragraph or code fence.
 
@@ -34,6 +35,7 @@ from tui.app.widgets.blocks import FORK_BINDING, ForkAt, cut_short_mark
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
+from tui.app.widgets.settled_prose import SettledProse, plain_paragraphs
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 
@@ -117,7 +119,7 @@ class AssistantBlock(Widget, can_focus=True):
         self._settling: set[AnswerSegment] = set()
         """Segments mounted but not parsed yet: until they are, the tail keeps showing their text."""
         self._space: FoldedSpace | None = None if text else FoldedSpace()
-        self._last_settled: AnswerSegment | SettledList | None = None
+        self._last_settled: AnswerSegment | SettledList | SettledProse | None = None
         self._previewed = 0
         """Characters of the pending text the tail already shows (:meth:`preview_pending`)."""
 
@@ -233,7 +235,8 @@ class AssistantBlock(Widget, can_focus=True):
         children = list(self.children)
         last = space.folded[-1] if space.folded and space.folded[-1] in children else space
         shown = [child for child in children[children.index(last) + 1:] if child.display and (
-            isinstance(child, SettledList) or (isinstance(child, AnswerSegment) and child.ready.is_set()))]
+            isinstance(child, (SettledList, SettledProse))
+            or (isinstance(child, AnswerSegment) and child.ready.is_set()))]
         far: list[Widget] = []
         for segment in shown[:-KEEP_SEGMENTS]:
             if not far_above(segment, view):
@@ -249,12 +252,21 @@ class AssistantBlock(Widget, can_focus=True):
             self._show_open_block()
 
     async def _settle(self, text: str, *, continues_list: bool) -> None:
-        """Closed blocks go on screen: plain list items into one growing :class:`SettledList`, the rest as
-        Markdown segments."""
+        """Closed blocks go on screen: plain list items into one growing :class:`SettledList`, plain paragraphs
+        into one growing :class:`SettledProse`, the rest as Markdown segments."""
         runs = list_runs(text, _parser().parse(text)) if may_hold_list(text) else [(text, None)]
         for source, lists in runs:
             previous = self._last_settled
-            if lists is None:
+            paragraphs = plain_paragraphs(_parser().parse(source)) if lists is None else None
+            if paragraphs is not None:
+                if isinstance(previous, SettledProse):
+                    previous.extend(paragraphs)
+                else:
+                    if continues_list and previous is not None:
+                        previous.list_continues()
+                    self._last_settled = SettledProse(paragraphs)
+                    await self.mount(self._last_settled, before=self._tail)
+            elif lists is None:
                 segment = AnswerSegment(source)
                 if continues_list and previous is not None:
                     previous.list_continues()

@@ -153,9 +153,10 @@ class LiveTurn:
         async with self._lock:
             self._urgent = False
             started = (time.monotonic(), runnable_seconds())
-            await self._draw()
-            if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
-                await self._answer.settled(SLOWEST_FRAME_SECONDS)
+            with self.chat.app.batch_update():  # one layout and paint for the whole frame, not one per step
+                await self._draw()
+                if self._answer is not None:  # segments it mounted are parsed after mounting: part of this frame
+                    await self._answer.settled(SLOWEST_FRAME_SECONDS)
             self._unpainted = True
             if self.chat.call_after_refresh(self._painted, started) is False:  # the chat is closing: no paint
                 self._unpainted = False
