@@ -77,3 +77,18 @@ async def test_the_seconds_ticking_repaint_the_line_only(tmp_path: Path, monkeyp
         assert not any(layouts), "a tick asked for a layout of the screen"
         gate.set()
         await wait_idle(app, pilot)
+
+
+async def test_while_an_approval_dialog_is_open_the_line_says_the_turn_waits_for_the_user(tmp_path: Path) -> None:
+    from tui.app.screens.write_approval import WriteApprovalScreen
+
+    app = make_app(make_factory(tmp_path))  # the offline model; writes ask
+    async with app.run_test(size=(80, 24)) as pilot:
+        activity = app.query_one(TurnActivity)
+        await pilot.press(*"write new.txt hello", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the approval dialog")
+        await wait_until(pilot, lambda: "waiting for your answer" in activity.text, "the line to say so")
+        assert "working" not in activity.text
+        await pilot.press("escape")  # denied: the turn goes on, and the line says it works again or is gone
+        await wait_until(pilot, lambda: "waiting for your answer" not in activity.text, "the line to change")
+        await wait_idle(app, pilot)

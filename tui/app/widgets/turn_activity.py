@@ -1,8 +1,9 @@
 """While a turn runs, one line says so: a spinner, the seconds so far, the tokens received, the tool at work.
 
 ``⠹ working 12 s · ≈340 tokens · grep · esc cancels`` — every anchor has such a line, so a long turn never
-looks like a hung one. Tokens are estimated from the characters received (answer, thinking, tool
-arguments; chars/4, as the chain estimates) until the provider's own count arrives with the turn's end.
+looks like a hung one; while an approval dialog is open it says the turn is waiting for the user's answer.
+Tokens are estimated from the characters received (answer, thinking, tool arguments; chars/4, as the chain
+estimates) until the provider's own count arrives with the turn's end.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from textual.widgets import Static
 
 from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent
 from tui.app.formatting import human_tokens
+from tui.app.screens.approval_dialog import ApprovalDialog
 from tui.text.terminal_text import visible
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -92,7 +94,10 @@ class TurnActivity(Static):
             return
         now = clock()
         spinner = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
-        doing = "thinking" if self._thinking else "working"
+        if isinstance(self.app.screen, ApprovalDialog):  # the turn waits on the user, not on the model
+            doing = "waiting for your answer"
+        else:
+            doing = "thinking" if self._thinking else "working"
         pieces: list[tuple[str, str] | str] = [
             (f"{spinner} ", "$accent"), f"{doing} {elapsed(now - self._started)}"]
         if self._chars:
