@@ -89,7 +89,9 @@ async def test_a_rejected_automatic_summary_is_a_line_in_the_chat_counted_by_con
         assert prompts, "the summarizer was asked"
         assert not [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished)]
         [line] = failed_lines(app)
-        assert line.startswith(f"compaction tried: a summary would only free {failures[0].would_free:,} token")
+        failure = failures[0]
+        assert line.startswith(f"compaction tried: a summary would only free {failure.would_free:,} of "
+                               f"~{failure.tokens_estimated:,} tokens — kept the history as it is"), line
         assert "kept the history as it is" in line
         notice = app.query_one(".failed-compaction", NoticeBlock)
         users = list(app.query_one(ChatView).query(UserBlock))

@@ -35,8 +35,8 @@ def failed_compaction_line(event: CompactionFailed) -> str:
     """The chat's line for an attempt that changed nothing, e.g. ``compaction tried: a summary would only free
     34 of ~4,697 tokens — kept the history as it is (cost $0.0116)``."""
     if event.would_free is not None:
-        of = f" of ~{event.tokens_estimated:,}" if event.tokens_estimated else ""
-        what = f"a summary would only free {plural(event.would_free, 'token')}{of}"
+        what = (f"a summary would only free {event.would_free:,} of ~{event.tokens_estimated:,} tokens"
+                if event.tokens_estimated else f"a summary would only free {plural(event.would_free, 'token')}")
     else:
         what = event.reason
         for suffix in _UNCHANGED_SUFFIXES:

@@ -75,7 +75,7 @@ def total_lines(report: ContextBreakdown) -> list[Content]:
     return [
         Content.assemble(("in context  ", "bold"), f"{human_tokens(counted)} {of_window} "
                          f"({_share(counted, report.window)}), {source}"),
-        Content.styled("  as the gauge: the provider's count at the last request plus an estimate of what came after",
+        Content.styled("  as the gauge: the provider's count at the last request plus an estimate since",
                        "$text-muted"),
         Content.assemble(("rows (estimated)  ", "bold"),
                          f"{human_tokens(estimate)}: each part's size estimated from its characters{differs}"),
