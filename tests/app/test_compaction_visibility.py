@@ -13,6 +13,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 from textual.widgets import Static
 
 from tests.app.app_support import compact_dialog_opened, make_app, wait_idle, wait_until
+from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
 from tui.agent.models import choose_model
 from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.app.screens.context_report import ContextScreen
@@ -165,3 +166,35 @@ async def test_a_summary_that_keeps_its_identifiers_has_no_warning(tmp_path: Pat
         await wait_until(pilot, lambda: app.query(CompactionDivider), "the divider")
         divider = app.query_one(CompactionDivider)
         assert "⚠" not in str(divider.title) and not divider.query(".divider-missing")
+
+
+def test_low_retention_divider_and_failed_attempt_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A summary recorded with retention 0.22 (7 identifiers missing; no event: its own record) above a failed
+    attempt's line, as a reopened session shows them."""
+    from pydantic_ai.messages import ModelRequest as Request
+
+    from tests.app.app_support import make_factory
+    from tui.chain.events import CompactionFailed as Failed
+    from tui.chain.summary_message import make_summary_message
+
+    factory = make_factory(tmp_path)
+    handle = factory.store.create(model="offline")
+    batch: list[ModelMessage] = []
+    for number in range(3):
+        batch += [Request(parts=[UserPromptPart(f"question {number}")]), ModelResponse(parts=[TextPart("noted.")])]
+    handle.append_messages(batch)
+    handle.append_messages([make_summary_message("## Session intent\nthe user asked questions", strategy="summary",
+                                                 kept_from=6, replaced=6, retention=0.22, missing=7)])
+    handle.append_messages([Request(parts=[UserPromptPart("go on")])])
+    handle.events.append(Failed(strategy="summary", trigger="auto", reason="rejected", tokens=4_754, would_free=34,
+                                tokens_estimated=4_697, message_index=8, priced=True, cost_usd=0.01157,
+                                cost_requests=2, timestamp=2_000_000_000.0).to_record())
+    handle.append_messages([ModelResponse(parts=[TextPart("going on.")])])
+    handle.close()
+
+    async def expand(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.query_one(CompactionDivider).collapsed = False
+        await pilot.pause()
+
+    assert snap_compare(make_app(factory, SessionRequest(resume=handle.id)), terminal_size=(80, 24),
+                        run_before=expand)
