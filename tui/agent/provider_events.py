@@ -57,9 +57,11 @@ class ProviderRetrying(ProviderEvent):
     """True when ``delay`` is what the provider asked for (Retry-After)."""
 
     def describe(self, now: float) -> str:
-        """``HTTP 429 — retry 2/3 in 5 s`` (the seconds left, counting down; the provider is not named)."""
+        """``HTTP 429 — retry 2/3 in 1.4 s`` (the seconds left, counting down; the provider is not named). Tenths
+        below ten seconds: the wait announced is the wait (backoff adds up to a second of jitter, which a whole
+        number would round away)."""
         left = max(0.0, self.timestamp + self.delay - now)
-        seconds = f"{left:.1f}" if self.delay < 1 else str(math.ceil(left))
+        seconds = f"{left:.1f}" if self.delay < 10 else str(round(left))
         asked = " (Retry-After)" if self.retry_after else ""
         return f"{self.reason} — retry {self.retry}/{self.retries} in {seconds} s{asked}"
 

@@ -61,9 +61,17 @@ class ContextBreakdown:
     """Provider tokens per estimated token, learned from the provider's counts (1.0: not measured yet)."""
     project_files: tuple[Path, ...] = ()
     """The project instruction files (AGENTS.md / CLAUDE.md) in the instructions, outermost first."""
+    freed_too_little: int = 0
+    """Summaries written and then rejected for freeing too little (the history was kept as it was)."""
+    other_failed_compactions: int = 0
+    """Other compaction attempts that changed nothing (a summarizer error, nothing to summarize…)."""
+    counted: int | None = None
+    """The gauge's figure: the provider's count at the last request plus an estimate of what came after
+    (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""
 
     @property
     def total(self) -> int:
+        """The slices' sum: each part's estimated size."""
         return sum(s.tokens for s in self.slices)
 
     @property

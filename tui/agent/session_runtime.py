@@ -365,7 +365,11 @@ class SessionRuntime(SessionTurns):
             ratio=self.manager.accountant.ratio,
         )
         turn = self.cost.turn
+        failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]
+        too_little = sum(1 for event in failed if event.freed_too_little)
         return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),
+                                   freed_too_little=too_little, other_failed_compactions=len(failed) - too_little,
+                                   counted=self.last_usage.tokens if self.last_usage is not None else None,
                                    turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
                                    last_request_usd=self.cost.last_request_usd)
 

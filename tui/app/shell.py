@@ -8,6 +8,7 @@ cancelling turns) and :class:`~tui.app.session_actions.SessionActions` (the pick
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import weakref
@@ -58,7 +59,7 @@ from tui.app.write_approvals import CommandDialogApprover, DialogApprover
 from tui.base.config import Settings
 from tui.base.log_setup import RedactingFormatter
 from tui.base.redaction import redact
-from tui.chain.events import CompactionFinished, EvictedEvent, UsageEvent
+from tui.chain.events import CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 from tui.text.terminal_text import visible
 
 INSTRUCTIONS_CHECK_SECONDS = 2.0
@@ -369,9 +370,11 @@ class DeepTuiApp(TurnActions, SessionActions):
         return usage[-1] if usage else None
 
     async def show_current_session(self) -> None:
-        finished = [e for e in self.runtime.past_events() if isinstance(e, CompactionFinished)]
+        past = self.runtime.past_events()
+        finished = [e for e in past if isinstance(e, CompactionFinished)]
+        failed = [e for e in past if isinstance(e, CompactionFailed)]
         chat = self.query_one(ChatView)
-        await chat.show_session(self.runtime, finished)
+        await chat.show_session(self.runtime, finished, failed)
         if not self._welcome_done and self.runtime.info.session_id and self.runtime.history_count() == 0 \
                 and not len(self.query_one(PromptQueue)):
             from tui.app.widgets.welcome import WelcomeBlock
@@ -409,6 +412,8 @@ class DeepTuiApp(TurnActions, SessionActions):
             self.panels.refresh_evicted(self.runtime)
         if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
             await self.query_one(ChatView).add_divider(event)
+        elif isinstance(event, CompactionFailed):
+            await self.query_one(ChatView).add_failed_compaction(event)
 
     # -- dialogs and panels (the registry's other actions) --------------------------------------------------
 
@@ -430,7 +435,10 @@ class DeepTuiApp(TurnActions, SessionActions):
             return
         from tui.app.screens.context_report import ContextScreen
 
-        self.push_screen(ContextScreen(self.runtime.context_breakdown()))
+        report = self.runtime.context_breakdown()
+        if self.usage is not None:  # one figure with the gauge: the gauge's own
+            report = dataclasses.replace(report, counted=self.usage.tokens)
+        self.push_screen(ContextScreen(report))
 
     def action_model(self, name: str = "") -> None:
         """``/model NAME`` switches the model; ``/model`` opens the chooser."""

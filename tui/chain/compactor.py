@@ -21,6 +21,7 @@ from tui.chain.accounting import TokenAccountant
 from tui.chain.budget import WindowBudget
 from tui.chain.cut_points import find_cut_index
 from tui.chain.events import (
+    RETENTION_TARGET,
     ChainEvent,
     CompactionFailed,
     CompactionFinished,
@@ -40,7 +41,6 @@ logger = logging.getLogger(__name__)
 
 INFLATION_LIMIT = 0.70
 """An automatic summary must leave the context at most this share of its size before."""
-RETENTION_TARGET = 0.9
 MAX_REPORTED_MISSING = 20
 PROTECT_SHARE_OF_LIMIT = 0.25
 PROTECT_MAX_TOKENS = 40_000
@@ -103,13 +103,24 @@ class Compactor:
         self.emit(event)
         return event
 
-    def _fail(self, *, strategy: str, trigger: CompactionTrigger, reason: str, tokens: int,
-              focus: str | None) -> CompactionFailed:
+    def _fail(self, *, strategy: str, trigger: CompactionTrigger, reason: str, tokens: int, focus: str | None,
+              messages: Sequence[ModelMessage], would_free: int | None = None,
+              tokens_estimated: int | None = None) -> CompactionFailed:
         self.stats.failures += 1
         event = CompactionFailed(strategy=strategy, trigger=trigger, reason=reason, tokens=tokens,  # type: ignore[arg-type]
-                                 focus=focus)
+                                 focus=focus, would_free=would_free, tokens_estimated=tokens_estimated,
+                                 message_index=self.recorded_count(messages))
         self.emit(event)
         return event
+
+    def recorded_count(self, messages: Sequence[ModelMessage]) -> int | None:
+        """How many messages messages.json holds up to the newest recorded one of ``messages`` (where a failed
+        attempt on them is shown in the chat); ``None`` when none of them is recorded."""
+        for message in reversed(messages):
+            index = self.ledger.index_of(message)
+            if index is not None:
+                return index + 1
+        return None
 
     # -- tier 2 ------------------------------------------------------------------------
 
@@ -147,7 +158,7 @@ class Compactor:
         try:
             files_created = result.save()
         except OSError as error:
-            failed = self._fail(strategy="pointer", trigger=trigger, tokens=tokens, focus=focus,
+            failed = self._fail(strategy="pointer", trigger=trigger, tokens=tokens, focus=focus, messages=messages,
                                 reason=f"could not save tool outputs before compacting them: {error}")
             return StepResult(messages, tokens, failed)
         self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
@@ -219,7 +230,7 @@ class Compactor:
         """
         cut = self._cut(messages)
         if cut is None:
-            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus,
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, messages=messages,
                                 reason="nothing to summarize: no safe cut point before the kept recent turns")
             return StepResult(messages, tokens, failed)
         span = messages[:cut]
@@ -231,23 +242,25 @@ class Compactor:
         try:
             text, score, missing = await self._write_summary(body, previous, focus)
         except SummarizerError as error:
-            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=str(error))
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=str(error),
+                                messages=messages)
             return StepResult(messages, tokens, failed)
         kept_from = self.ledger.index_of(messages[cut])
         summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
-                                       focus=focus, retention=score)
+                                       focus=focus, retention=score, missing=len(missing))
         candidate = [summary, *messages[cut:]]
         if self.on_after_compress is not None:
             extra = self.on_after_compress(candidate)
             if extra:
                 summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
-                                               focus=focus, retention=score, extra=extra)
+                                               focus=focus, retention=score, missing=len(missing), extra=extra)
                 candidate[0] = summary
         before = self.accountant.estimate(messages, fixed_tokens)
         after = self.accountant.estimate(candidate, fixed_tokens)
         rejected = self._rejection(before, after, manual=trigger == "manual")
         if rejected is not None:
-            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected)
+            failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected,
+                                messages=messages, would_free=max(0, before - after), tokens_estimated=before)
             # before' ≥ after / INFLATION_LIMIT makes after ≤ INFLATION_LIMIT × before'; scaled to ``tokens``
             retry_from = math.ceil(tokens * after / (INFLATION_LIMIT * before)) if before > 0 else None
             return StepResult(messages, tokens, failed, retry_from=retry_from)
@@ -257,7 +270,8 @@ class Compactor:
         event = self._finish(CompactionFinished(
             strategy="summary", trigger=trigger, tokens_before=tokens, tokens_after=tokens_after,
             messages_replaced=len(body), retention_score=round(score, 3),
-            missing_identifiers=tuple(missing[:MAX_REPORTED_MISSING]), focus=focus, summary_index=summary_index))
+            missing_identifiers=tuple(missing[:MAX_REPORTED_MISSING]), missing_count=len(missing), focus=focus,
+            summary_index=summary_index))
         return StepResult(candidate, tokens_after, event)
 
     @staticmethod

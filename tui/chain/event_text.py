@@ -27,6 +27,27 @@ def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
     return plural(count, "msg") if short else plural(count, "message")
 
 
+KEPT_AS_IT_WAS = "kept the history as it is"
+_UNCHANGED_SUFFIXES = ("; history left unchanged", "history left unchanged")
+
+
+def failed_compaction_line(event: CompactionFailed) -> str:
+    """The chat's line for an attempt that changed nothing, e.g. ``compaction tried: a summary would only free
+    34 of ~4,697 tokens — kept the history as it is (cost $0.0116)``."""
+    if event.would_free is not None:
+        what = (f"a summary would only free {event.would_free:,} of ~{event.tokens_estimated:,} tokens"
+                if event.tokens_estimated else f"a summary would only free {plural(event.would_free, 'token')}")
+    else:
+        what = event.reason
+        for suffix in _UNCHANGED_SUFFIXES:
+            what = what.removesuffix(suffix)
+        what = what.strip().rstrip(";,") or "it failed"
+        if event.strategy != "summary":
+            what = f"{event.strategy}: {what}"
+    cost = compaction_cost_text(priced=event.priced, cost_usd=event.cost_usd, cost_requests=event.cost_requests)
+    return f"compaction tried: {what} — {KEPT_AS_IT_WAS}" + (f" ({cost})" if cost else "")
+
+
 def describe_event(event: ChainEvent) -> str:
     """One line saying what happened, e.g. ``summarized 142 messages, 96k → 18k tokens, retention 0.97``."""
     if isinstance(event, CompactionFinished):
@@ -36,6 +57,8 @@ def describe_event(event: ChainEvent) -> str:
                 f"{human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens")
         if event.retention_score is not None:
             text += f", retention {event.retention_score:.2f}"
+            if event.low_retention:
+                text += f" ({plural(event.missing, 'identifier')} missing)"
         if event.focus:
             text += f", focus: {event.focus}"
         if event.files_created:

@@ -26,8 +26,13 @@ def describe_window_source(source: str) -> str:
     if source == "default":
         return "window assumed (the model's is unknown; set --context-window)"
     return f"window from {_WINDOW_SOURCE_WORDS.get(source, source)}"
+
+
 CompactionStrategy = Literal["mask", "pointer", "summary", "fallback"]
 CompactionTrigger = Literal["auto", "manual", "preflight"]
+RETENTION_TARGET = 0.9
+"""A summary keeping fewer of its span's identifiers than this gets a second pass asked for the missing ones, and
+is flagged (divider, /compact) when it still keeps fewer."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,6 +133,9 @@ class CompactionFinished(ChainEvent):
     files_created: tuple[str, ...] = ()
     retention_score: float | None = None
     missing_identifiers: tuple[str, ...] = ()
+    """The first identifiers of the summarized span the summary lacks (at most 20; ``missing_count`` counts all)."""
+    missing_count: int | None = None
+    """How many identifiers the summary lacks in all (``None``: recorded before deep-tui counted them)."""
     focus: str | None = None
     summary_index: int | None = None
     """Index in messages.json of the recorded summary message (summary/fallback)."""
@@ -144,6 +152,16 @@ class CompactionFinished(ChainEvent):
     def tokens_saved(self) -> int:
         return max(0, self.tokens_before - self.tokens_after)
 
+    @property
+    def missing(self) -> int:
+        """How many identifiers the summary lacks (the listed ones when the count was not recorded)."""
+        return self.missing_count if self.missing_count is not None else len(self.missing_identifiers)
+
+    @property
+    def low_retention(self) -> bool:
+        """The summary kept fewer identifiers than :data:`RETENTION_TARGET`, even after its second pass."""
+        return self.retention_score is not None and self.retention_score < RETENTION_TARGET and self.missing > 0
+
 
 @dataclass(frozen=True, kw_only=True)
 class CompactionFailed(ChainEvent):
@@ -159,6 +177,18 @@ class CompactionFailed(ChainEvent):
     cost_usd: float | None = None
     """What the summarizer's requests cost even though the compaction failed (see CompactionFinished)."""
     cost_requests: int = 0
+    would_free: int | None = None
+    """Set when a summary was written but rejected for freeing too little: the tokens it would have freed."""
+    tokens_estimated: int | None = None
+    """With ``would_free``: the context as the guard measured it (the estimate ``would_free`` is part of)."""
+    message_index: int | None = None
+    """How many messages messages.json held when it was tried: the chat shows the attempt there (before the
+    message of that index), live and when the session is opened again."""
+
+    @property
+    def freed_too_little(self) -> bool:
+        """A summary was written and rejected by the inflation guard."""
+        return self.would_free is not None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -238,7 +238,8 @@ class ContextManager:
         event = step.event
         if event is None:
             event = CompactionFailed(strategy="summary", trigger="manual", reason="nothing to compact",
-                                     tokens=tokens, focus=focus or None)
+                                     tokens=tokens, focus=focus or None,
+                                     message_index=self.compactor.recorded_count(step.messages))
             self._emit(event)
         return CompactionOutcome(step.messages, event)
 

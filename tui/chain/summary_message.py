@@ -18,14 +18,18 @@ def make_summary_message(
     replaced: int,
     focus: str | None = None,
     retention: float | None = None,
+    missing: int | None = None,
     extra: str | None = None,
 ) -> ModelRequest:
-    """A summary of ``replaced`` messages; ``kept_from`` is the messages.json index of the first kept one."""
+    """A summary of ``replaced`` messages; ``kept_from`` is the messages.json index of the first kept one;
+    ``missing``: how many identifiers of the span the summary lacks (its retention check)."""
     info: dict[str, Any] = {"strategy": strategy, "kept_from": kept_from, "replaced": replaced}
     if focus:
         info["focus"] = focus
     if retention is not None:
         info["retention"] = round(retention, 3)
+    if missing:
+        info["missing"] = missing
     parts: list[CompactionPart | SystemPromptPart] = [
         CompactionPart(content=content, metadata={SUMMARY_METADATA_KEY: info})
     ]

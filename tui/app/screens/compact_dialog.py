@@ -35,7 +35,18 @@ def describe_result(event: CompactResult) -> Content:
         f"{event.strategy}: {human_tokens(event.tokens_before)} → {human_tokens(event.tokens_after)} tokens "
         f"({plural(event.messages_replaced, 'message')} replaced{retention})",
         (f"\n{cost}" if cost else "", "$text-muted"),
+        *low_retention_warning(event),
     )
+
+
+def low_retention_warning(event: CompactionFinished) -> list[tuple[str, str] | str]:
+    """When the summary kept few of its span's identifiers even after the second pass: how many it lacks and
+    where they still are (the divider's details list them)."""
+    if not event.low_retention:
+        return []
+    return [(f"\n⚠ Low retention: {plural(event.missing, 'identifier')} of the summarized messages "
+             f"{'is' if event.missing == 1 else 'are'} not in the summary", "bold $warning"),
+            (" (a second pass asked for them). The originals are kept; the divider lists them.", "$text-muted")]
 
 
 def describe_plan(plan: SummaryPlan) -> Content:

@@ -35,20 +35,17 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
             ("█" * filled, "$accent"), ("░" * (BAR - filled), "$text-muted"),
             f"  {human_tokens(row.tokens):>6}  {share * 100:5.1f}%",
         ))
-    total = report.total
     calibrated = (f"; estimates × {report.calibration:.2f} to match the provider's counts"
                   if report.calibration != 1.0 else "")
     footer = [
         Content(""),
-        Content.assemble(("total (estimated)  ", "bold"), f"{human_tokens(total)} of {human_tokens(report.window)} "
-                         f"tokens ({total / report.window * 100 if report.window else 0:.1f}%), "
-                         f"{describe_window_source(report.window_source)}"),
+        *total_lines(report),
         Content(f"a request may carry {human_tokens(report.limit)}: {human_tokens(report.reserve)} are kept for the "
                 f"answer and {human_tokens(report.margin)} for estimate error{calibrated}"),
         Content(f"compaction at {report.compaction_threshold:.0%} of that "
                 f"({human_tokens(int(report.compaction_threshold * report.limit))}), summary at "
                 f"{report.summarize_threshold:.0%} ({human_tokens(int(report.summarize_threshold * report.limit))}); "
-                f"{plural(report.compressions, 'compaction')} so far"),
+                f"{compactions_text(report)}"),
         Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
         *project_lines(report),
@@ -56,6 +53,43 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])
+
+
+def _share(tokens: int, window: int) -> str:
+    return f"{tokens / window * 100 if window else 0:.1f}%"
+
+
+def total_lines(report: ContextBreakdown) -> list[Content]:
+    """The context's size: the gauge's figure (the provider's count at the last request plus an estimate since)
+    when there is one, with the rows' sum named for what it is (an estimate of each part); else the estimate."""
+    of_window = f"of {human_tokens(report.window)} tokens"
+    source = describe_window_source(report.window_source)
+    estimate = report.total
+    if report.counted is None:
+        return [Content.assemble(("total (estimated)  ", "bold"),
+                                 f"{human_tokens(estimate)} {of_window} ({_share(estimate, report.window)}), {source}")]
+    counted = report.counted
+    gap = estimate - counted
+    differs = (f"; {human_tokens(abs(gap))} {'more' if gap > 0 else 'less'} than the count"
+               if human_tokens(estimate) != human_tokens(counted) else "")
+    return [
+        Content.assemble(("in context  ", "bold"), f"{human_tokens(counted)} {of_window} "
+                         f"({_share(counted, report.window)}), {source}"),
+        Content.styled("  as the gauge: the provider's count at the last request plus an estimate since",
+                       "$text-muted"),
+        Content.assemble(("rows (estimated)  ", "bold"),
+                         f"{human_tokens(estimate)}: each part's size estimated from its characters{differs}"),
+    ]
+
+
+def compactions_text(report: ContextBreakdown) -> str:
+    """``2 compactions so far, 1 attempt that freed too little``."""
+    text = f"{plural(report.compressions, 'compaction')} so far"
+    if report.freed_too_little:
+        text += (f", {plural(report.freed_too_little, 'attempt')} that freed too little")
+    if report.other_failed_compactions:
+        text += f", {plural(report.other_failed_compactions, 'failed attempt')}"
+    return text
 
 
 def project_lines(report: ContextBreakdown) -> list[Content]:

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
@@ -110,8 +111,8 @@ def cut_short_mark() -> Static:
 class NoticeBlock(Static):
     """A line from deep-tui itself (errors, cancellations, switches)."""
 
-    def __init__(self, text: str, *, tone: str = "muted") -> None:
-        super().__init__(Content(visible(text)), classes=f"notice-block -{tone}")
+    def __init__(self, text: str, *, tone: str = "muted", classes: str = "") -> None:
+        super().__init__(Content(visible(text)), classes=f"notice-block -{tone} {classes}".strip())
 
 
 def _one_line(text: str) -> str:
@@ -226,6 +227,11 @@ class DividerInfo:
     focus: str | None
     summary: str
     replaced_range: tuple[int, int] | None
+    missing_count: int = 0
+    """Identifiers of the summarized messages the summary lacks, counted when its retention stayed low
+    (below ``RETENTION_TARGET`` after the second pass); 0 otherwise."""
+    missing: tuple[str, ...] = ()
+    """The first of them (the event lists at most 20), for the expanded divider."""
 
     def title(self) -> str:
         verb = "summarized" if self.strategy == "summary" else "dropped (to fit the window)"
@@ -233,10 +239,26 @@ class DividerInfo:
         if self.tokens_before is not None and self.tokens_after is not None:
             parts.append(f"{human_tokens(self.tokens_before)} → {human_tokens(self.tokens_after)} tokens")
         if self.retention is not None:
-            parts.append(f"retention {self.retention:.2f}")
+            low = f" ⚠ {plural(self.missing_count, 'identifier')} missing" if self.missing_count else ""
+            parts.append(f"retention {self.retention:.2f}{low}")
         if self.focus:
             parts.append(f"focus: {self.focus}")
         return ", ".join(parts)
+
+
+def missing_line(info: DividerInfo) -> Content:
+    """What the summary lacks: ``7 identifiers of the summarized messages are not in this summary: `a`, `b` …
+    (still in the history: search finds them)``."""
+    listed = ", ".join(visible(identifier) for identifier in info.missing)
+    more = info.missing_count - len(info.missing)
+    if listed and more > 0:
+        listed += f" and {more:,} more"
+    return Content.assemble(
+        (f"⚠ {plural(info.missing_count, 'identifier')} of the summarized messages "
+         f"{'is' if info.missing_count == 1 else 'are'} not in this summary", "bold $warning"),
+        f": {listed}" if listed else "",
+        ("\n(the originals are kept: show the replaced messages below, or search the history)", "$text-muted"),
+    )
 
 
 class CompactionDivider(Collapsible):
@@ -266,8 +288,9 @@ class CompactionDivider(Collapsible):
         self._originals = Vertical(classes="divider-originals")
         button = Button(self.SHOW, classes="divider-show", compact=True)
         button.display = info.replaced_range is not None
-        super().__init__(Static(Content(visible(info.summary)), classes="divider-summary"), button, self._originals,
-                         classes="compaction-divider")
+        details: list[Widget] = [Static(missing_line(info), classes="divider-missing")] if info.missing_count else []
+        super().__init__(*details, Static(Content(visible(info.summary)), classes="divider-summary"), button,
+                         self._originals, classes=f"compaction-divider{' -low-retention' if info.missing_count else ''}")
         self.title = Content(visible(f"── {info.title()} ──"))  # type: ignore[assignment]  # a focus is user text
         self._button = button
         self._loaded = False

@@ -13,7 +13,8 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.folding import FoldedSpace, far_above
-from tui.chain.events import CompactionFinished
+from tui.chain.event_text import failed_compaction_line
+from tui.chain.events import CompactionFailed, CompactionFinished
 
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
@@ -35,6 +36,8 @@ class ChatView(VerticalScroll):
         self.runtime: SessionRuntimeAPI | None = None
         self.loaded_from = 0
         self._finished: dict[int, CompactionFinished] = {}
+        self._failed: dict[int, list[CompactionFailed]] = {}
+        """Failed compaction attempts by the message index they came before (see ``CompactionFailed``)."""
         self._tools: dict[str, ToolBlock] = {}
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
@@ -42,20 +45,27 @@ class ChatView(VerticalScroll):
         self.shown_session = 0
         """Counts the sessions shown (a turn's view stops drawing when it changes)."""
 
-    async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished]) -> None:
-        """Replace the transcript with the tail of ``runtime``'s history."""
+    async def show_session(self, runtime: SessionRuntimeAPI, finished: Sequence[CompactionFinished],
+                           failed: Sequence[CompactionFailed] = ()) -> None:
+        """Replace the transcript with the tail of ``runtime``'s history; ``failed``: compaction attempts that
+        changed nothing, each shown as a line where it happened."""
         from tui.app.widgets.history_blocks import blocks_for  # loads pydantic-ai: not needed for the first frame
 
         self.runtime = runtime
         self.shown_session += 1
         self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
+        self._failed = {}
+        for attempt in failed:
+            if attempt.message_index is not None:
+                self._failed.setdefault(attempt.message_index, []).append(attempt)
         self._tools.clear()
         await self.remove_children()
         count = runtime.history_count()
         self.loaded_from = max(0, count - PAGE_SIZE)
         messages = runtime.load_history(self.loaded_from, count)
         self._space = FoldedSpace()
-        blocks: list[Widget] = [self._earlier, self._space, *blocks_for(messages, self.loaded_from, self._finished)]
+        blocks: list[Widget] = [self._earlier, self._space,
+                                *blocks_for(messages, self.loaded_from, self._finished, self._failed, last_page=True)]
         self._earlier.display = self.loaded_from > 0
         self._earlier.label = f"load earlier messages ({self.loaded_from} more)"
         await self.mount_all(blocks)
@@ -70,7 +80,7 @@ class ChatView(VerticalScroll):
 
         start = max(0, self.loaded_from - PAGE_SIZE)
         messages = self.runtime.load_history(start, self.loaded_from)
-        blocks = blocks_for(messages, start, self._finished)
+        blocks = blocks_for(messages, start, self._finished, self._failed)
         if blocks:
             self._space.unfold()  # the page goes right after the space, above everything it folded
             await self.mount_all(blocks, after=self._space if self._space.is_attached else self._earlier)
@@ -261,8 +271,16 @@ class ChatView(VerticalScroll):
             divider = CompactionDivider(DividerInfo(
                 strategy=event.strategy, replaced=event.messages_replaced, tokens_before=event.tokens_before,
                 tokens_after=event.tokens_after, retention=event.retention_score, focus=event.focus, summary="",
-                replaced_range=None))
+                replaced_range=None, missing_count=event.missing if event.low_retention else 0,
+                missing=event.missing_identifiers if event.low_retention else ()))
         await self._append(divider)
+
+    async def add_failed_compaction(self, event: CompactionFailed) -> None:
+        """A compaction attempt of this session that changed nothing, as one muted line (as it is shown when the
+        session is opened again, from events.jsonl)."""
+        if event.message_index is not None:
+            self._failed.setdefault(event.message_index, []).append(event)
+        await self._append(NoticeBlock(failed_compaction_line(event), tone="muted", classes="failed-compaction"))
 
     async def add_notice(self, text: str, tone: str = "muted") -> None:
         await self._append(NoticeBlock(text, tone=tone))

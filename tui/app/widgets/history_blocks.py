@@ -24,10 +24,18 @@ from pydantic_ai.messages import (
 from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, ToolBlock, UserBlock, user_command_blocks
+from tui.app.widgets.blocks import (
+    CompactionDivider,
+    DividerInfo,
+    NoticeBlock,
+    ToolBlock,
+    UserBlock,
+    user_command_blocks,
+)
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars
-from tui.chain.events import CompactionFinished
+from tui.chain.event_text import failed_compaction_line
+from tui.chain.events import RETENTION_TARGET, CompactionFailed, CompactionFinished
 from tui.chain.summary_message import summary_info
 from tui.text.message_text import prompt_text
 from tui.text.terminal_text import visible, visible_json
@@ -45,6 +53,12 @@ def divider_info(message: ModelRequest, index: int, finished: dict[int, Compacti
     kept_from = info.get("kept_from")
     event = finished.get(index)
     start = max(0, kept_from - replaced) if isinstance(kept_from, int) else None
+    if event is not None:
+        missing_count, missing = (event.missing, event.missing_identifiers) if event.low_retention else (0, ())
+    else:  # no event (events.jsonl lost or not written): the summary's own record of its retention
+        retention, recorded = info.get("retention"), info.get("missing")
+        low = isinstance(retention, (int, float)) and retention < RETENTION_TARGET
+        missing_count, missing = (recorded if low and isinstance(recorded, int) else 0), ()
     return DividerInfo(
         strategy=str(info.get("strategy", "summary")),
         replaced=event.messages_replaced if event else replaced,
@@ -55,6 +69,8 @@ def divider_info(message: ModelRequest, index: int, finished: dict[int, Compacti
         summary=visible(summary),
         replaced_range=(start, kept_from) if start is not None and isinstance(kept_from, int) and kept_from > start
         else None,
+        missing_count=missing_count,
+        missing=missing,
     )
 
 
@@ -72,13 +88,21 @@ def cut_short_part(response: ModelResponse) -> int | None:
     return None
 
 
-def blocks_for(messages: Sequence[ModelMessage], first_index: int,
-               finished: dict[int, CompactionFinished]) -> list[Widget]:
-    """One block per prompt, answer, tool call (with its result) and summary."""
+def _failed_notices(attempts: Sequence[CompactionFailed]) -> list[Widget]:
+    return [NoticeBlock(failed_compaction_line(event), tone="muted", classes="failed-compaction") for event in attempts]
+
+
+def blocks_for(messages: Sequence[ModelMessage], first_index: int, finished: dict[int, CompactionFinished],
+               failed: dict[int, list[CompactionFailed]] | None = None, *, last_page: bool = False) -> list[Widget]:
+    """One block per prompt, answer, tool call (with its result) and summary; a line for each compaction attempt
+    in ``failed`` (by the message index it came before) where it happened — after the last message for
+    ``last_page`` (the newest messages: an attempt made once they were all recorded)."""
     blocks: list[Widget] = []
     tools: dict[str, ToolBlock] = {}
+    failed = failed or {}
     for offset, message in enumerate(messages):
         index = first_index + offset
+        blocks.extend(_failed_notices(failed.get(index, ())))
         if isinstance(message, ModelRequest):
             if summary_info(message) is not None:
                 divider = CompactionDivider(divider_info(message, index, finished))
@@ -116,6 +140,10 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int,
                     block.message_index = index
                     tools[part.tool_call_id] = block
                     blocks.append(block)
+    if last_page:
+        end = first_index + len(messages)
+        blocks.extend(_failed_notices([event for index, attempts in failed.items() if index >= end
+                                       for event in attempts]))
     return blocks
 
 
