@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,13 @@ class UnindexedSearch(HistorySearch):
     def record(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
                parent: ParentRef | None) -> bool:
         return False
+
+    def record_soon(self, session_id: str, first: int, messages: Sequence[ModelMessage], *, title: str,
+                    parent: ParentRef | None) -> Future[bool]:
+        """The runtime records through the writer thread: left for a later sync here too."""
+        done: Future[bool] = Future()
+        done.set_result(False)
+        return done
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -144,6 +145,9 @@ needs_browser = pytest.mark.skipif(
     reason="no Chromium: .ci/run installs Debian's chromium package (apt-get install chromium)")
 
 
+TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
 class Screen:
     """What one tab received: the terminal output bytes of its websocket, as text."""
 
@@ -158,12 +162,15 @@ class Screen:
         self.received.append(payload.decode(errors="replace") if isinstance(payload, bytes) else payload)
 
     def text(self) -> str:
-        return "".join(self.received)
+        """What the tab received with the terminal's control sequences taken out (a paint may style or move
+        the cursor inside a line; the words stay in order)."""
+        return TERMINAL_CONTROL.sub("", "".join(self.received))
 
-    def wait_for(self, page: object, needle: str, timeout: float = 60.0) -> None:
+    def wait_for(self, page: object, needle: str, timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
         while needle not in self.text():
-            assert time.monotonic() < deadline, f"{needle!r} never reached the browser"
+            assert time.monotonic() < deadline, f"{needle!r} never reached the browser; last received: " \
+                                                f"{self.text()[-1500:]!r}"
             page.wait_for_timeout(100)  # type: ignore[attr-defined]
 
 
