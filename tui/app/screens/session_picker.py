@@ -227,6 +227,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
 
     def _show_listing(self) -> None:
         self.filter_input.focus()
+        if self.search is not None:  # the word list its content queries narrow candidates with (a thread)
+            self.search.prepare_session_search()
         if self._initial is not None:
             self.set_sessions(self._initial)
             self.call_after_refresh(self.reload)  # refresh from disk once the recent listing is on screen
