@@ -191,6 +191,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
     def on_resize(self) -> None:
         layout = layout_for(self.query_one("#sessions").size.width or self.size.width)
         if layout == self._layout:
+            if self._loaded and self.content_hits:  # the snippets, cut to the new width
+                self.apply_filter()
             return
         self._layout = layout
         self.query_one("#columns", Static).update(header_row(layout))
@@ -280,8 +282,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         else:
             self._shown = self._entries
         option_list = self.session_list
+        width = (option_list.scrollable_content_region.width or self.size.width) - 1
         option_list.set_options(
-            Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth), id=entry.meta.id)
+            Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth, width), id=entry.meta.id)
             if entry.meta.id in hits
             else (entry.option if rows[entry.meta.id] is entry.row else Option(rows[entry.meta.id], id=entry.meta.id))
             for entry in self._shown
