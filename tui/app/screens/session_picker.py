@@ -282,7 +282,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         else:
             self._shown = self._entries
         option_list = self.session_list
-        width = (option_list.scrollable_content_region.width or self.size.width) - 1
+        # The list's width less room for a scrollbar, whether or not one shows: the same cut every time.
+        width = (option_list.size.width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
         option_list.set_options(
             Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth, width), id=entry.meta.id)
             if entry.meta.id in hits
