@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING
 
 from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
-from tui.store.search_db import DEFAULT_TOKENIZER, IndexProblem, read_rows
+from tui.store.search_candidates import narrowed_candidate_sessions
+from tui.store.search_db import DEFAULT_TOKENIZER, IndexedSession, IndexProblem, read_rows
 from tui.store.search_index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
 from tui.store.search_query import (
+    Match,
     QueryTooShort,
     SearchCancelled,
     SearchHit,
@@ -33,6 +35,7 @@ from tui.store.search_query import (
 )
 from tui.store.search_scan import ScanTarget, all_targets, scan, session_chain
 from tui.store.search_terms import parse_query
+from tui.store.search_vocab import Vocabulary
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -47,6 +50,11 @@ REFRESH_AFTER = 30.0
 """A query made this many seconds after the last look at the disk starts a refresh in the background
 (for histories written by other programs: deep-tui processes index their own messages as they append);
 a query itself never looks at every session folder."""
+WORD_LIST_STALE_SESSIONS = 20
+WORD_LIST_STALE_AFTER = 60.0
+"""The picker's word list is read again (in the background) once this many sessions were indexed since it
+was read, or when any was and it is this many seconds old: their pieces are checked through the trigram
+index meanwhile."""
 
 
 @dataclass
@@ -130,6 +138,10 @@ class HistorySearch:
         self._writer: ThreadPoolExecutor | None = None
         self._last_record: Future[bool] | None = None
         """The newest :meth:`record_soon` (one writer thread: once it is done, so is every earlier one)."""
+        self._vocabulary: Vocabulary | None = None
+        """The index's word list, for the picker (:mod:`tui.store.search_vocab`); ``None`` until read."""
+        self._vocabulary_lock = threading.Lock()
+        self._vocabulary_reader: threading.Thread | None = None
 
     @property
     def tokenizer(self) -> str:
@@ -317,7 +329,7 @@ class HistorySearch:
             rows = read_rows(connection)
             pending_ids = {pending.id for pending in report.pending}
             found_sessions = matching_sessions(connection, match, order=order, limit=limit, skip=pending_ids,
-                                               cancelled=cancelled)
+                                               cancelled=cancelled, candidates=self._narrowed(connection, match, rows))
             newest = found_sessions.newest
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
@@ -351,6 +363,55 @@ class HistorySearch:
                              incomplete=incomplete, by_session=by_session,
                              matching_sessions=found_sessions.matching + len(set(scanned) - set(newest)),
                              unchecked_sessions=found_sessions.unchecked)
+
+    # -- the picker's word list ----------------------------------------------------------------
+
+    def prepare_session_search(self) -> threading.Thread | None:
+        """Read the index's word list in a daemon thread (unless a read is under way), so that the picker's
+        queries check only the pieces that can match; the picker calls this when it opens, and
+        :meth:`session_hits` when the list is missing or out of date. ``None`` when there is no index yet."""
+        if not self.index.path.exists():
+            return None
+        with self._vocabulary_lock:
+            reader = self._vocabulary_reader
+            if reader is not None and reader.is_alive():
+                return reader
+            reader = threading.Thread(target=self._read_word_list_apart, name="deep-tui-word-list", daemon=True)
+            self._vocabulary_reader = reader
+            reader.start()
+        return reader
+
+    def read_word_list(self) -> bool:
+        """Read the word list now (in the calling thread); False when the index could not be read."""
+        try:
+            vocabulary = Vocabulary.read(self.index.connection(self.busy_ms), self.index.path)
+        except (sqlite3.Error, IndexProblem) as error:
+            logger.info("the picker's word list could not be read (queries check every candidate): %s", error)
+            return False
+        self._vocabulary = vocabulary
+        return True
+
+    def _read_word_list_apart(self) -> None:
+        try:
+            self.read_word_list()
+        finally:  # this thread's connection is not used again
+            self.index.db.drop_connection()
+
+    def _narrowed(self, connection: sqlite3.Connection, match: Match,
+                  rows: dict[str, IndexedSession]) -> list[tuple[int, str]] | None:
+        """The picker's candidates through the word list (``None``: take the trigram index's)."""
+        vocabulary = self._vocabulary
+        if vocabulary is None or not vocabulary.covers(self.index.path):
+            self.prepare_session_search()
+            return None
+        expression = vocabulary.expression(match.query)
+        uncovered = vocabulary.uncovered(rows)
+        if len(uncovered) >= WORD_LIST_STALE_SESSIONS or (
+                uncovered and time.monotonic() - vocabulary.read_at > WORD_LIST_STALE_AFTER):
+            self.prepare_session_search()
+        if expression is None:
+            return None
+        return narrowed_candidate_sessions(connection, match, expression, uncovered)
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +143,35 @@ def candidate_sessions(connection: sqlite3.Connection, match: Match) -> list[tup
     inner = sql.removesuffix(" ORDER BY rowid DESC LIMIT ?")
     return connection.execute(f"SELECT c.rowid, d.session FROM ({inner}) c JOIN docs d ON d.id = c.rowid "
                               "ORDER BY c.rowid DESC", params).fetchall()
+
+
+def narrowed_candidate_sessions(connection: sqlite3.Connection, match: Match, words_expression: str,
+                                uncovered: Collection[str]) -> list[tuple[int, str]]:
+    """Like :func:`candidate_sessions`, narrowed by the word list (:mod:`tui.store.search_vocab`): the pieces
+    ``words_expression`` finds in ``words_fts`` (``""``: none), except those of ``uncovered`` sessions (indexed
+    since the list was read), whose trigram candidates are taken instead."""
+    found: list[tuple[int, str]] = []
+    if words_expression:
+        sql = ("SELECT w.rowid, d.session FROM (SELECT rowid FROM words_fts WHERE words_fts MATCH ?) w "
+               "JOIN docs d ON d.id = w.rowid")
+        params: list[object] = [words_expression]
+        if match.cjk_expression:
+            sql += " WHERE w.rowid IN (SELECT rowid FROM cjk_fts WHERE cjk_fts MATCH ?)"
+            params.append(match.cjk_expression)
+        found = [(doc_id, session) for doc_id, session in connection.execute(sql, params) if session not in uncovered]
+    if uncovered:
+        wanted = sorted(uncovered)
+        owner: dict[int, str] = {}
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start:start + 500]
+            owner.update(connection.execute(
+                f"SELECT id, session FROM docs WHERE session IN ({','.join('?' * len(batch))})", batch).fetchall())
+        if owner:
+            sql, params = _candidates_sql(match, words=False, below=False, in_range=True)
+            rows = connection.execute(sql, [*params, min(owner), max(owner), len(owner) + 1])
+            found += [(doc_id, owner[doc_id]) for (doc_id,) in rows if doc_id in owner]
+    found.sort(reverse=True)
+    return found
 
 
 _COLUMNS = "d.id, d.session, d.message, d.role, d.tool, d.path"

@@ -185,14 +185,19 @@ class SessionMatches:
 
 def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Sequence[str] | None = None,
                       limit: int | None = None, skip: Collection[str] = (),
-                      budget: int = SESSION_CHECK_CHARS, cancelled: Callable[[], bool] | None = None) -> SessionMatches:
+                      budget: int = SESSION_CHECK_CHARS, cancelled: Callable[[], bool] | None = None,
+                      candidates: Sequence[tuple[int, str]] | None = None) -> SessionMatches:
     """Sessions with a match in what they recorded themselves, in ``order`` (then the rest, sorted), each with
     the document of its newest matching message: its candidates are checked newest first until one holds
     the query. The first ``limit`` matching sessions are always found; the rest are counted until
     ``budget`` characters of text were read. Sessions in ``skip`` (not indexed yet) are left out.
-    Raises :class:`SearchCancelled` when ``cancelled()`` says so (checked between windows of sessions)."""
+    Raises :class:`SearchCancelled` when ``cancelled()`` says so (checked between windows of sessions).
+    ``candidates``: (document id, session) newest first, when the caller narrowed them already
+    (:func:`tui.store.search_candidates.narrowed_candidate_sessions`); else the trigram index's."""
     owners: dict[str, list[int]] = {}
-    for doc_id, session in candidate_sessions(connection, match):  # newest first
+    if candidates is None:
+        candidates = candidate_sessions(connection, match)
+    for doc_id, session in candidates:  # newest first
         if session not in skip:
             owners.setdefault(session, []).append(doc_id)
     listed = [session for session in order if session in owners] if order is not None else []

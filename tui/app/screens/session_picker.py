@@ -191,6 +191,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
     def on_resize(self) -> None:
         layout = layout_for(self.query_one("#sessions").size.width or self.size.width)
         if layout == self._layout:
+            if self._loaded and self.content_hits:  # the snippets, cut to the new width
+                self.apply_filter()
             return
         self._layout = layout
         self.query_one("#columns", Static).update(header_row(layout))
@@ -227,6 +229,8 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
 
     def _show_listing(self) -> None:
         self.filter_input.focus()
+        if self.search is not None:  # the word list its content queries narrow candidates with (a thread)
+            self.search.prepare_session_search()
         if self._initial is not None:
             self.set_sessions(self._initial)
             self.call_after_refresh(self.reload)  # refresh from disk once the recent listing is on screen
@@ -278,8 +282,10 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         else:
             self._shown = self._entries
         option_list = self.session_list
+        # The list's width less room for a scrollbar, whether or not one shows: the same cut every time.
+        width = (option_list.size.width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
         option_list.set_options(
-            Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth), id=entry.meta.id)
+            Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth, width), id=entry.meta.id)
             if entry.meta.id in hits
             else (entry.option if rows[entry.meta.id] is entry.row else Option(rows[entry.meta.id], id=entry.meta.id))
             for entry in self._shown

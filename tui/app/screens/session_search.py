@@ -61,20 +61,61 @@ def highlighted(snippet: str) -> Content:
     return Content.assemble(*pieces)
 
 
-def snippet_line(hit: SearchHit, depth: int) -> Content:
-    """``    message 42 · user  …the «migration» plan…  (also in 2 forks)`` under a session row."""
+MIN_SNIPPET_ROOM = 16
+"""A snippet keeps at least this many characters, however narrow the list (the line is cut at its end)."""
+
+
+def fit_snippet(snippet: str, room: int) -> str:
+    """``snippet`` cut to ``room`` characters around its first match, so the match shows (with a little of
+    what precedes it) however narrow the line: the search's snippet is wider than a picker row, and the
+    match sits a third of the way into it. Cut ends say ``…``; the highlight marks are kept."""
+    characters: list[tuple[str, bool]] = []
+    inside = False
+    for character in snippet:
+        if character in (HIGHLIGHT_START, HIGHLIGHT_END):
+            inside = character == HIGHLIGHT_START
+        else:
+            characters.append((character, inside))
+    room = max(room, MIN_SNIPPET_ROOM)
+    if len(characters) <= room:
+        return snippet
+    first = next((index for index, (_, marked) in enumerate(characters) if marked), 0)
+    start = max(0, min(first - room // 4, len(characters) - room))
+    window = characters[start:start + room]
+    if start > 0:
+        window[0] = ("…", False)
+    if start + room < len(characters):
+        window[-1] = ("…", False)
+    out: list[str] = []
+    inside = False
+    for character, marked in window:
+        if marked != inside:
+            out.append(HIGHLIGHT_START if marked else HIGHLIGHT_END)
+            inside = marked
+        out.append(character)
+    if inside:
+        out.append(HIGHLIGHT_END)
+    return "".join(out)
+
+
+def snippet_line(hit: SearchHit, depth: int, width: int | None = None) -> Content:
+    """``    message 42 · user  …the «migration» plan…  (also in 2 forks)`` under a session row; ``width``:
+    the cells the line has (the snippet is cut around its match to fit)."""
     indent = " " * (SNIPPET_INDENT + 2 * min(depth, 6))
     role = hit.role if hit.tool is None else f"{hit.role} {hit.tool}"
     forks = len(hit.forks)
+    lead = f"{indent}message {hit.message + 1} · {role}  "
+    tail = f"  (also in {forks} fork{'s' if forks != 1 else ''})" if forks else ""
+    snippet = hit.snippet if width is None else fit_snippet(hit.snippet, width - len(lead) - len(tail))
     return Content.assemble(
-        (f"{indent}message {hit.message + 1} · {role}  ", "$text-muted"),
-        highlighted(hit.snippet).stylize_before("$text-muted"),
-        (f"  (also in {forks} fork{'s' if forks != 1 else ''})" if forks else "", "$text-muted italic"),
+        (lead, "$text-muted"),
+        highlighted(snippet).stylize_before("$text-muted"),
+        (tail, "$text-muted italic"),
     )
 
 
-def row_with_hit(row: Content, hit: SearchHit, depth: int) -> Content:
-    return Content("\n").join([row, snippet_line(hit, depth)])
+def row_with_hit(row: Content, hit: SearchHit, depth: int, width: int | None = None) -> Content:
+    return Content("\n").join([row, snippet_line(hit, depth, width)])
 
 
 class ContentSearch(_ScreenMixin):
