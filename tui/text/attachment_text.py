@@ -16,12 +16,12 @@ _PATH = re.compile(r'path=("(?:[^"\\]|\\.)*")')
 _SIZE = re.compile(r'bytes="(\d+)"')
 
 
-def human_bytes(count: int) -> str:
-    """``812 bytes``, ``12.3 KB``, ``4.0 MB``."""
+def human_bytes(count: int, *, kb_decimals: int = 1) -> str:
+    """``812 bytes``, ``12.3 KB`` (``12 KB`` with ``kb_decimals=0``, as a media note says it), ``4.0 MB``."""
     if count < 1024:
         return f"{count} bytes"
     if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KB"
+        return f"{count / 1024:.{kb_decimals}f} KB"
     return f"{count / (1024 * 1024):.1f} MB"
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import BinaryContent, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 
-from tui.text.attachment_text import attachment_label
+from tui.text.attachment_text import attachment_label, human_bytes
 
 
 def content_item_text(item: UserContent) -> str:
@@ -47,8 +47,4 @@ def typed_text(content: str | Sequence[UserContent]) -> str:
 
 
 def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.0f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
+    return human_bytes(count, kb_decimals=0)

@@ -18,20 +18,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from textual.content import Content, Span
-from textual.geometry import Size
-from textual.selection import Selection
-from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
-from textual.widget import Widget
+
+from tui.app.widgets.settled_lines import SettledLines
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
 __all__ = ["ListBlock", "SettledList", "list_runs", "may_hold_list", "simple_lists"]
-
-STRIPS_KEPT = 300
-"""Built strips kept for redrawing (a screenful or a few); the rest are rebuilt from segments when shown."""
 
 BULLETS = ("• ", "▪ ", "‣ ", "⭑ ", "◦ ")
 """Unordered bullets by nesting depth, as Textual's ``Markdown.BULLETS``."""
@@ -202,10 +197,10 @@ def list_runs(text: str, tokens: list[Token]) -> list[tuple[str, list[ListBlock]
     return [("".join(lines[bounds[n]:bounds[n + 1]]), lists) for n, (_, lists) in enumerate(runs)] or [(text, None)]
 
 
-class SettledList(Widget):
+class SettledList(SettledLines):
     """A top-level list of a streamed answer: items are added as they settle; each is rendered once."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"em", "strong", "s", "code_inline", "settled-list--bullet"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {*SettledLines.COMPONENT_CLASSES, "settled-list--bullet"}
 
     DEFAULT_CSS = """
     SettledList {
@@ -224,15 +219,7 @@ class SettledList(Widget):
     def __init__(self, block: ListBlock) -> None:
         super().__init__(classes="settled-list")
         self.block = ListBlock(block.ordered, block.depth)
-        self._lines: list[tuple[Segment, ...]] = []
-        """The segments of each line drawn so far, for the width in ``_rendered_at`` (plain tuples: a long
-        list keeps few objects alive, and strips are built for the lines on screen only)."""
-        self._texts: list[str] = []
-        """The plain text of each line (what selection copies)."""
-        self._strips: dict[int, Strip] = {}
-        """Strips of lines drawn recently (the view), built from ``_lines``."""
         self._rendered_items = 0
-        self._rendered_at = -1
         self._symbol_width = 0
         self.extend(block)
 
@@ -261,11 +248,8 @@ class SettledList(Widget):
 
     # -- rendering ------------------------------------------------------------------------------
 
-    def _ensure_rendered(self, width: int) -> None:
-        if width == self._rendered_at:
-            return
-        self._lines, self._texts, self._rendered_items = [], [], 0
-        self._strips.clear()
+    def _render_lines(self, width: int) -> None:
+        self._rendered_items = 0
         self._render_new_items(width)
 
     def _render_new_items(self, width: int) -> None:
@@ -274,8 +258,7 @@ class SettledList(Widget):
         block = self.block
         for index in range(self._rendered_items, len(block.items)):
             for segments in self._item_lines(block, index, width):
-                self._lines.append(segments)
-                self._texts.append("".join(segment.text for segment in segments))
+                self._add_line(segments)
         self._rendered_items = len(block.items)
 
     def _item_lines(self, block: ListBlock, index: int, width: int) -> list[tuple[Segment, ...]]:
@@ -294,48 +277,4 @@ class SettledList(Widget):
         first = Segment(block.symbol(index, symbol_width), bullet_style)
         blank = Segment(" " * symbol_width, bullet_style)
         return [(first if number == 0 else blank, *line) for number, line in enumerate(body or [()])]
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        self._ensure_rendered(width)
-        return len(self._lines)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        self._ensure_rendered(width)
-        style = self.visual_style.rich_style
-        if y >= len(self._lines):
-            return Strip.blank(width, style)
-        selection = self.text_selection
-        strip = self._strips.get(y) if selection is None else None
-        if strip is not None:
-            return strip
-        strip = Strip(self._lines[y]).apply_offsets(0, y)
-        span = selection.get_span(y) if selection is not None else None
-        if span is not None:
-            low, high = span
-            high = strip.cell_length if high == -1 else high
-            selected = self.screen.get_component_rich_style("screen--selection")
-            strip = Strip.join([strip.crop(0, low), strip.crop(low, high).apply_style(selected), strip.crop(high)])
-        strip = strip.crop_extend(0, width, style)
-        if selection is None:
-            if len(self._strips) > STRIPS_KEPT:
-                self._strips.clear()  # only what is on screen is worth keeping
-            self._strips[y] = strip
-        return strip
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        self._ensure_rendered(self._rendered_at if self._rendered_at >= 0 else self.size.width)
-        return selection.extract("\n".join(self._texts)), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def notify_style_update(self) -> None:
-        self._rendered_at = -1  # colours are baked into the strips
-        super().notify_style_update()
-
-    async def action_link(self, href: str) -> None:
-        """A link in an item was clicked: open it, as ``Markdown`` does."""
-        self.app.open_url(href)
 

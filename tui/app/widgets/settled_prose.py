@@ -12,16 +12,12 @@ parsed as markup; selection and copy work as in Textual's ``Log``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from rich.segment import Segment
 from textual.content import Content
-from textual.geometry import Size
-from textual.selection import Selection
-from textual.strip import Strip
 from textual.visual import Visual
-from textual.widget import Widget
 
+from tui.app.widgets.settled_lines import SettledLines
 from tui.app.widgets.settled_list import inline_content
 
 if TYPE_CHECKING:
@@ -44,10 +40,8 @@ def plain_paragraphs(tokens: list[Token]) -> list[Content] | None:
     return paragraphs or None
 
 
-class SettledProse(Widget):
+class SettledProse(SettledLines):
     """Consecutive paragraphs of a streamed answer: added as they settle, each rendered once."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"em", "strong", "s", "code_inline"}
 
     DEFAULT_CSS = """
     SettledProse {
@@ -64,10 +58,7 @@ class SettledProse(Widget):
     def __init__(self, paragraphs: list[Content]) -> None:
         super().__init__(classes="settled-prose")
         self.paragraphs: list[Content] = []
-        self._lines: list[tuple[Segment, ...]] = []
-        self._texts: list[str] = []
         self._rendered = 0
-        self._rendered_at = -1
         self.extend(paragraphs)
 
     @property
@@ -85,54 +76,15 @@ class SettledProse(Widget):
     def list_continues(self) -> None:
         """Paragraphs end no list; kept for the settled blocks' common interface."""
 
-    def _ensure_rendered(self, width: int) -> None:
-        if width != self._rendered_at:
-            self._lines, self._texts, self._rendered = [], [], 0
-            self._render_new(width)
+    def _render_lines(self, width: int) -> None:
+        self._rendered = 0
+        self._render_new(width)
 
     def _render_new(self, width: int) -> None:
         self._rendered_at = width
         for paragraph in self.paragraphs[self._rendered:]:
             if self._lines:
-                self._lines.append(())  # the paragraph's bottom margin, as between Markdown paragraphs
-                self._texts.append("")
+                self._add_line(())  # the paragraph's bottom margin, as between Markdown paragraphs
             for strip in Visual.to_strips(self, paragraph, width, None, self.visual_style, apply_selection=False):
-                segments = tuple(strip if strip.cell_length <= width else strip.crop(0, width))
-                self._lines.append(segments)
-                self._texts.append("".join(segment.text for segment in segments))
+                self._add_line(tuple(strip if strip.cell_length <= width else strip.crop(0, width)))
         self._rendered = len(self.paragraphs)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        self._ensure_rendered(width)
-        return len(self._lines)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        self._ensure_rendered(width)
-        style = self.visual_style.rich_style
-        if y >= len(self._lines):
-            return Strip.blank(width, style)
-        strip = Strip(self._lines[y]).apply_offsets(0, y)
-        selection = self.text_selection
-        span = selection.get_span(y) if selection is not None else None
-        if span is not None:
-            low, high = span
-            high = strip.cell_length if high == -1 else high
-            selected = self.screen.get_component_rich_style("screen--selection")
-            strip = Strip.join([strip.crop(0, low), strip.crop(low, high).apply_style(selected), strip.crop(high)])
-        return strip.crop_extend(0, width, style)
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        self._ensure_rendered(self._rendered_at if self._rendered_at >= 0 else self.size.width)
-        return selection.extract("\n".join(self._texts)), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()
-
-    def notify_style_update(self) -> None:
-        self._rendered_at = -1  # colours are baked into the lines
-        super().notify_style_update()
-
-    async def action_link(self, href: str) -> None:
-        """A link in a paragraph was clicked: open it, as ``Markdown`` does."""
-        self.app.open_url(href)

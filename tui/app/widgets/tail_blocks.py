@@ -39,7 +39,7 @@ from tui.app.widgets.blocks import (
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, USER_COMMAND_KEY, saved_chars
 from tui.store.session_tail import Record, SessionTail
-from tui.text.attachment_text import attachment_label
+from tui.text.attachment_text import attachment_label, human_bytes
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import command_metadata
 
@@ -277,11 +277,7 @@ def _decoded_length(data: object) -> int:
 
 
 def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.0f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
+    return human_bytes(count, kb_decimals=0)
 
 
 def _compact_json(value: object) -> str:
