@@ -421,7 +421,7 @@ class DeepTuiApp(TurnActions, SessionActions):
             return
         from tui.app.screens.context_report import ContextScreen
 
-        self.push_screen(ContextScreen(self.runtime.context_breakdown()))
+        self.push_screen(ContextScreen(self.runtime.context_breakdown(), offline=self.runtime.info.offline))
 
     def action_model(self, name: str = "") -> None:
         """``/model NAME`` switches the model; ``/model`` opens the chooser."""
