@@ -94,3 +94,13 @@ async def test_context_and_the_sessions_list_say_free_offline(tmp_path: Path, mo
     assert main(["sessions", "--json", "--data-dir", str(tmp_path / "data")]) == 0
     [row] = json.loads(capsys.readouterr().out)
     assert row["model"] == "offline" and row["cost"]["label"] == "$0.00", "--json is as it was"
+
+
+def test_help_at_60x20_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def scroll_to_the_keys(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+        await pilot.press("pagedown")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(60, 20), run_before=scroll_to_the_keys)

@@ -14,7 +14,7 @@ from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import describe_window_source
-from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details
+from tui.text.cost_text import FREE_OFFLINE, PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 
@@ -70,8 +70,8 @@ def cost_lines(report: ContextBreakdown, *, offline: bool = False) -> list[Conte
     """What the session, its last turn and its last request cost (genai-prices); ``offline``: the session is on
     the offline model (free)."""
     lines = [Content.assemble(("cost  ", "bold"), "session ", totals_details(report.session_cost, offline=offline))]
-    if offline and report.turn_cost is not None and not report.turn_cost.total_usd:
-        return lines
+    if totals_label(report.session_cost, offline=offline) == FREE_OFFLINE:
+        return lines  # nothing was priced: no turn or request to price either
     if report.turn_cost is not None:
         last = PRICE_UNKNOWN if report.last_request_usd is None else format_usd(report.last_request_usd)
         lines.append(Content(f"      last turn {totals_details(report.turn_cost)}; last request {last}"))
