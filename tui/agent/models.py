@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
-from tui.base.config import OFFLINE_MODEL_NAME
+from tui.base.config import OFFLINE_MODEL_NAME as OFFLINE_MODEL_NAME  # re-exported: the name callers know
 from tui.base.redaction import register_url_secrets
 
 if TYPE_CHECKING:
