@@ -34,9 +34,9 @@ def no_servers_content(config_file: Path) -> Content:
         (visible(display_path(config_file)), "bold"), ":\n\n",
         ('[mcp.servers.files]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem", "."]',
          "$text-accent"),
-        "\n\nNAME (here files) is yours to choose; command starts a program that speaks MCP, or use "
-        'url = "https://…" for a server to reach. A trusted project can list servers in its .mcp.json too. '
-        "Start deep-tui again to use them.",
+        "\n\nThe name after mcp.servers (files here) is yours to choose. command starts a program that speaks "
+        'MCP; for a server to reach instead, write url = "https://…". A trusted project can list servers in its '
+        ".mcp.json too. Start deep-tui again to use them.",
     )
 
 
