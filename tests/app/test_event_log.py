@@ -90,7 +90,7 @@ async def test_totals_line_counts_everything() -> None:
         assert "2 compactions" in totals
         assert "1 failed" in totals
         assert "saved 140k (summary 130k · pointer 10k)" in totals
-        assert "1 eviction 48.2k" in totals
+        assert "1 eviction (48.2k tokens)" in totals
 
 
 async def test_failure_reason_and_markup_are_literal() -> None:

@@ -38,7 +38,22 @@ async def test_the_app_with_model_offline_says_it_was_chosen(tmp_path: Path) -> 
         title = str(app.query_one("#title-bar").render())
         welcome = str(app.query_one("#welcome").render())
         assert "offline model, as you chose" in title and "no LLM configured" not in title
-        assert "The offline model you chose answers" in welcome and "No model is set" not in welcome
+        assert "You chose the offline model: a local stand-in, not an LLM." in welcome
+        assert "No model is set" not in welcome and "(no LLM) (type" not in welcome
+        assert "Type help to see what it can do. For an LLM, type /model" in " ".join(welcome.split())
+
+
+async def test_the_welcome_with_a_real_model_names_slash_model(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-sent")
+    base = make_factory(tmp_path)
+    factory = RuntimeFactory(settings=base.settings, data_dir=base.data_dir, workdir=base.workdir,
+                             choice=choose_model("openai:gpt-4o", None, {}))
+    app = make_app(factory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.query("#welcome"), "the welcome")
+        welcome = " ".join(str(app.query_one("#welcome").render()).split())
+        assert "Model: openai:gpt-4o (change it now with /model; for every session with --model" in welcome
 
 
 def test_run_with_model_offline_says_it_was_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -28,7 +28,7 @@ from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
 from tui.chain.eviction import build_preview
 from tui.chain.safe_names import write_output
-from tui.text.attachment_text import attachment_item, human_bytes
+from tui.text.attachment_text import attachment_item, describe_attachment
 from tui.text.terminal_text import visible
 
 MENTION = re.compile(r'(?<![\w@/])@(?:"([^"\n]+)"|([^\s"]+))')
@@ -59,12 +59,7 @@ class Attachment:
 
     def describe(self) -> str:
         """``src/app.py (12.3 KB)`` — what the chat shows instead of the content."""
-        name = visible(self.path)
-        if self.kind == "refused":
-            return f"{name} not attached: {visible(self.note)}"
-        detail = {"text": "", "preview": ", preview — the whole file is saved", "binary": ", binary: described",
-                  "directory": ", a directory: not attached"}.get(self.kind, "")
-        return f"{name} ({human_bytes(self.size_bytes)}{detail})"
+        return describe_attachment(visible(self.path), self.size_bytes, self.kind, visible(self.note))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tui.agent.models import OFFLINE_MODEL_NAME, PROVIDER_DEFAULTS
+from tui.text.token_text import human_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -27,9 +28,17 @@ class ModelEntry:
     name: str
     """``provider:model`` (or ``offline``), as ``/model`` takes it."""
     window: int | None
-    """Its context window when genai-prices knows it."""
+    """Its context window: for the model in use, the one the session resolved (the gauge's); for another, the
+    one genai-prices gives (None when unknown, and for the offline model, which has none)."""
     note: str
     """Why it is offered: ``in use``, ``recent``, ``no LLM``, ``anthropic key set`` …"""
+
+    @property
+    def window_text(self) -> str:
+        """``128k``; ``–`` for the offline model (no window: no LLM); ``?`` when unknown."""
+        if self.name == OFFLINE_MODEL_NAME:
+            return "–"
+        return human_tokens(self.window) if self.window else "?"
 
 
 @cache
@@ -56,9 +65,11 @@ def window_of(name: str) -> int | None:
     return dict(_provider_models(provider)).get(model) if model else None
 
 
-def catalogue(current: str, recent: Iterable[str] = (), env: Mapping[str, str] | None = None) -> list[ModelEntry]:
+def catalogue(current: str, recent: Iterable[str] = (), env: Mapping[str, str] | None = None,
+              current_window: int | None = None) -> list[ModelEntry]:
     """What the chooser lists, in this order: the model in use, recently used ones (newest first), the offline
-    model, then each provider with a key set: its default model first, then the rest by name. No duplicates."""
+    model, then each provider with a key set: its default model first, then the rest by name. No duplicates.
+    ``current_window``: the window the session resolved for the model in use (flag, config, model, prices)."""
     environ = os.environ if env is None else env
     entries: list[ModelEntry] = []
     seen: set[str] = set()
@@ -66,9 +77,13 @@ def catalogue(current: str, recent: Iterable[str] = (), env: Mapping[str, str] |
     def add(name: str, note: str, window: int | None = None) -> None:
         if name and name not in seen:
             seen.add(name)
-            entries.append(ModelEntry(name, window if window is not None else window_of(name), note))
+            if name == OFFLINE_MODEL_NAME:
+                window = None
+            elif window is None:
+                window = window_of(name)
+            entries.append(ModelEntry(name, window, note))
 
-    add(current, "in use")
+    add(current, "in use", current_window)
     for name in recent:
         add(name, "recent")
     add(OFFLINE_MODEL_NAME, "no LLM: the local stand-in")

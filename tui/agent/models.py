@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
+from tui.base.config import OFFLINE_MODEL_NAME as OFFLINE_MODEL_NAME  # re-exported: the name callers know
 from tui.base.redaction import register_url_secrets
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MODEL_ENV = "DEEP_TUI_MODEL"
-OFFLINE_MODEL_NAME = "offline"
 
 ModelSource = Literal["flag", "env", "config", "api-key", "offline", "command"]
 """Where the name came from; ``command``: the user's ``/model`` in the app."""

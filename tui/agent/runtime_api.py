@@ -164,6 +164,12 @@ class SessionRuntimeAPI(Protocol):
 
     def context_breakdown(self) -> ContextBreakdown: ...
 
+    @property
+    def context_window(self) -> int | None:
+        """The window the session resolved for its model (flag, config, the model, prices), as the gauge shows it;
+        ``None`` while the session opens."""
+        ...
+
     def refresh_instructions(self) -> bool:
         """Look at the project's AGENTS.md / CLAUDE.md again; when they changed, report the new usage. True when
         they changed."""

@@ -345,6 +345,11 @@ class SessionRuntime(SessionTurns):
         own = [tool.tool_def for toolset in self._toolsets for tool in toolset.tools.values()]
         return own + (self.mcp.tool_definitions() if self.mcp is not None else [])
 
+    @property
+    def context_window(self) -> int:
+        """The window the context manager resolved for the chat model."""
+        return self.manager.window
+
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the window now: instructions and memory, tool schemas, then the conversation; and
         what the session, its last turn and its last request cost."""

@@ -20,6 +20,7 @@ from tui.agent.memory import MemoryFile, memory_toolset
 from tui.agent.path_policy import PathPolicy
 from tui.agent.sandbox import sandbox_for
 from tui.agent.shell_tool import ShellState, shell_toolset
+from tui.agent.tool_argument_errors import ToolArgumentErrors
 from tui.agent.tool_time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.agent.write_approval import WritePolicy
 from tui.agent.write_gate import WriteGate
@@ -82,6 +83,7 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         toolsets=toolsets,
         write_gate=gate,
         shell=shell,
-        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout)],
+        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout),
+                      ToolArgumentErrors()],
         extra_toolsets=extra,
     )

@@ -39,12 +39,15 @@ class UserCommandResult:
     """What the model will read with the next prompt (empty when nothing ran)."""
     saved_path: str | None = None
     """Where an output too large for the context was saved whole."""
+    output_chars: int = 0
+    """The size of the whole output (what the chat counted as it arrived)."""
 
 
 def user_command_request(result: UserCommandResult) -> ModelRequest:
     """The request that records a ``!command`` that ran (its :attr:`~UserCommandResult.context`)."""
     return ModelRequest(parts=[UserPromptPart(result.context)], metadata={USER_COMMAND_KEY: {
-        "command": result.command, "status": result.status, "saved_path": result.saved_path}})
+        "command": result.command, "status": result.status, "saved_path": result.saved_path,
+        "chars": result.output_chars}})
 
 
 def is_user_command(message: ModelMessage) -> bool:
@@ -61,7 +64,8 @@ async def run_user_command(sandbox: Sandbox, command: str, *, on_output: Callabl
     run = CommandRun(command)
     await run_command(sandbox, command, timeout=USER_COMMAND_TIMEOUT, on_output=on_output, run=run)
     context, saved_path = _for_model(run, large_results_dir, large_result_tokens, number)
-    return UserCommandResult(command, run.status_line(), ran=True, context=context, saved_path=saved_path)
+    return UserCommandResult(command, run.status_line(), ran=True, context=context, saved_path=saved_path,
+                             output_chars=len(run.output))
 
 
 def _for_model(run: CommandRun, large_results_dir: Path, large_result_tokens: int,

@@ -50,13 +50,14 @@ class ModelActions:
         imports the model modules only when ``/model`` is used, never for its first frame)."""
         from tui.agent.model_catalogue import catalogue
 
-        return catalogue(self.app.runtime.info.model_name, self.recent())
+        return catalogue(self.app.runtime.info.model_name, self.recent(),
+                         current_window=self.app.runtime.context_window)
 
     def completions(self, typed: str) -> list[tuple[str, str]]:
         """``(name, window and note)`` of the models matching ``typed``, for the completion after ``/model ``."""
         from tui.app.screens.model_chooser import matching
 
-        return [(entry.name, f"{human_tokens(entry.window) if entry.window else '?':>6}  {entry.note}")
+        return [(entry.name, f"{entry.window_text:>6}  {entry.note}")
                 for entry in matching(self.entries(), typed)[:COMPLETION_LIMIT]]
 
     def recent(self) -> list[str]:

@@ -71,6 +71,10 @@ class OpeningSession:
     def context_breakdown(self) -> ContextBreakdown:
         raise SessionNotReady("the session is still opening")
 
+    @property
+    def context_window(self) -> None:
+        return None
+
     async def switch_model(self, name: str) -> ModelSwitch:
         raise SessionNotReady("the session is still opening")
 

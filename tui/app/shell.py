@@ -438,7 +438,7 @@ class DeepTuiApp(TurnActions, SessionActions):
         report = self.runtime.context_breakdown()
         if self.usage is not None:  # one figure with the gauge: the gauge's own
             report = dataclasses.replace(report, counted=self.usage.tokens)
-        self.push_screen(ContextScreen(report))
+        self.push_screen(ContextScreen(report, offline=self.runtime.info.offline))
 
     def action_model(self, name: str = "") -> None:
         """``/model NAME`` switches the model; ``/model`` opens the chooser."""

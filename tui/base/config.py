@@ -146,6 +146,10 @@ class ToolSettings:
 WRITE_POLICY_NAMES = ("ask", "always", "never")
 
 
+OFFLINE_MODEL_NAME = "offline"
+"""The model name of the local stand-in that is no LLM (``--model offline``): nothing it does costs money."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything deep-tui can be configured with."""

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from tui.base.config import OFFLINE_MODEL_NAME
 from tui.base.paths import DataDir
 from tui.text.cost_text import totals_label
 
@@ -78,13 +79,13 @@ def _list(store: object, *, as_json: bool) -> int:
     if not rows:
         print("no sessions yet (start one with: deep-tui)")
         return 0
-    print(f"{'ID':<12}  {'UPDATED':<16}  {'MSGS':>5}  {'TOKENS':>7}  {'COST':>13}  {'PARENT':<12}  TITLE")
+    print(f"{'ID':<12}  {'UPDATED':<16}  {'MSGS':>5}  {'TOKENS':>7}  {'COST':>14}  {'PARENT':<12}  TITLE")
     for row, meta in zip(rows, sessions, strict=True):
         updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["updated"]))
         tokens = "" if row["tokens"] is None else str(row["tokens"])
         parent = row["parent"] or ""
-        cost = totals_label(meta.cost)
-        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {cost:>13}  {parent:<12}  "
+        cost = totals_label(meta.cost, offline=meta.model == OFFLINE_MODEL_NAME)
+        print(f"{row['id']:<12}  {updated:<16}  {row['messages']:>5}  {tokens:>7}  {cost:>14}  {parent:<12}  "
               f"{row['title']}")
     return 0
 

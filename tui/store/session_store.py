@@ -305,7 +305,7 @@ class SessionStore:
         source = MessagesFile(self.root / session_id / "messages.json")
         total = source.count()
         count = total if upto is None else max(0, min(upto, total))
-        title = f"{parent_meta.title} (fork)"
+        title = self._fork_title(session_id, parent_meta.title)
         handle = self.create(model=model or parent_meta.model, parent=ParentRef(session_id, count), title=title)
         try:
             if count:
@@ -324,6 +324,25 @@ class SessionStore:
                 raise StorageError.of(f"fork session {session_id}", error) from None
             raise
         return handle
+
+
+    def _fork_title(self, parent: str, parent_title: str) -> str:
+        """``explain the project (fork)`` for a session's first fork, ``(fork 2)``, ``(fork 3)`` … for the next ones
+        (numbered past the titles its forks have now, so two forks never share one)."""
+        taken: set[str] = set()
+        for session_id in self._ids():
+            try:
+                meta = self.meta(session_id)
+            except (StoreError, OSError) as error:  # being created or deleted right now, or unreadable
+                logger.debug("fork title: skipping session %s: %s", session_id, error)
+                continue
+            if meta.parent is not None and meta.parent.session == parent:
+                taken.add(meta.title)
+        title, number = f"{parent_title} (fork)", 1
+        while title in taken:
+            number += 1
+            title = f"{parent_title} (fork {number})"
+        return title
 
 
 _SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE)

@@ -1,7 +1,9 @@
 """How a file attached to a prompt with ``@path`` is recorded, and the short label shown for it.
 
-An attachment is a text item of the user prompt that starts with ``<attached-file path="…" bytes="…">``;
-wherever a prompt is shown (chat, resumed tail, titles) it reads as ``[@path, size]``, not as the file's content.
+An attachment is a text item of the user prompt that starts with ``<attached-file path="…" bytes="…">``.
+The chat shows a prompt as typed and its attachments on a line of their own, ``attached: src/app.py (6 bytes)``
+(:func:`attached_line`), live and when a session is reopened; where a prompt is one line of text (search, the
+chain's transcripts) an attachment reads ``[@path, size]``; never as the file's content.
 No pydantic-ai here: the resumed tail is drawn before it loads.
 """
 
@@ -14,6 +16,10 @@ ATTACHMENT_OPEN = "<attached-file "
 ATTACHMENT_CLOSE = "</attached-file>"
 _PATH = re.compile(r'path=("(?:[^"\\]|\\.)*")')
 _SIZE = re.compile(r'bytes="(\d+)"')
+_KIND = re.compile(r'kind="([a-z]+)"')
+ATTACHED_PREFIX = "attached: "
+_KIND_DETAIL = {"preview": ", preview — the whole file is saved", "binary": ", binary: described",
+                "directory": ", a directory: not attached"}
 
 
 def human_bytes(count: int, *, kb_decimals: int = 1) -> str:
@@ -31,14 +37,50 @@ def attachment_item(path: str, size_bytes: int, kind: str, body: str) -> str:
     return f"{header}\n{body}\n{ATTACHMENT_CLOSE}"
 
 
-def attachment_label(item: str) -> str | None:
-    """``[@src/app.py, 1.2 KB]`` for an attachment item; None for any other text."""
+def describe_attachment(path: str, size_bytes: int | None, kind: str, note: str = "") -> str:
+    """``src/app.py (12.3 KB)``, ``big.log (5.0 MB, preview — the whole file is saved)``, ``x not attached: why``:
+    one attachment as the chat shows it (``path`` and ``note`` as given: the chat makes them terminal-safe)."""
+    if kind == "refused":
+        return f"{path} not attached: {note}"
+    size = human_bytes(size_bytes) if size_bytes is not None else "size unknown"
+    return f"{path} ({size}{_KIND_DETAIL.get(kind, '')})"
+
+
+def attached_line(descriptions: list[str]) -> str:
+    """``attached: a.py (6 bytes); b.md (1.2 KB)`` — the line under a prompt naming its attached files."""
+    return ATTACHED_PREFIX + "; ".join(descriptions)
+
+
+def _header(item: str) -> tuple[str, int | None, str] | None:
+    """``(path, size, kind)`` of an attachment item; None for any other text (a recorded one may be edited)."""
     if not item.startswith(ATTACHMENT_OPEN):
         return None
     header = item.split("\n", 1)[0]
-    path, size = _PATH.search(header), _SIZE.search(header)
+    path, size, kind = _PATH.search(header), _SIZE.search(header), _KIND.search(header)
     try:
         name = json.loads(path.group(1)) if path else "?"
     except ValueError:
         name = "?"
-    return f"[@{name}, {human_bytes(int(size.group(1))) if size else '?'}]"
+    return str(name), int(size.group(1)) if size else None, kind.group(1) if kind else "text"
+
+
+def attachment_label(item: str) -> str | None:
+    """``[@src/app.py, 1.2 KB]`` for an attachment item; None for any other text."""
+    header = _header(item)
+    if header is None:
+        return None
+    name, size, _ = header
+    return f"[@{name}, {human_bytes(size) if size is not None else '?'}]"
+
+
+def is_attachment(item: object) -> bool:
+    """Whether a prompt item (a pydantic-ai one, or its recorded JSON) is an attached file."""
+    return isinstance(item, str) and item.startswith(ATTACHMENT_OPEN)
+
+
+def attachment_descriptions(items: object) -> list[str]:
+    """:func:`describe_attachment` for each attached file among a prompt's items (a string prompt has none)."""
+    if not isinstance(items, (list, tuple)):
+        return []
+    headers = (_header(item) for item in items if isinstance(item, str))
+    return [describe_attachment(*header) for header in headers if header is not None]

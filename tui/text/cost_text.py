@@ -12,6 +12,12 @@ if TYPE_CHECKING:
 
 PRICE_UNKNOWN = "price unknown"
 NOT_RECORDED = "–"
+FREE_OFFLINE = "free (offline)"
+"""The cost of a session on the offline model: it makes no priced request ($0.00 would read like one)."""
+
+
+def _free_offline(totals: CostTotals | None, offline: bool) -> bool:
+    return offline and (totals is None or (totals.total_usd == 0 and not totals.unpriced_requests))
 
 
 def format_usd(value: float) -> str:
@@ -23,9 +29,12 @@ def format_usd(value: float) -> str:
     return f"${value:,.2f}"
 
 
-def totals_label(totals: CostTotals | None) -> str:
+def totals_label(totals: CostTotals | None, *, offline: bool = False) -> str:
     """A session's or turn's cost in a few characters: ``$1.23``, ``≥$1.23`` (some requests are not
-    priced, or tracking began after the session started), ``price unknown``, or ``–`` (not recorded)."""
+    priced, or tracking began after the session started), ``price unknown``, or ``–`` (not recorded);
+    ``free (offline)`` for a session on the offline model (``offline``) that spent nothing."""
+    if _free_offline(totals, offline):
+        return FREE_OFFLINE
     if totals is None:
         return NOT_RECORDED
     if totals.requests == 0:
@@ -34,8 +43,11 @@ def totals_label(totals: CostTotals | None) -> str:
     return value if totals.complete else f"≥{value}"
 
 
-def totals_details(totals: CostTotals | None) -> str:
-    """The breakdown: input, cached input, output, the summarizer's share, and what is missing."""
+def totals_details(totals: CostTotals | None, *, offline: bool = False) -> str:
+    """The breakdown: input, cached input, output, the summarizer's share, and what is missing (``offline``: the
+    session is on the offline model)."""
+    if _free_offline(totals, offline):
+        return f"{FREE_OFFLINE}: the offline model is no LLM and makes no priced request"
     if totals is None:
         return "not recorded for this session"
     if totals.requests == 0 and totals.unpriced_requests == 0:

@@ -3,7 +3,7 @@
 The command and its output are recorded as a request of their own, the moment the command ends (so a
 reopened session shows them, and nothing is lost when the app quits before the next prompt). Its one
 user-prompt part is :func:`context_text`; the request's metadata (``USER_COMMAND_KEY``) names the command,
-its status line and where a large output was saved.
+its status line, where a large output was saved and the output's size (``chars``, as the chat counted it live).
 """
 
 from __future__ import annotations
@@ -31,3 +31,12 @@ def command_metadata(value: object) -> tuple[str, str, str | None] | None:
     if not isinstance(command, str) or not isinstance(status, str):
         return None
     return command, status, saved if isinstance(saved, str) else None
+
+
+def output_chars(value: object, context: str, status: str) -> int:
+    """The size of a recorded command's whole output, as the chat showed it live: the ``chars`` recorded with it,
+    or (a session from before they were) the size of the output in its :func:`context_text`."""
+    chars = value.get("chars") if isinstance(value, dict) else None
+    if isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0:
+        return chars
+    return len(shown_output(context, status))

@@ -14,14 +14,14 @@ from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen
 from tui.chain.events import describe_window_source
-from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details
+from tui.text.cost_text import FREE_OFFLINE, PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 
 BAR = 24
 
 
-def breakdown_lines(report: ContextBreakdown) -> Content:
+def breakdown_lines(report: ContextBreakdown, *, offline: bool = False) -> Content:
     """One row per slice: a bar of its share of what is in context, tokens, and percent of the window."""
     rows: list[Content] = []
     labels = [visible(row.label) for row in report.slices]  # "tool results: <name>": a model's tool name
@@ -49,7 +49,7 @@ def breakdown_lines(report: ContextBreakdown) -> Content:
         Content(f"history on disk: {plural(report.message_count, 'message')}, {human_size(report.history_bytes)}"
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
         *project_lines(report),
-        *cost_lines(report),
+        *cost_lines(report, offline=offline),
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])
@@ -100,9 +100,12 @@ def project_lines(report: ContextBreakdown) -> list[Content]:
     return [Content.assemble(("project instructions from  ", "bold"), names)]
 
 
-def cost_lines(report: ContextBreakdown) -> list[Content]:
-    """What the session, its last turn and its last request cost (genai-prices)."""
-    lines = [Content.assemble(("cost  ", "bold"), "session ", totals_details(report.session_cost))]
+def cost_lines(report: ContextBreakdown, *, offline: bool = False) -> list[Content]:
+    """What the session, its last turn and its last request cost (genai-prices); ``offline``: the session is on
+    the offline model (free)."""
+    lines = [Content.assemble(("cost  ", "bold"), "session ", totals_details(report.session_cost, offline=offline))]
+    if totals_label(report.session_cost, offline=offline) == FREE_OFFLINE:
+        return lines  # nothing was priced: no turn or request to price either
     if report.turn_cost is not None:
         last = PRICE_UNKNOWN if report.last_request_usd is None else format_usd(report.last_request_usd)
         lines.append(Content(f"      last turn {totals_details(report.turn_cost)}; last request {last}"))
@@ -117,14 +120,17 @@ class ContextScreen(DialogScreen[None]):
     ContextScreen .dialog { width: 96; }
     """
 
-    def __init__(self, report: ContextBreakdown) -> None:
+    def __init__(self, report: ContextBreakdown, *, offline: bool = False) -> None:
+        """``offline``: the session is on the offline model (its cost reads "free (offline)")."""
         super().__init__()
         self.report = report
+        self.offline = offline
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "What fills the context window"
-            yield Static(breakdown_lines(self.report), id="breakdown", classes="dialog--message")
+            yield Static(breakdown_lines(self.report, offline=self.offline), id="breakdown",
+                         classes="dialog--message")
             with ButtonRow(classes="dialog--buttons"):
                 yield Button("Close", id="close", variant="primary")
 

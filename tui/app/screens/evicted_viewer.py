@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -177,7 +177,8 @@ class EvictedViewerScreen(DialogScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
-        Binding("slash,ctrl+f", "focus_search", "Search"),
+        # priority: handled as it arrives, so the keys typed right after it (queued already) reach the search box
+        Binding("slash,ctrl+f", "focus_search", "Search", priority=True),
         Binding("n,f3", "find_next", "Next match"),
         Binding("N,shift+f3", "find_previous", "Previous match"),
         Binding("c", "copy_path", "Copy path"),
@@ -194,10 +195,14 @@ class EvictedViewerScreen(DialogScreen[None]):
         self.matches: list[Match] = []
         self.current_match: int | None = None
 
+    HINT = "/ search · n/N next/prev · c copy path · esc close"
+    SEARCH_HINT = "Enter next match · esc back to the text (esc again closes)"
+    """The hint while the search box has the focus: there the first Esc only leaves it."""
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = self.path.name
-            dialog.border_subtitle = "/ search · n/N next/prev · c copy path · esc close"
+            dialog.border_subtitle = self.HINT
             yield Static(Content.assemble(literal(display_path(self.path)), ("  loading…", "$text-muted")), id="viewer-info")
             with Horizontal(id="viewer-search-bar"):
                 yield Input(self._initial_search, placeholder="Search (/)", id="viewer-search", compact=True)
@@ -275,8 +280,19 @@ class EvictedViewerScreen(DialogScreen[None]):
         match = self.matches[self.current_match]
         text_area = self.query_one("#viewer-text", TextArea)
         text_area.selection = Selection((match.row, match.start), (match.row, match.end))
-        text_area.scroll_cursor_visible(center=True)
+        self._reveal(text_area, match)
         self._update_match_label()
+
+    @staticmethod
+    def _reveal(text_area: TextArea, match: Match) -> None:
+        """Scroll the hit's row to the middle; sideways only when the hit ends past the visible width (then just
+        far enough to show it), so lines that fit are read from their first column."""
+        start_x, y = text_area.wrapped_document.location_to_offset((match.row, match.start))
+        end_x, _ = text_area.wrapped_document.location_to_offset((match.row, match.end))
+        region = text_area.scrollable_content_region
+        width = max(1, region.width - text_area.gutter_width - 1)  # the last column holds the cursor
+        x = 0 if end_x < width else min(start_x, end_x - width + 1)
+        text_area.scroll_to(x=x, y=max(0, y - region.height // 2), animate=False, immediate=True)
 
     def _update_match_label(self) -> None:
         label = self.query_one("#viewer-matches", Static)
@@ -300,8 +316,18 @@ class EvictedViewerScreen(DialogScreen[None]):
         if self.matches:
             self._go_to(-1 if self.current_match is None else self.current_match - 1)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # In the search box "/" is a character like any other (a path is searched for).
+        return not (action == "focus_search" and self.query_one("#viewer-search", Input).has_focus)
+
     def action_focus_search(self) -> None:
-        self.query_one("#viewer-search", Input).focus()
+        # At once, not after a refresh (Widget.focus): keys typed right after "/" (a paste, a fast typist, tmux)
+        # are already queued and must reach the search box, not the text.
+        self.set_focus(self.query_one("#viewer-search", Input))
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        searching = event.widget is self.query_one("#viewer-search", Input)
+        self.query_one(".dialog").border_subtitle = self.SEARCH_HINT if searching else self.HINT
 
     # -- other actions ----------------------------------------------------------------------
 
@@ -313,6 +339,6 @@ class EvictedViewerScreen(DialogScreen[None]):
         """Esc in the search box leaves the search (back to the text); anywhere else it closes the viewer."""
         search = self.query_one("#viewer-search", Input)
         if search.has_focus:
-            self.query_one(TextArea).focus()
+            self.set_focus(self.query_one(TextArea))
             return
         self.dismiss(None)

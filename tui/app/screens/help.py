@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -29,19 +30,41 @@ EXTRA_KEYS = (
 KEY_WIDTH = max(len(key) for key, _ in EXTRA_KEYS) + 2
 
 
-def help_text() -> Content:
-    width = max(len(command.slash) for command in COMMANDS)
+def _hanging(prefix: Content, text: str, width: int | None) -> Content:
+    """``prefix`` then ``text``; with ``width``, ``text`` wraps under itself (never back to column 0)."""
+    room = (width or 0) - prefix.cell_length
+    if width is None or room < 12:
+        return Content.assemble(prefix, text)
+    indent = "\n" + " " * prefix.cell_length
+    return Content.assemble(prefix, indent.join(textwrap.wrap(text, room, break_on_hyphens=False)))
+
+
+def help_text(width: int | None = None) -> Content:
+    """The help; with ``width`` (the cells it has), each description wraps under itself."""
+    slash_width = max(len(command.slash) for command in COMMANDS)
     lines = [Content.styled("Commands (type them, press their key, or use the palette)", "bold")]
     for command in COMMANDS:
         key = command.key_label or ""
-        lines.append(Content.assemble((f"{command.slash:<{width}}  ", "$accent"), (f"{key:>4}  ", "bold"),
-                                      command.description))
+        prefix = Content.assemble((f"{command.slash:<{slash_width}}  ", "$accent"), (f"{key:>4}  ", "bold"))
+        lines.append(_hanging(prefix, command.description, width))
     lines += [Content(""), Content.styled("Keys", "bold")]
-    lines += [Content.assemble((f"{key:<{KEY_WIDTH}}", "bold"), text) for key, text in EXTRA_KEYS]
+    lines += [_hanging(Content.styled(f"{key:<{KEY_WIDTH}}", "bold"), text, width) for key, text in EXTRA_KEYS]
     lines += [Content(""), Content.styled("Letters typed while a chat message is selected go to the prompt. "
                                           "Problems are logged to deep-tui.log in the data directory "
                                           "(--debug logs more).", "$text-muted")]
     return Content("\n").join(lines)
+
+
+class HelpText(Static):
+    """The help, laid out again for its width (descriptions wrap under themselves)."""
+
+    _laid_out_for: int | None = None
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width and width != self._laid_out_for:
+            self._laid_out_for = width
+            self.update(help_text(width))
 
 
 class HelpScreen(DialogScreen[None]):
@@ -62,7 +85,7 @@ class HelpScreen(DialogScreen[None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "deep-tui help"
             with VerticalScroll(id="help-body"):
-                yield Static(help_text(), classes="dialog--message")
+                yield HelpText(help_text(), classes="dialog--message")
             with ButtonRow(classes="dialog--buttons"):
                 yield Button("Close", variant="primary")
 

@@ -8,6 +8,7 @@ content, never markup. The list redraws when a server's status changes while it 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -18,20 +19,32 @@ from textual.widgets import Static
 
 from tui.agent.mcp_status import McpServerView
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.text_display import display_path
+from tui.base.paths import user_config_file
 from tui.text.terminal_text import visible
 
-__all__ = ["McpServersScreen", "servers_content"]
+__all__ = ["McpServersScreen", "no_servers_content", "servers_content"]
 
 _STATUS_STYLES = {"starting": "$text-warning", "ready": "$text-success", "failed": "$text-error",
                   "stopped": "$text-muted"}
-NO_SERVERS = ("No MCP servers are configured. Add one to config.toml as [mcp.servers.NAME] with command and args "
-              "(a program to start) or url (a server to reach); see docs/configuration.md.")
+def no_servers_content(config_file: Path) -> Content:
+    """What /mcp says with no server: where to add one (the user's own config file, named in full) and how."""
+    return Content.assemble(
+        "No MCP servers are configured. To add one, put a table like this in ",
+        (visible(display_path(config_file)), "bold"), ":\n\n",
+        ('[mcp.servers.files]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem", "."]',
+         "$text-accent"),
+        "\n\nThe name after mcp.servers (files here) is yours to choose. command starts a program that speaks "
+        'MCP; for a server to reach instead, write url = "https://…". A trusted project can list servers in its '
+        ".mcp.json too. Start deep-tui again to use them.",
+    )
 
 
-def servers_content(views: Sequence[McpServerView]) -> Content:
-    """The servers, one block each: name, status (and why it failed), what it is, its tools."""
+def servers_content(views: Sequence[McpServerView], config_file: Path | None = None) -> Content:
+    """The servers, one block each: name, status (and why it failed), what it is, its tools; with none, how to
+    add one to ``config_file`` (the user's config file by default)."""
     if not views:
-        return Content(NO_SERVERS)
+        return no_servers_content(config_file if config_file is not None else user_config_file())
     blocks: list[Content] = []
     for view in views:
         status = view.status + (f": {view.reason}" if view.reason else "")

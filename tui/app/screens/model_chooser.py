@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,15 +17,33 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.model_catalogue import ModelEntry
-from tui.app.formatting import human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
 
+NAME_WIDTH = 34
+"""The name column where there is room; a longer name is cut with ``…`` so the window column stays aligned."""
+MIN_NAME_WIDTH = 20
+NOTE_WIDTH = 12
+"""Room kept for the note (``OPENAI_API_KEY set``) when a narrow dialog takes columns from the name."""
 
-def entry_label(entry: ModelEntry, width: int = 34) -> Content:
+
+def name_width(row_width: int | None) -> int:
+    """The name column for rows ``row_width`` cells wide (``None``: not laid out yet)."""
+    if row_width is None:
+        return NAME_WIDTH
+    return max(MIN_NAME_WIDTH, min(NAME_WIDTH, row_width - 8 - NOTE_WIDTH))
+HINT = "↑↓ choose · Enter use · Esc cancel · windows in tokens"
+
+
+def fit_name(name: str, width: int = NAME_WIDTH) -> str:
+    """``name`` in ``width`` cells: cut with ``…`` when longer (the whole name is in the filter's matches)."""
+    return name if cell_len(name) <= width else set_cell_size(name, width - 1) + "…"
+
+
+def entry_label(entry: ModelEntry, width: int = NAME_WIDTH) -> Content:
     """``anthropic:claude-sonnet-5-5     200k  ANTHROPIC_API_KEY set``."""
-    window = human_tokens(entry.window) if entry.window else "?"
-    return Content.assemble((f"{visible(entry.name):<{width}}", "bold"), (f"{window:>6}  ", "$text"),
+    name = fit_name(visible(entry.name), width)
+    return Content.assemble((set_cell_size(name, width), "bold"), (f" {entry.window_text:>5}  ", "$text"),
                             (visible(entry.note), "$text-muted"))
 
 
@@ -53,6 +72,7 @@ class ModelChooser(DialogScreen[str | None]):
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     ModelChooser #filter { margin: 1 0 0 0; }
+    ModelChooser .dialog--hint { height: auto; text-wrap: wrap; }
     """
 
     def __init__(self, entries: Sequence[ModelEntry], current: str) -> None:
@@ -60,6 +80,7 @@ class ModelChooser(DialogScreen[str | None]):
         self.entries = list(entries)
         self.current = current
         self.shown: list[ModelEntry] = []
+        self._laid_out_for: int | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -67,8 +88,7 @@ class ModelChooser(DialogScreen[str | None]):
             dialog.border_subtitle = f"in use: {visible(self.current)}"
             yield Input(placeholder="type to filter, or a provider:model name", id="filter", compact=True)
             yield OptionList(id="models")
-            yield Static("↑↓ choose · Enter use · Esc keep the current model · the window is in tokens",
-                         classes="dialog--hint")
+            yield Static(HINT, classes="dialog--hint")
             with ButtonRow(classes="dialog--buttons"):
                 yield action_button("Cancel (esc)", "screen.cancel", id="cancel", focusable=False)
                 yield action_button("Use (enter)", "screen.choose", variant="primary", id="use", focusable=False)
@@ -76,11 +96,26 @@ class ModelChooser(DialogScreen[str | None]):
     def on_mount(self) -> None:
         self._show("")
         self.query_one("#filter", Input).focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Lay the rows out again for the list's width, once known or changed (the highlight kept)."""
+        options = self.query_one("#models", OptionList)
+        if name_width(options.scrollable_content_region.width or None) != self._laid_out_for:
+            highlighted = options.highlighted
+            self._show(self.query_one("#filter", Input).value)
+            if highlighted is not None and highlighted < len(self.shown):
+                options.highlighted = highlighted
 
     def _show(self, query: str) -> None:
         self.shown = matching(self.entries, query)
         options = self.query_one("#models", OptionList)
-        options.set_options(Option(entry_label(entry)) for entry in self.shown)
+        width = name_width(options.scrollable_content_region.width or None)
+        self._laid_out_for = width
+        options.set_options(Option(entry_label(entry, width)) for entry in self.shown)
         if self.shown:
             options.highlighted = 0
 

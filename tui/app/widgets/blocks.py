@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
+from tui.text.attachment_text import attached_line
 from tui.text.tool_call_text import path_argument
 
 if TYPE_CHECKING:
@@ -203,14 +204,26 @@ class ToolBlock(Collapsible):
             self.post_message(self.OpenSaved(self.saved_path, self._source_path))
 
 
+def prompt_blocks(typed: str, attached: list[str], message_index: int | None) -> list[Static]:
+    """A recorded prompt drawn again as it was live: what the user typed, and a line naming the files attached
+    with ``@path`` (``attached: src/app.py (6 bytes)``), never their content."""
+    blocks: list[Static] = [UserBlock(visible(typed), message_index=message_index)]
+    if attached:
+        blocks.append(NoticeBlock(attached_line(attached)))
+    return blocks
+
+
 def user_command_blocks(command: str, context: str, status: str, saved_path: str | None,
-                        message_index: int | None) -> list[Static | Collapsible]:
-    """A recorded ``!command`` drawn again: the line the user typed and its output's block, as when it ran."""
+                        message_index: int | None, size_chars: int | None = None) -> list[Static | Collapsible]:
+    """A recorded ``!command`` drawn again: the line the user typed and its output's block, as when it ran
+    (``size_chars``: the whole output's size as counted live, see :func:`output_chars`)."""
     command = visible(command)
     block = ToolBlock(f"user-command-{message_index}", "!", "", call_title=f"! {command}")
     block.message_index = message_index
-    output = visible(shown_output(context, status))
-    block.set_result(f"{output}\n{visible(status)}" if output else visible(status), len(context),
+    raw_output = shown_output(context, status)
+    output = visible(raw_output)
+    block.set_result(f"{output}\n{visible(status)}" if output else visible(status),
+                     len(raw_output) if size_chars is None else size_chars,
                      evicted_path=visible(saved_path) if saved_path else None, is_error=False)
     return [UserBlock(f"!{command}", message_index=message_index), block]
 

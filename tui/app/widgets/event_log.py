@@ -139,6 +139,23 @@ def inherited_mark(session_id: str) -> str:
     return f"inherited from {short_id(session_id)}"
 
 
+def flow(parts: list[tuple[str, Content]], width: int | None) -> Content:
+    """``(separator, part)`` pairs joined (the first separator is dropped), a new line instead of the separator
+    where the next part would pass ``width`` cells: a line breaks between two items, never inside one."""
+    lines: list[list[Content]] = [[]]
+    used = 0
+    for separator, part in parts:
+        if lines[-1] and width is not None and used + len(separator) + part.cell_length > width:
+            lines.append([])
+            used = 0
+        if lines[-1]:
+            lines[-1].append(Content(separator))
+            used += len(separator)
+        lines[-1].append(part)
+        used += part.cell_length
+    return Content("\n").join(Content.assemble(*line) for line in lines)
+
+
 @dataclass
 class EventTotals:
     """Running counts over every logged event."""
@@ -164,19 +181,23 @@ class EventTotals:
     def tokens_saved(self) -> int:
         return sum(self.saved_by_strategy.values())
 
-    def render(self) -> Content:
-        """``"3 compactions · 1 failed · saved 120k (summary 80k · pointer 40k) · 2 evictions 45k"``."""
-        parts: list[Content] = [Content(plural(self.compactions, "compaction"))]
+    def render(self, width: int | None = None) -> Content:
+        """``"3 compactions · 1 failed · saved 120k (summary 80k · pointer 40k) · 2 evictions (45k tokens)"``; with
+        ``width``, a line breaks between two items, never inside one."""
+        dot = " · "
+        parts: list[tuple[str, Content]] = [(dot, Content(plural(self.compactions, "compaction")))]
         if self.failures:
-            parts.append(Content.styled(f"{self.failures} failed", "$text-error"))
+            parts.append((dot, Content.styled(f"{self.failures} failed", "$text-error")))
         if self.saved_by_strategy:
+            parts.append((dot, Content.assemble("saved ", (human_tokens(self.tokens_saved), "$text-success bold"))))
             by_strategy = " · ".join(
                 f"{name} {human_tokens(saved)}"
-                for name, saved in sorted(self.saved_by_strategy.items(), key=lambda item: (-item[1], item[0]))
-            )
-            parts.append(Content.assemble(("saved ", ""), (human_tokens(self.tokens_saved), "$text-success bold"), f" ({by_strategy})"))
-        parts.append(Content(f"{plural(self.evictions, 'eviction')} {human_tokens(self.evicted_tokens)}"))
-        return Content(" · ").join(parts)
+                for name, saved in sorted(self.saved_by_strategy.items(), key=lambda item: (-item[1], item[0])))
+            parts.append((" ", Content(f"({by_strategy})")))
+        evictions = plural(self.evictions, "eviction")
+        parts.append((dot, Content(f"{evictions} ({human_tokens(self.evicted_tokens)} tokens)" if self.evictions
+                                   else evictions)))
+        return flow(parts, width)
 
 
 class EventLogPanel(Widget):
@@ -271,8 +292,16 @@ class EventLogPanel(Widget):
             added = True
         return added
 
+    def _totals_width(self) -> int | None:
+        """The cells the totals line has (the panel less its padding; ``None`` before layout)."""
+        return self.size.width - 2 if self.size.width else None
+
+    def on_resize(self) -> None:
+        if self._ready:
+            self.query_one("#event-totals", Static).update(self.totals.render(self._totals_width()))
+
     def _refresh_list(self) -> None:
-        self.query_one("#event-totals", Static).update(self.totals.render())
+        self.query_one("#event-totals", Static).update(self.totals.render(self._totals_width()))
         option_list = self.query_one("#event-list", OptionList)
         highlighted = option_list.highlighted_option
         keep_id = highlighted.id if highlighted is not None else None

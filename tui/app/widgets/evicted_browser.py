@@ -27,18 +27,32 @@ from tui.text.wording import plural
 __all__ = ["EvictedBrowser", "header_row", "origin", "output_row"]
 
 TOOL_WIDTH = 18
-SIZE_WIDTH = 9
+"""The tool column where there is room for it (it gives up columns down to :data:`MIN_TOOL_WIDTH` in a narrow
+panel, so a row never wraps its time onto a line of its own)."""
+MIN_TOOL_WIDTH = 6
+SIZE_WIDTH = 8
 TOKENS_WIDTH = 6
+TIME_WIDTH = 11
+"""``11-20 14:03`` (an earlier day); today's ``14:03:22`` is shorter."""
+
+
+def tool_width(row_width: int | None, time_width: int = TIME_WIDTH) -> int:
+    """The tool column for rows ``row_width`` cells wide whose times take ``time_width`` (``None``: as wide as it
+    likes)."""
+    if row_width is None:
+        return TOOL_WIDTH
+    return max(MIN_TOOL_WIDTH, min(TOOL_WIDTH, row_width - (1 + SIZE_WIDTH + 1 + TOKENS_WIDTH + 2 + time_width)))
 
 
 def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def header_row() -> Content:
+def header_row(row_width: int | None = None, time_width: int = TIME_WIDTH) -> Content:
     """Column captions matching :func:`output_row`."""
+    tool = tool_width(row_width, time_width)
     return Content.styled(
-        f"{'tool':<{TOOL_WIDTH}} {'size':>{SIZE_WIDTH}} {'tokens':>{TOKENS_WIDTH}}  saved", "$text-muted bold"
+        f"{'tool':<{tool}} {'size':>{SIZE_WIDTH}} {'tokens':>{TOKENS_WIDTH}}  saved", "$text-muted bold"
     )
 
 
@@ -50,10 +64,14 @@ def origin(output: EvictedOutput) -> str:
     return " · ".join(part for part in parts if part)
 
 
-def output_row(output: EvictedOutput, *, now: float, tz: tzinfo | None = None) -> Content:
-    """Tool (literal), size, tokens, time saved; below it, the arguments and call id it came from."""
+def output_row(output: EvictedOutput, *, now: float, tz: tzinfo | None = None,
+               row_width: int | None = None, time_width: int = TIME_WIDTH) -> Content:
+    """Tool (literal), size, tokens, time saved; below it, the arguments and call id it came from.
+    ``row_width``: the cells a row has (the tool's name gives up columns to fit); ``time_width``: the longest time
+    among the rows."""
+    tool = tool_width(row_width, time_width)
     first = Content.assemble(
-        literal(f"{_fit(output.tool_name, TOOL_WIDTH):<{TOOL_WIDTH}}", "bold"),
+        literal(f"{_fit(output.tool_name, tool):<{tool}}", "bold"),
         f" {human_size(output.size_bytes):>{SIZE_WIDTH}}",
         f" {human_tokens(output.tokens):>{TOKENS_WIDTH}}  ",
         (compact_timestamp(output.timestamp, now=now, tz=tz), "$text-muted"),
@@ -110,17 +128,26 @@ class EvictedBrowser(Widget):
         self._now = now
         self._tz = tz
         self._ready = False
+        self._laid_out_for: int | None = None
         self.set_outputs(outputs)
 
     def compose(self) -> ComposeResult:
         yield Static(id="evicted-summary")
-        yield Static(header_row(), id="evicted-header")
+        yield Static(header_row(self._row_width()), id="evicted-header")
         yield OptionList(id="evicted-list")
         yield Static("No evicted tool outputs yet. Outputs over the size limit are saved here.", id="evicted-empty")
 
     def on_mount(self) -> None:
         self._ready = True
         self._refresh_list()
+
+    def on_resize(self) -> None:
+        if self._ready and self._laid_out_for != self._row_width():
+            self._refresh_list()
+
+    def _row_width(self) -> int | None:
+        """The cells a row has: the panel less the list's padding and scroll bar (``None`` before layout)."""
+        return self.size.width - 3 if self.size.width else None
 
     @property
     def outputs(self) -> list[EvictedOutput]:
@@ -135,10 +162,16 @@ class EvictedBrowser(Widget):
 
     def _refresh_list(self) -> None:
         now = self._now()
+        width = self._laid_out_for = self._row_width()
+        times = max((len(compact_timestamp(output.timestamp, now=now, tz=self._tz)) for output in self._outputs),
+                    default=TIME_WIDTH)
         option_list = self.query_one("#evicted-list", OptionList)
-        option_list.set_options(Option(output_row(output, now=now, tz=self._tz)) for output in self._outputs)
+        highlighted = option_list.highlighted
+        option_list.set_options(Option(output_row(output, now=now, tz=self._tz, row_width=width, time_width=times))
+                                for output in self._outputs)
         if self._outputs:
-            option_list.highlighted = 0
+            option_list.highlighted = highlighted if highlighted is not None and highlighted < len(self._outputs) else 0
+        self.query_one("#evicted-header", Static).update(header_row(width, times))
         total = sum(output.size_bytes for output in self._outputs)
         count = len(self._outputs)
         inherited = sum(1 for output in self._outputs if output.inherited_from)

@@ -29,7 +29,7 @@ from tui.app.widgets.blocks import (
     DividerInfo,
     NoticeBlock,
     ToolBlock,
-    UserBlock,
+    prompt_blocks,
     user_command_blocks,
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
@@ -37,9 +37,10 @@ from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_cha
 from tui.chain.event_text import failed_compaction_line
 from tui.chain.events import RETENTION_TARGET, CompactionFailed, CompactionFinished
 from tui.chain.summary_message import summary_info
-from tui.text.message_text import prompt_text
+from tui.text.attachment_text import attached_line, attachment_descriptions
+from tui.text.message_text import prompt_text, typed_text
 from tui.text.terminal_text import visible, visible_json
-from tui.text.user_command_text import command_metadata
+from tui.text.user_command_text import command_metadata, output_chars
 
 
 def _prompt_text(part: UserPromptPart) -> str:
@@ -109,15 +110,17 @@ def blocks_for(messages: Sequence[ModelMessage], first_index: int, finished: dic
                 divider.message_index = index
                 blocks.append(divider)
                 continue
-            command = command_metadata((message.metadata or {}).get(USER_COMMAND_KEY))
+            recorded_command = (message.metadata or {}).get(USER_COMMAND_KEY)
+            command = command_metadata(recorded_command)
             if command is not None:
                 context = next((_prompt_text(p) for p in message.parts if isinstance(p, UserPromptPart)), "")
                 name, status, saved_path = command
-                blocks.extend(user_command_blocks(name, context, status, saved_path, index))
+                blocks.extend(user_command_blocks(name, context, status, saved_path, index,
+                                                  output_chars(recorded_command, context, status)))
                 continue
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    blocks.append(UserBlock(visible(_prompt_text(part)), message_index=index))
+                    blocks.extend(prompt_blocks(typed_text(part.content), attachment_descriptions(part.content), index))
                 elif isinstance(part, (ToolReturnPart, RetryPromptPart)):
                     block = tools.get(part.tool_call_id)
                     if block is None:
@@ -153,7 +156,9 @@ def original_lines(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
     for message in messages:
         for part in message.parts:
             if isinstance(part, UserPromptPart):
-                lines.append(("you", _prompt_text(part)))
+                lines.append(("you", typed_text(part.content)))
+                if attached := attachment_descriptions(part.content):
+                    lines.append(("", attached_line(attached)))
             elif isinstance(part, TextPart) and part.content.strip():
                 lines.append(("agent", part.content))
             elif isinstance(part, ToolCallPart):

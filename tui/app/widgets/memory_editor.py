@@ -77,14 +77,13 @@ class MemoryEditor(MemoryBuffer):
         height: 1fr;
     }
     MemoryEditor #memory-bar {
-        height: 1;
+        height: auto;
         width: 1fr;
     }
     MemoryEditor #memory-status {
         width: 1fr;
-        height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        height: auto;
+        max-height: 3;
     }
     MemoryEditor #memory-bar Button {
         width: auto;

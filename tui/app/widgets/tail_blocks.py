@@ -31,17 +31,17 @@ from tui.app.widgets.blocks import (
     CompactionDivider,
     DividerInfo,
     ToolBlock,
-    UserBlock,
     cut_short_mark,
+    prompt_blocks,
     prompt_preview,
     user_command_blocks,
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, USER_COMMAND_KEY, saved_chars
 from tui.store.session_tail import Record, SessionTail
-from tui.text.attachment_text import attachment_label, human_bytes
+from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, is_attachment
 from tui.text.terminal_text import visible
-from tui.text.user_command_text import command_metadata
+from tui.text.user_command_text import command_metadata, output_chars
 
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 
@@ -107,17 +107,20 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
                 blocks.append(divider)
                 continue
             metadata = record.get("metadata")
-            command = command_metadata(metadata.get(USER_COMMAND_KEY)) if isinstance(metadata, dict) else None
+            recorded_command = metadata.get(USER_COMMAND_KEY) if isinstance(metadata, dict) else None
+            command = command_metadata(recorded_command)
             if command is not None:
                 name, status, saved_path = command
                 context = next((prompt_text(part.get("content")) for part in parts
                                 if part.get("part_kind") == "user-prompt"), "")
-                blocks.extend(user_command_blocks(name, context, status, saved_path, index))
+                blocks.extend(user_command_blocks(name, context, status, saved_path, index,
+                                                  output_chars(recorded_command, context, status)))
                 continue
             for part in parts:
                 kind = part.get("part_kind")
                 if kind == "user-prompt":
-                    blocks.append(UserBlock(visible(prompt_text(part.get("content"))), message_index=index))
+                    content = part.get("content")
+                    blocks.extend(prompt_blocks(typed_text(content), attachment_descriptions(content), index))
                 elif kind in ("tool-return", "retry-prompt"):
                     block = tools.get(str(part.get("tool_call_id")))
                     if block is not None:
@@ -173,7 +176,8 @@ def least_rows(record: Record, columns: int) -> int:
         metadata = record.get("metadata")
         if isinstance(metadata, dict) and command_metadata(metadata.get(USER_COMMAND_KEY)) is not None:
             return USER_BLOCK_GAP + 1 + 1  # the "!command" line and its output's collapsed block
-        return sum(USER_BLOCK_GAP + _prompt_rows(prompt_text(part.get("content")), columns - USER_PADDING)
+        return sum(USER_BLOCK_GAP + _prompt_rows(typed_text(part.get("content")), columns - USER_PADDING)
+                   + (1 if attachment_descriptions(part.get("content")) else 0)  # the "attached: …" line
                    for part in parts if part.get("part_kind") == "user-prompt")
     rows = 0
     for part in parts:
@@ -246,6 +250,14 @@ def prompt_text(content: object) -> str:
         return ""
     texts = (_content_item_text(item) for item in content)
     return " ".join(text for text in texts if text)
+
+
+def typed_text(content: object) -> str:
+    """A recorded ``user-prompt`` content as :func:`tui.text.message_text.typed_text` gives it: without the files
+    attached with ``@path``."""
+    if isinstance(content, list):
+        return prompt_text([item for item in content if not is_attachment(item)])
+    return prompt_text(content)
 
 
 def _content_item_text(item: object) -> str:

@@ -1,8 +1,9 @@
 """The title bar: app, session title, model (offline or not), fork parent, session id — fitted to the width.
 
 When the terminal is narrow the least useful parts go first (the session id, the long offline
-notice, the fork parent), and the title is shortened; the model, "offline" and what the user let the
-agent do without asking ("writes auto-allowed") always stay.
+notice, the fork parent), and the title is shortened; the model and "offline" always stay. What the user
+let the agent do without asking ("writes auto-allowed", then "writes auto") stays while it fits whole: it is
+never cut mid-word, and only dropped when even the shortest title leaves no room for it.
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ def title_parts(info: RuntimeInfo, width: int, auto_allowed: tuple[str, ...] = (
     if length() > width:
         room = max(MIN_TITLE, width - (length() - len(title)))
         title = _cut(title.rstrip(), room - 1) + " "
+    if length() > width and allowed:
+        allowed = ""  # whole or not at all: "writes au" would say something else
+        room = max(MIN_TITLE, width - (length() - len(title)))
+        title = _cut(f"· {info.title}", room - 1) + " "
     parts: list[tuple[str, str]] = [brand, (title, "bold")]
     if fork:
         parts.append((fork, "$text-muted"))

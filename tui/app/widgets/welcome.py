@@ -21,19 +21,19 @@ def welcome_text(*, offline: bool, model_name: str, config_file: Path, compactio
     """What a first-time user needs on an empty screen, in a few lines. ``offline_chosen``: the offline model
     is the user's choice (``--model offline``), not the stand-in for a missing one."""
     if offline:
-        opening = ("The offline model you chose answers (no LLM) " if offline_chosen
-                   else "No model is set, so an offline stand-in answers ")
+        opening = ("You chose the offline model: a local stand-in, not an LLM. " if offline_chosen
+                   else "No model is set, so the offline stand-in answers: it is not an LLM. ")
         model = Content.assemble(
             (opening, "$text-warning"),
-            "(type ", ("help", "bold"), " to it). Choose a model with ",
-            ("--model anthropic:claude-sonnet-5-5", "bold"), " (or openai:…, google:…), ",
-            ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ", literal(display_path(config_file)),
-            ", or set ", ("ANTHROPIC_API_KEY", "bold"), " / ", ("OPENAI_API_KEY", "bold"), " / ",
-            ("GEMINI_API_KEY", "bold"), ".",
+            "Type ", ("help", "bold"), " to see what it can do. For an LLM, type ", ("/model", "bold"),
+            " to choose one, or start with ", ("--model anthropic:claude-sonnet-5-5", "bold"),
+            " (or openai:…, google:…), ", ("DEEP_TUI_MODEL", "bold"), ", ", ("model = \"…\"", "bold"), " in ",
+            literal(display_path(config_file)), ", or set ", ("ANTHROPIC_API_KEY", "bold"), " / ",
+            ("OPENAI_API_KEY", "bold"), " / ", ("GEMINI_API_KEY", "bold"), ".",
         )
     else:
-        model = Content.assemble("Model: ", literal(model_name, "bold"),
-                                 " (change it with --model, DEEP_TUI_MODEL or config.toml).")
+        model = Content.assemble("Model: ", literal(model_name, "bold"), " (change it now with ", ("/model", "bold"),
+                                 "; for every session with --model, DEEP_TUI_MODEL or config.toml).")
     return Content("\n").join([
         Content.styled("Welcome to deep-tui", "bold $accent"),
         Content.assemble(
