@@ -166,6 +166,29 @@ class Screen:
         the cursor inside a line; the words stay in order)."""
         return TERMINAL_CONTROL.sub("", "".join(self.received))
 
+    def wait_until_ready(self, page: object) -> None:
+        """The app's prompt is on the page: give the terminal's input the focus before typing (the click right
+        after the page loaded can come before the terminal exists on a loaded machine, and the keys typed then
+        went nowhere). Focused directly, not clicked: a click would reach the app as a mouse event."""
+        self.wait_for(page, "Type a message")
+        page.focus(".xterm-helper-textarea")  # type: ignore[attr-defined]
+
+    def type_prompt(self, page: object, text: str) -> None:
+        """Type ``text`` into the app's prompt and see it there before going on. The browser may still be
+        wiring its terminal when the prompt is first drawn; keys typed then are lost in the page, never
+        reaching the app, so they are typed once more (the prompt cleared first) if they never show."""
+        for attempt in range(2):
+            if attempt:
+                page.focus(".xterm-helper-textarea")  # type: ignore[attr-defined]
+                page.keyboard.press("Control+u")  # type: ignore[attr-defined]
+            page.keyboard.type(text)  # type: ignore[attr-defined]
+            try:
+                self.wait_for(page, text, timeout=20.0)
+                return
+            except AssertionError:
+                if attempt:
+                    raise
+
     def wait_for(self, page: object, needle: str, timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
         while needle not in self.text():
@@ -204,8 +227,8 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
 @needs_browser
 def test_a_tab_runs_the_app_answers_and_ends_with_the_tab(served: Served, browser: object) -> None:
     page, screen = _open_tab(browser, served)
-    screen.wait_for(page, "Type a message")
-    page.keyboard.type("read note.txt")  # type: ignore[attr-defined]
+    screen.wait_until_ready(page)
+    screen.type_prompt(page, "read note.txt")
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
     screen.wait_for(page, "hello from the browser tab")
     # The picture in docs/usage.md: after the "still opening" notice has gone.
@@ -251,8 +274,8 @@ def test_a_second_tab_on_the_same_session_is_told_it_is_open_elsewhere(tmp_path:
 @needs_browser
 def test_killing_the_server_loses_nothing(served: Served, browser: object) -> None:
     page, screen = _open_tab(browser, served)
-    screen.wait_for(page, "Type a message")
-    page.keyboard.type("read note.txt")  # type: ignore[attr-defined]
+    screen.wait_until_ready(page)
+    screen.type_prompt(page, "read note.txt")
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
     screen.wait_for(page, "hello from the browser tab")
     (app_pid,) = served.app_processes()
