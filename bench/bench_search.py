@@ -375,7 +375,9 @@ def main() -> list[BenchResult]:
         figures.append(result("picker: matching sessions missed (every one asked for) against a substring scan",
                               missed, "n", 0))
         figures.append(result("picker: hits that are not substring matches", false_picks, "n", 0))
-        samples = asyncio.run(_picker_keystroke_ms(data, picker_queries))
+        # in the app, timed until matching rows show: the queries that match something (`the_return` matches
+        # nothing; its cost is in the in-process figure above)
+        samples = asyncio.run(_picker_keystroke_ms(data, [query for query in picker_queries if truth[query]]))
         figures.append(result(f"picker content search: keystroke → results, {SESSIONS:,} sessions",
                               statistics.median(samples), "ms", 150.0))
         search.index.close()
