@@ -82,7 +82,10 @@ def test_sessions_lists_cost_and_keeps_the_index_in_step(data: DataDir, capsys: 
     totals.add_unpriced()
     handle.record_cost(totals)
     handle.close()
-    unrecorded = make_session(data, exchange("an older session about cobalt", "ok"))
+    older = store.create(model="anthropic:claude-sonnet-4-5")  # a real model, but no cost recorded
+    older.append_messages(exchange("an older session about cobalt", "ok"))
+    older.close()
+    unrecorded = older.id
     code, out, _ = run(capsys, "sessions", "--data-dir", str(data.root))
     assert code == 0 and "COST" in out.splitlines()[0]
     assert "≥$0.04" in next(line for line in out.splitlines() if line.startswith(handle.id))
@@ -99,6 +102,12 @@ def test_sessions_lists_cost_and_keeps_the_index_in_step(data: DataDir, capsys: 
     assert run(capsys, "sessions", "--data-dir", str(data.root), "delete", handle.id, "--yes")[0] == 0
     rows = search.index.connection().execute("SELECT id, title FROM sessions").fetchall()
     assert rows == [(unrecorded, "Cobalt notes")]  # updated by the commands themselves, before any search
+
+
+def test_an_offline_session_costs_nothing_and_says_so(data: DataDir, capsys: pytest.CaptureFixture[str]) -> None:
+    offline = make_session(data, exchange("an offline session", "ok"))
+    code, out, _ = run(capsys, "sessions", "--data-dir", str(data.root))
+    assert code == 0 and "free (offline)" in next(line for line in out.splitlines() if line.startswith(offline))
 
 
 def test_search_output_never_carries_terminal_escapes(data: DataDir, capsys: pytest.CaptureFixture[str]) -> None:
