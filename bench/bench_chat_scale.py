@@ -32,9 +32,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 
-from tui.agent.models import choose_model  # noqa: E402
-from tui.agent.runtime import RuntimeFactory, SessionRequest  # noqa: E402
-from tui.app.shell import DeepTuiApp  # noqa: E402
+from tui.agent.models.choice import choose_model  # noqa: E402
+from tui.agent.session.factory import RuntimeFactory, SessionRequest  # noqa: E402
+from tui.app.app import DeepTuiApp  # noqa: E402
 from tui.app.widgets.chat_view import ChatView  # noqa: E402
 from tui.app.widgets.live_turn import LiveTurn  # noqa: E402
 from tui.base.config import Settings  # noqa: E402

@@ -22,23 +22,23 @@ from common import BenchResult, info, median_ms, result
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from search_corpus import COMMON_QUERIES, NEEDLES, SAVED_ONLY, cached_corpus, corpus_queries
 
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.screens.session_search import MAX_CONTENT_ROWS
-from tui.app.shell import DeepTuiApp
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import read_meta
-from tui.store.search import HistorySearch
-from tui.store.search_db import read_rows
-from tui.store.search_history import load_history_from
-from tui.store.search_index import SearchIndex
-from tui.store.search_query import build_match, ranked_hits
-from tui.store.search_scan import all_targets, scan
-from tui.store.search_terms import exactness, fold, parse_query, plain_snippet, query_terms
-from tui.store.search_text import message_docs
+from tui.store.search.database import read_rows
+from tui.store.search.history_reader import load_history_from
+from tui.store.search.index import SearchIndex
+from tui.store.search.queries import build_match, ranked_hits
+from tui.store.search.scan import all_targets, scan
+from tui.store.search.searchable_text import message_docs
+from tui.store.search.searcher import HistorySearch
+from tui.store.search.terms import exactness, fold, parse_query, plain_snippet, query_terms
 from tui.store.session_store import SessionStore
 
 pydantic_ai.BANNER_ENABLED = False

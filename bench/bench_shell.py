@@ -42,11 +42,11 @@ from pydantic_ai.messages import ModelMessage, ToolCallPart, ToolReturnPart, Use
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel  # noqa: E402
 from textual import events  # noqa: E402
 
-from tui.agent.models import choose_model  # noqa: E402
-from tui.agent.runtime import RuntimeFactory, SessionRequest  # noqa: E402
-from tui.agent.sandbox import find_bwrap, probe  # noqa: E402
+from tui.agent.models.choice import choose_model  # noqa: E402
+from tui.agent.session.factory import RuntimeFactory, SessionRequest  # noqa: E402
+from tui.agent.shell.sandbox import find_bwrap, probe  # noqa: E402
+from tui.app.app import DeepTuiApp  # noqa: E402
 from tui.app.opening import OpeningSession  # noqa: E402
-from tui.app.shell import DeepTuiApp  # noqa: E402
 from tui.app.widgets.blocks import ToolBlock  # noqa: E402
 from tui.app.widgets.chat_view import ChatView  # noqa: E402
 from tui.base.config import Settings, ToolSettings  # noqa: E402

@@ -96,8 +96,8 @@ async def _bare_run(base_url: str) -> tuple[float, float]:
 
 
 def _factory(base_url: str, root: Path) -> Any:
-    from tui.agent.models import choose_model
-    from tui.agent.runtime import RuntimeFactory
+    from tui.agent.models.choice import choose_model
+    from tui.agent.session.factory import RuntimeFactory
     from tui.base.config import Settings
     from tui.base.paths import DataDir
 
@@ -108,7 +108,7 @@ def _factory(base_url: str, root: Path) -> Any:
 
 async def _runtime_run(base_url: str, root: Path) -> tuple[float, float]:
     """(seconds, CPU seconds) the session runtime alone needs: ``run_turn`` consumed, nothing drawn."""
-    from tui.agent.runtime import SessionRequest
+    from tui.agent.session.factory import SessionRequest
     from tui.agent.turn_events import TextDelta, TurnFinished
 
     runtime = _factory(base_url, root).open_request_sync(SessionRequest())
@@ -129,8 +129,8 @@ async def _runtime_run(base_url: str, root: Path) -> tuple[float, float]:
 async def _app_run(base_url: str, root: Path) -> dict[str, float]:
     from textual import events
 
-    from tui.agent.runtime import SessionRequest
-    from tui.app.shell import DeepTuiApp
+    from tui.agent.session.factory import SessionRequest
+    from tui.app.app import DeepTuiApp
     from tui.app.widgets.prompt_input import PromptInput
 
     factory = _factory(base_url, root)

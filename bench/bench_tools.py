@@ -21,8 +21,8 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tui.agent.memory import MemoryFile
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools.memory import MemoryFile
 from tui.base.paths import DataDir
 
 MB = 1024 * 1024

@@ -12,9 +12,9 @@ import pydantic_ai
 from common import BenchResult, info, result
 
 import tui.app.widgets.memory_editor as memory_editor
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.app.shell import DeepTuiApp
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.base.config import Settings
 from tui.base.paths import DataDir

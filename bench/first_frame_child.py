@@ -17,8 +17,8 @@ from pathlib import Path
 async def _show(data_dir: str, size: tuple[int, int]) -> None:
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     gc.disable()  # as tui.cli does for the app (which enables it again once the session is open)
-    from tui.agent.session_request import SessionRequest
-    from tui.app.shell import DeepTuiApp
+    from tui.agent.session.request import SessionRequest
+    from tui.app.app import DeepTuiApp
     from tui.base.config import Settings
     from tui.base.paths import DataDir
     from tui.cli.launch import LaunchContext, open_session

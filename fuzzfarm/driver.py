@@ -23,8 +23,8 @@ from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
 from fuzzfarm.spec import Action, SessionSpec
 from fuzzfarm.summarizers import summarizer_model, summarizer_timeout
 from fuzzfarm.workspace import make_workdir
-from tui.agent.models import ModelChoice
-from tui.agent.session_runtime import SessionRuntime
+from tui.agent.models.choice import ModelChoice
+from tui.agent.session.runtime import SessionRuntime
 from tui.agent.turn_events import TurnFailed
 from tui.base.config import ContextSettings, Settings, ToolSettings
 from tui.base.paths import DataDir
@@ -32,7 +32,7 @@ from tui.chain.budget import WindowBudget
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished
 from tui.store import SessionHandle, SessionStore
 from tui.store.meta import ParentRef
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 
 MODEL_NAME = "fuzz:scripted-chat"
 

@@ -37,12 +37,12 @@ from fuzzfarm.inline import inline_sync_calls
 from fuzzfarm.scripted_model import ChatScript, ScriptedChatModel
 from fuzzfarm.spec import SessionSpec
 from fuzzfarm.workspace import make_workdir
-from tui.agent.file_tools import file_toolset
-from tui.agent.path_policy import PathPolicy
-from tui.agent.run_events import run_events
-from tui.agent.sandbox import sandbox_for
-from tui.agent.session_runtime import BASE_INSTRUCTIONS
-from tui.agent.shell_tool import ShellState, shell_toolset
+from tui.agent.session.run_events import run_events
+from tui.agent.session.runtime import BASE_INSTRUCTIONS
+from tui.agent.shell.execute_tool import ShellState, shell_toolset
+from tui.agent.shell.sandbox import sandbox_for
+from tui.agent.tools.file_tools import file_toolset
+from tui.agent.tools.path_policy import PathPolicy
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic_ai import Agent
 
-from tui.agent.tool_deadline import blocking_work_inline
+from tui.agent.tools.deadline import blocking_work_inline
 
 _T = TypeVar("_T")
 

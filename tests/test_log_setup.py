@@ -45,7 +45,7 @@ def test_the_log_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_python_warnings_and_logged_warnings_go_to_the_file_not_the_terminal(tmp_path: Path, capfd) -> None:  # type: ignore[no-untyped-def]
     path = configure_logging(tmp_path)
     warnings.warn("a library complains", UserWarning, stacklevel=1)
-    logging.getLogger("tui.store.event_log").warning("events.jsonl: skipped 2 unreadable lines")
+    logging.getLogger("tui.store.events_file").warning("events.jsonl: skipped 2 unreadable lines")
     captured = capfd.readouterr()
     assert captured.err == "" and captured.out == ""
     text = path.read_text()
@@ -83,7 +83,7 @@ async def test_in_the_app_store_warnings_and_a_failed_turn_traceback_reach_the_l
     events = factory.data_dir.session_dir(handle.id) / "events.jsonl"
     handle.close()
     events.write_text('{"kind": "usage", "tokens": 10, "window": 1000, "window_source": "config"}\nnot json\n{bro\n')
-    from tui.agent.runtime import SessionRequest
+    from tui.agent.session.factory import SessionRequest
 
     app = make_app(factory, SessionRequest(resume=handle.id))
     capfd.readouterr()

@@ -122,8 +122,8 @@ def test_a_401_echoing_the_openai_key_leaks_nowhere(tmp_path: Path, monkeypatch:
 
 async def test_an_app_notification_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.app.app_support import make_app
-    from tui.agent.models import choose_model
-    from tui.agent.runtime import RuntimeFactory
+    from tui.agent.models.choice import choose_model
+    from tui.agent.session.factory import RuntimeFactory
     from tui.base.config import Settings
     from tui.base.paths import DataDir
 
@@ -145,7 +145,7 @@ async def test_an_app_notification_is_redacted(tmp_path: Path, monkeypatch: pyte
 
 def test_a_chain_event_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """events.jsonl: a summarizer that failed with the key in its error is recorded without it."""
-    from tui.store.event_log import EventLog
+    from tui.store.events_file import EventLog
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     log = EventLog(tmp_path / "events.jsonl")

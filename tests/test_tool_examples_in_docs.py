@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui.agent.file_tools import file_toolset
-from tui.agent.path_policy import PathPolicy
-from tui.agent.sandbox import Sandbox, SandboxPolicy
-from tui.agent.shell_tool import ShellState, shell_toolset
+from tui.agent.shell.execute_tool import ShellState, shell_toolset
+from tui.agent.shell.sandbox import Sandbox, SandboxPolicy
+from tui.agent.tools.file_tools import file_toolset
+from tui.agent.tools.path_policy import PathPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,10 +11,10 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, RetryPromptPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.agent.command_approval import CommandDecision, CommandRequest
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
-from tui.agent.sandbox import find_bwrap, probe
+from tui.agent.approval.commands import CommandDecision, CommandRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.shell.sandbox import find_bwrap, probe
 from tui.agent.turn_events import TurnEvent
 from tui.base.config import Settings, ToolSettings
 from tui.base.paths import DataDir

@@ -17,11 +17,11 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.agent import file_reading, file_search
-from tui.agent.memory import MemoryFile
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools import file_reading, file_search
+from tui.agent.tools.memory import MemoryFile
 from tui.agent.turn_events import ToolCallFinished, TurnFailed, TurnFinished
 from tui.base.config import Settings
 from tui.base.paths import DataDir
@@ -137,7 +137,7 @@ def test_glob_features_and_missing_paths(work: Path) -> None:
 
 
 def test_grep_stops_at_its_byte_bound_and_says_so(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.agent import text_search
+    from tui.agent.tools import text_search
 
     monkeypatch.setattr(text_search, "MAX_SCAN_BYTES", 2 * 1024 * 1024)
     for name in ("a.log", "b.log", "c.log"):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent.shell_support import CommandModel, open_runtime, requires_bwrap, turn
-from tui.agent.command_run import DELIVERY_SECONDS, CommandRun, run_command
-from tui.agent.sandbox import Sandbox, SandboxPolicy
+from tui.agent.shell.command_run import DELIVERY_SECONDS, CommandRun, run_command
+from tui.agent.shell.sandbox import Sandbox, SandboxPolicy
 from tui.agent.turn_events import ToolCallFinished, ToolOutputDelta, ToolOutputEnded
 
 TINY_WRITES = "i=0; while [ $i -lt 10000 ]; do printf 'line %05d é✓\\n' $i; i=$((i+1)); done"

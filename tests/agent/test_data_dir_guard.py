@@ -19,9 +19,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 from tests.agent.test_tools import call
-from tui.agent.memory import MemoryFile
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.tools.memory import MemoryFile
 from tui.agent.turn_events import ToolCallFinished, TurnFinished
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir
@@ -237,12 +237,12 @@ def test_writes_into_the_data_dir_are_refused_without_asking(inside: Env) -> Non
     the tool would refuse anyway (the data dir, a control character in the name)."""
     from pydantic_ai.tools import ToolDefinition
 
-    from tui.agent.path_policy import PathPolicy
-    from tui.agent.write_approval import WRITES_FILES_METADATA
-    from tui.agent.write_gate import WriteGate
+    from tui.agent.approval.approval_gate import ApprovalGate
+    from tui.agent.tools.kinds import WRITES_FILES_METADATA
+    from tui.agent.tools.path_policy import PathPolicy
 
     work, data, _ = inside
-    gate = WriteGate(policy=PathPolicy(work, data.root), writes="ask")
+    gate = ApprovalGate(policy=PathPolicy(work, data.root), writes="ask")
     tool = ToolDefinition(name="write_file", metadata=dict(WRITES_FILES_METADATA))
     assert gate._needs_approval(None, tool, {"path": "notes.txt"})  # type: ignore[arg-type]
     assert not gate._needs_approval(None, tool, {"path": str(data.config_file)})  # type: ignore[arg-type]

@@ -19,8 +19,8 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ToolReturnPart
 
 from tests.agent.shell_support import CommandApprover, CommandModel, open_runtime, requires_bwrap, turn
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.agent.command_approval import CommandDecision, matches_prefix, simple_words, suggested_prefix
-from tui.agent.runtime import SessionRuntime
+from tui.agent.approval.commands import CommandDecision, matches_prefix, simple_words, suggested_prefix
+from tui.agent.session.factory import SessionRuntime
 from tui.agent.turn_events import ToolCallFinished, ToolCallStarted, ToolOutputDelta, TurnFailed, TurnFinished
 from tui.cli.main import main
 
@@ -198,8 +198,8 @@ async def test_a_2mb_output_is_evicted_byte_for_byte(tmp_path: Path, work: Path)
 
 
 async def test_the_loopback_provider_scripts_an_execute_call(tmp_path: Path, work: Path) -> None:
-    from tui.agent.models import choose_model
-    from tui.agent.runtime import RuntimeFactory, SessionRequest
+    from tui.agent.models.choice import choose_model
+    from tui.agent.session.factory import RuntimeFactory, SessionRequest
     from tui.base.config import Settings, ToolSettings
     from tui.base.paths import DataDir
 
@@ -240,7 +240,7 @@ def test_run_refuses_commands_unless_allowed(tmp_path: Path, work: Path, monkeyp
 
 async def test_without_a_sandbox_execute_refuses_and_says_how(tmp_path: Path, work: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.agent.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
+    monkeypatch.setattr("tui.agent.shell.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
     runtime = await open_runtime(tmp_path, work, CommandModel("touch x.txt"))
     approver = CommandApprover()
     runtime.set_command_approver(approver)
@@ -262,8 +262,8 @@ async def test_no_sandbox_runs_the_command_and_warns(tmp_path: Path, work: Path)
 
 
 async def test_a_cancelled_long_output_is_saved_whole_for_the_model(tmp_path: Path, work: Path) -> None:
-    from tui.agent.command_run import CommandRun
-    from tui.agent.shell_tool import interrupted_text
+    from tui.agent.shell.command_run import CommandRun
+    from tui.agent.shell.execute_tool import interrupted_text
 
     output = "".join(f"line {number}\n" for number in range(5_000))
     run = CommandRun("make", pieces=[output], ending="cancelled", started=0.0, finished=2.0)

@@ -12,12 +12,12 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
-from tui.agent.file_mentions import MentionAttacher, mentioned_paths
-from tui.agent.models import choose_model
-from tui.agent.path_policy import PathPolicy
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.attachments.file_mentions import MentionAttacher, mentioned_paths
+from tui.agent.attachments.workdir_files import list_files, match_files
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.tools.path_policy import PathPolicy
 from tui.agent.turn_events import PromptAttached, TurnFailed
-from tui.agent.workdir_files import list_files, match_files
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.events import ChainEvent, EvictedEvent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tui.agent.inherited_events import inherited_events
+from tui.agent.session.inherited_events import inherited_events
 from tui.base.paths import DataDir
 from tui.chain.events import UsageEvent
 from tui.store.session_store import SessionStore

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.test_tools import call
-from tui.agent.memory import MemoryFile, memory_instructions
+from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.base.nofollow import LinkRefusedError
 from tui.base.paths import DataDir
 from tui.chain.safe_names import write_output

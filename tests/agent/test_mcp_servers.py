@@ -21,12 +21,12 @@ from pydantic_ai import ToolDenied
 
 from tests.support.mcp_server import big_text, server_config
 from tests.support.scripted_model import ScriptedModel
-from tui.agent.mcp_approval import McpApprovals, McpRoute
-from tui.agent.mcp_status import McpNotice
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.approval.mcp_calls import McpApprovals, McpRoute
+from tui.agent.approval.writes import WriteDecision, WriteRequest
+from tui.agent.mcp.status import McpNotice
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnEvent, TurnFinished
-from tui.agent.write_approval import WriteDecision, WriteRequest
 from tui.base.config import ContextSettings, Settings, ToolSettings
 from tui.base.mcp_config import McpServerConfig, McpSettings
 from tui.base.paths import DataDir

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.memory import INJECTED_CHARS, INJECTED_LINES, MemoryFile, memory_instructions, memory_toolset
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.tools.memory import INJECTED_CHARS, INJECTED_LINES, MemoryFile, memory_instructions, memory_toolset
 from tui.agent.turn_events import TurnFailed, TurnFinished
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir

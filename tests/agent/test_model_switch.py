@@ -12,9 +12,9 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 from pydantic_ai.profiles import ModelProfile
 
-from tui.agent.model_catalogue import catalogue, missing_key
-from tui.agent.models import ModelConfigError, choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.models.catalogue import catalogue, missing_key
+from tui.agent.models.choice import ModelConfigError, choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TurnFailed
 from tui.base.config import Settings
 from tui.base.paths import DataDir

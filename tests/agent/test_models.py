@@ -6,7 +6,7 @@ import pytest
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 
-from tui.agent.models import ModelChoice, ModelConfigError, build_model, choose_model
+from tui.agent.models.choice import ModelChoice, ModelConfigError, build_model, choose_model
 
 
 def test_flag_wins_over_everything() -> None:
@@ -94,7 +94,7 @@ def test_another_providers_missing_key_is_said_the_same_way(monkeypatch: pytest.
                         "the Groq provider. To try Pydantic AI without an API key, use the built-in test model: "
                         "`Agent('test')`. See https://pydantic.dev/docs/ai/guides/testing/")
 
-    monkeypatch.setattr("tui.agent.models.infer_model", missing)
+    monkeypatch.setattr("tui.agent.models.choice.infer_model", missing)
     with pytest.raises(ModelConfigError) as error:
         build_model("groq:llama-3.3-70b")
     assert "set GROQ_API_KEY in the environment" in str(error.value) and "Agent(" not in str(error.value)
@@ -107,7 +107,7 @@ def test_pydantic_ais_advice_to_its_developers_is_left_out(monkeypatch: pytest.M
         raise UserError("The provider refused. To try Pydantic AI without an API key, use the built-in test model: "
                         "`Agent('test')`.")
 
-    monkeypatch.setattr("tui.agent.models.infer_model", refused)
+    monkeypatch.setattr("tui.agent.models.choice.infer_model", refused)
     with pytest.raises(ModelConfigError) as error:
         build_model("groq:llama-3.3-70b")
     assert str(error.value) == "cannot use model 'groq:llama-3.3-70b': The provider refused."

@@ -8,11 +8,11 @@ import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelRequest, PartDeltaEvent, TextPartDelta, ToolCallPart, UserPromptPart
 
-from tui.agent.memory import MemoryFile
-from tui.agent.offline import build_offline_model, parse_command
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.models.offline import build_offline_model, parse_command
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools.memory import MemoryFile
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 from tui.store.session_store import SessionStore
 from tui.text.attachment_text import attachment_item
 

@@ -11,15 +11,15 @@ import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
-from tui.agent.models import choose_model
-from tui.agent.project_instructions import (
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.session.project_instructions import (
     HEADER,
     INJECTED_CHARS,
     INJECTED_LINES,
     ProjectInstructionsSource,
     load,
 )
-from tui.agent.runtime import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFailed
 from tui.base.config import Settings
 from tui.base.paths import DataDir

@@ -13,9 +13,9 @@ from pydantic_ai import models
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
 
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
-from tui.agent.models import choose_model
-from tui.agent.provider_events import ProviderAnswering, ProviderEvent, ProviderRetrying, ProviderWaiting
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.models.choice import choose_model
+from tui.agent.models.provider_events import ProviderAnswering, ProviderEvent, ProviderRetrying, ProviderWaiting
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TextDelta, TurnEvent, TurnFailed, TurnFinished
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir

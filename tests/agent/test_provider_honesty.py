@@ -29,8 +29,8 @@ from tests.support.anthropic_server import (
     tool_use_block,
 )
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import TurnEvent, TurnFailed, TurnFinished
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir

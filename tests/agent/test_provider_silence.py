@@ -6,8 +6,8 @@ import asyncio
 
 import httpx2
 
-from tui.agent.provider_events import ProviderEvent, ProviderWaiting
-from tui.agent.provider_http import STALL_NOTICE_SECONDS, ObservedTransport, ProviderMonitor
+from tui.agent.models.provider_events import ProviderEvent, ProviderWaiting
+from tui.agent.models.provider_http import STALL_NOTICE_SECONDS, ObservedTransport, ProviderMonitor
 from tui.base.config import ProviderSettings
 
 

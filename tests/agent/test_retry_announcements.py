@@ -9,7 +9,7 @@ import pytest
 
 from tests.agent.test_provider_faults import session, turn
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
-from tui.agent.provider_events import ProviderRetrying
+from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.turn_events import TurnFinished
 from tui.base.config import ProviderSettings
 
@@ -21,7 +21,7 @@ ONE_SECOND_BACKOFF = ProviderSettings(connect_timeout=2.0, read_timeout=2.0, ret
 async def test_the_wait_announced_is_the_wait_made_and_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     with openai_chat_server(ChatServerState(reply="fine now")) as (base_url, state):
         fail_with(state, Fault(status=503))
-        caplog.set_level(logging.INFO, logger="tui.agent.provider_http")
+        caplog.set_level(logging.INFO, logger="tui.agent.models.provider_http")
         async with session(tmp_path, base_url, ONE_SECOND_BACKOFF) as runtime:
             events, provider = await turn(runtime, "hello")
     assert isinstance(events[-1], TurnFinished), events

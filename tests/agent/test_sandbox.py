@@ -1,6 +1,6 @@
 """The sandbox: what a command can and cannot see or change (docs/security.md, "Shell commands and the sandbox").
 
-Each test runs real commands through :func:`tui.agent.command_run.run_command` in a real bubblewrap sandbox and
+Each test runs real commands through :func:`tui.agent.shell.command_run.run_command` in a real bubblewrap sandbox and
 checks from outside what they reached. They skip, saying why, where bwrap cannot run.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent.shell_support import requires_bwrap
-from tui.agent.command_run import CommandRun, run_command
-from tui.agent.sandbox import Sandbox, SandboxPolicy, clean_environment, is_secret_variable, sandbox_for
+from tui.agent.shell.command_run import CommandRun, run_command
+from tui.agent.shell.sandbox import Sandbox, SandboxPolicy, clean_environment, is_secret_variable, sandbox_for
 
 
 async def run(sandbox: Sandbox, command: str, timeout: float = 20) -> CommandRun:

@@ -52,7 +52,7 @@ def test_the_line_for_a_wrong_type_and_bad_json() -> None:
     from pydantic import TypeAdapter, ValidationError
     from pydantic_ai.tools import ToolDefinition
 
-    from tui.agent.tool_argument_errors import argument_error_line
+    from tui.agent.tools.argument_errors import argument_error_line
 
     tool = ToolDefinition(name="read_file", parameters_json_schema={
         "type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}},

@@ -17,11 +17,11 @@ from pydantic_ai import Agent, FunctionToolset
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tui.agent import text_search
-from tui.agent.memory import MemoryFile
-from tui.agent.tool_deadline import ToolDeadline, blocking_work_inline, current_deadline, run_blocking
-from tui.agent.tool_time_limit import ToolTimeLimit
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools import text_search
+from tui.agent.tools.deadline import ToolDeadline, blocking_work_inline, current_deadline, run_blocking
+from tui.agent.tools.memory import MemoryFile
+from tui.agent.tools.time_limit import ToolTimeLimit
 from tui.base.config import ConfigError, settings_from_mapping
 from tui.base.paths import DataDir
 

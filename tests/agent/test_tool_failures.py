@@ -10,9 +10,9 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tui.agent.file_tools import LINE_CHAR_LIMIT
-from tui.agent.memory import MemoryFile
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools.file_tools import LINE_CHAR_LIMIT
+from tui.agent.tools.memory import MemoryFile
 from tui.base.paths import DataDir
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pydantic_ai import FunctionToolset, Tool
 
-from tui.agent import tool_schemas
-from tui.agent.memory import MemoryFile
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools import schemas as tool_schemas
+from tui.agent.tools.memory import MemoryFile
 from tui.base.paths import DataDir
 
 

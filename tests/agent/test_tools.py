@@ -17,10 +17,10 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tui.agent.memory import MemoryFile, memory_instructions
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 
 
 class ToolDriver:

@@ -15,8 +15,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import ToolCallFinished, TurnFailed, TurnFinished
 from tui.base.config import Settings
 from tui.base.paths import DataDir

@@ -25,10 +25,10 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.approval.writes import WriteDecision, WriteRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import ToolCallFinished, TurnEvent, TurnFinished
-from tui.agent.write_approval import WriteDecision, WriteRequest
 from tui.base.config import Settings, ToolSettings
 from tui.base.paths import DataDir
 
@@ -312,7 +312,7 @@ def test_tier2_points_a_write_that_did_not_happen_at_a_saved_copy_of_its_argumen
 
 
 def test_a_request_says_when_an_edit_will_not_apply_and_cuts_a_long_preview(tmp_path: Path) -> None:
-    from tui.agent.write_approval import PREVIEW_LINE_LIMIT, build_write_request
+    from tui.agent.approval.writes import PREVIEW_LINE_LIMIT, build_write_request
 
     target = tmp_path / "notes.txt"
     target.write_text("alpha\nbeta\n")

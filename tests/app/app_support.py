@@ -11,10 +11,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.approval_dialog import ApprovalDialog
 from tui.app.screens.compact_dialog import CompactDialog
-from tui.app.shell import DeepTuiApp
 from tui.base.config import ContextSettings, Settings, ToolSettings
 from tui.base.paths import DataDir
 
@@ -32,7 +32,7 @@ def make_factory(tmp_path: Path, *, chat_model: Model | None = None, window: int
 
 def _offline_choice():  # type: ignore[no-untyped-def]
     """No model set (the offline stand-in), as a new user first meets the app: what the snapshots show."""
-    from tui.agent.models import choose_model
+    from tui.agent.models.choice import choose_model
 
     return choose_model(None, None, {})
 

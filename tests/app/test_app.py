@@ -19,13 +19,13 @@ from tests.app.app_support import (
     wait_idle,
     wait_until,
 )
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.command_registry import COMMANDS
 from tui.app.palette import DeepTuiCommands
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
@@ -511,7 +511,7 @@ async def test_the_picker_opened_again_is_fresh(tmp_path: Path) -> None:
 
 
 async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: Path) -> None:
-    from tui.app.shell import DeepTuiApp
+    from tui.app.app import DeepTuiApp
     from tui.base.paths import DataDir
     from tui.cli.launch import LaunchContext, open_session
 
@@ -533,7 +533,7 @@ async def test_the_screen_comes_first_and_the_session_opens_behind_it(tmp_path: 
 
 
 async def test_a_session_that_cannot_open_ends_the_app_with_status_2(tmp_path: Path) -> None:
-    from tui.app.shell import DeepTuiApp
+    from tui.app.app import DeepTuiApp
     from tui.base.paths import DataDir
     from tui.cli.launch import LaunchContext, open_session
 
@@ -611,7 +611,7 @@ async def test_scrolling_to_the_top_loads_the_previous_page(tmp_path: Path) -> N
 
 
 async def test_events_jsonl_is_read_once_when_the_session_opens(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from tui.store.event_log import EventLog
+    from tui.store.events_file import EventLog
 
     reads: list[Path] = []
     original = EventLog.read

@@ -25,10 +25,10 @@ from textual.widgets import Input, Static
 
 from tests.agent.shell_support import requires_bwrap
 from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_factory, wait_idle, wait_until
-from tui.agent.command_approval import CommandApprovals
-from tui.agent.session_request import SessionRequest
+from tui.agent.approval.commands import CommandApprovals
+from tui.agent.session.request import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.command_approval import CommandApprovalScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock, UserBlock
 from tui.app.widgets.tail_blocks import tail_blocks
 from tui.app.widgets.title_bar import TitleBar
@@ -277,7 +277,7 @@ def test_command_dialog_snapshot(snap_compare, tmp_path: Path, fixed_ids: None, 
 
 async def test_without_a_sandbox_the_app_says_so_and_runs_nothing(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.agent.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
+    monkeypatch.setattr("tui.agent.shell.sandbox.probe", lambda bwrap, network: "user namespaces are disabled")
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any("no sandbox is available" in str(n.message) and "--no-sandbox"

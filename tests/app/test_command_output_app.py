@@ -12,8 +12,8 @@ from tests.agent.shell_support import requires_bwrap
 from tests.agent.test_command_output_batches import TINY_WRITES, expected_lines
 from tests.app.app_support import make_app, wait_idle, wait_until
 from tests.app.test_command_approval import commander
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.command_output import LINE_CHARS, TAIL_LINES, CommandOutputView

@@ -15,7 +15,7 @@ from tests.app.app_support import (
     wait_idle,
     wait_until,
 )
-from tui.app.shell import DeepTuiApp
+from tui.app.app import DeepTuiApp
 from tui.chain.events import CompactionFinished
 
 

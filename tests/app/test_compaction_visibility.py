@@ -14,10 +14,10 @@ from textual.widgets import Static
 
 from tests.app.app_support import compact_dialog_opened, make_app, wait_idle, wait_until
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import CompactionDivider, NoticeBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.base.config import ContextSettings, Settings

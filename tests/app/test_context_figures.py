@@ -10,7 +10,7 @@ from textual.widgets import Static
 from tests.app.app_support import make_app, wait_idle, wait_until
 from tests.app.test_compaction_visibility import seed_session, summarizing_factory
 from tests.app.test_snapshots import fixed_ids_and_clock, seeded_app  # noqa: F401  (autouse: fixed ids and clock)
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.screens.context_report import ContextScreen
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent

@@ -16,9 +16,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen, breakdown_lines
 from tui.app.screens.model_chooser import ModelChooser
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
@@ -263,7 +263,7 @@ async def test_hostile_and_spaced_file_names_are_shown_defused_and_inserted_quot
 def test_the_first_frame_still_loads_no_pydantic_ai() -> None:
     """/model, @ completion and the attachment labels add nothing pydantic-ai to what the first frame imports."""
     code = ("import sys\n"
-            "import tui.app.shell, tui.app.run, tui.app.widgets.tail_blocks\n"
+            "import tui.app.app, tui.app.run, tui.app.widgets.tail_blocks\n"
             "loaded = sorted(name for name in sys.modules if name.split('.')[0] == 'pydantic_ai')\n"
             "assert not loaded, loaded\n")
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,

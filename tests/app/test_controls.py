@@ -18,14 +18,14 @@ from tests.app.app_support import (
     wait_idle,
     wait_until,
 )
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.compact_dialog import CompactDialog
 from tui.app.screens.confirm import ConfirmModal, PromptModal, TextViewerModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.memory_editor import MemoryEditor

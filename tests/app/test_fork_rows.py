@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.app_support import make_factory
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.formatting import human_tokens
 from tui.app.screens.session_rows import session_row
 from tui.cli.session_commands import _list

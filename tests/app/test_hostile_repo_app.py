@@ -16,9 +16,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.app.app_support import OPENED, wait_idle, wait_until
 from tests.support.hostile_repo import SESSION_LINKS, build_hostile_repo
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.run import opening_tail
-from tui.app.shell import DeepTuiApp
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.cli.launch import LaunchContext, open_session
@@ -44,7 +44,7 @@ def _capturing_model(seen: list[str]) -> FunctionModel:
 
 
 def _factory(project: Path, data: Path, seen: list[str]) -> RuntimeFactory:
-    from tui.agent.models import choose_model
+    from tui.agent.models.choice import choose_model
 
     return RuntimeFactory(settings=Settings(), data_dir=DataDir(data), workdir=project,
                           choice=choose_model("offline", None), chat_model=_capturing_model(seen))

@@ -29,10 +29,10 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from textual.widgets import Button
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock
 from tui.base.config import ContextSettings, Settings
 from tui.chain.summary_message import make_summary_message

@@ -14,11 +14,11 @@ from textual.widgets import Static
 from tests.app.app_support import armed_dialog, dialog_answered, make_app, wait_idle, wait_until
 from tests.support.mcp_server import server_config
 from tests.support.scripted_model import ScriptedModel
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory
+from tui.app.app import DeepTuiApp
 from tui.app.screens.mcp_servers import McpServersScreen
 from tui.app.screens.write_approval import WriteApprovalScreen
-from tui.app.shell import DeepTuiApp
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig, McpSettings
 from tui.base.paths import DataDir

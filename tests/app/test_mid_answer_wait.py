@@ -9,8 +9,8 @@ from pydantic_ai import models
 
 from tests.app.app_support import make_app, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.app.app_support import make_app, make_factory, wait_until
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory
+from tui.agent.models.choice import choose_model
 from tui.agent.runtime_api import RuntimeInfo
+from tui.agent.session.factory import RuntimeFactory
 from tui.app.widgets.title_bar import title_parts
 from tui.cli.main import main
 

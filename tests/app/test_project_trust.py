@@ -18,9 +18,9 @@ from textual.widgets import Button, Static
 
 from tests.app.app_support import OPENED, armed_dialog, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.agent.session_request import SessionRequest
+from tui.agent.session.request import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.project_trust import ProjectTrustScreen
-from tui.app.shell import DeepTuiApp
 from tui.base.config import Settings, parse_config
 from tui.base.paths import DataDir, trust_store_file, user_config_file
 from tui.cli.launch import LaunchContext, ProjectTrustGate, open_session, resolve_context

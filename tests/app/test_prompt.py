@@ -10,17 +10,17 @@ from textual import events
 
 from tests.app.app_support import gated_model, make_app, make_factory, reply_model, wait_idle, wait_until
 from tests.app.test_app import palette_choices
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.command_registry import COMMANDS
-from tui.app.prompt_history import HISTORY_FILE_NAME
 from tui.app.screens.confirm import ConfirmModal
 from tui.app.screens.context_report import ContextScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
+from tui.store.prompt_history import HISTORY_FILE_NAME
 
 
 def burst(app: DeepTuiApp, text: str, *, enter: bool = True) -> None:

@@ -9,8 +9,8 @@ from textual import events
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
-from tui.agent.runtime import SessionRequest
-from tui.app.shell import DeepTuiApp
+from tui.agent.session.factory import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.widgets.blocks import UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import PromptInput

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from tui.agent.runtime_api import ContextBreakdown, ContextSlice, RuntimeInfo
 from tui.app.command_registry import closest, rank, unknown_command_message
-from tui.app.prompt_history import MAX_ENTRIES, PromptHistory
 from tui.app.screens.compact_dialog import describe_result
 from tui.app.screens.context_report import breakdown_lines
 from tui.app.widgets.blocks import DividerInfo
 from tui.app.widgets.title_bar import title_parts
 from tui.chain.events import CompactionFinished
+from tui.store.prompt_history import MAX_ENTRIES, PromptHistory
 
 
 def test_history_appends_skips_repeats_survives_a_torn_line_and_is_trimmed(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from textual.widgets._footer import FooterKey
 
 from tests.app.app_support import OPENED, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.app.shell import DeepTuiApp
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import NoticeBlock
 from tui.app.widgets.provider_status import ProviderStatus
@@ -157,7 +157,7 @@ async def test_a_stall_mid_answer_shows_the_wait_again_and_esc_keeps_what_came(
 
 async def test_no_waiting_line_outlives_the_answer(tmp_path: Path, server: tuple[str, ChatServerState]) -> None:
     """A status line is true or gone: after an answer, and after Esc, nothing says "waiting" later on."""
-    from tui.agent.provider_http import STALL_NOTICE_SECONDS
+    from tui.agent.models.provider_http import STALL_NOTICE_SECONDS
 
     async def scenario() -> None:
         async with provider_app(tmp_path, server[0]) as (app, pilot):

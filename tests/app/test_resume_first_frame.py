@@ -18,7 +18,7 @@ from textual.widgets import Markdown
 
 from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_resume_tail import _gated_app, _long_session
-from tui.app.shell import stylesheets
+from tui.app.app import stylesheets
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import UserBlock
 from tui.app.widgets.prompt_input import PromptInput
@@ -169,7 +169,7 @@ def test_the_side_panels_are_loaded_after_the_first_frame() -> None:
     """Hidden until asked for, the panels (editor, file watcher, tabs) are no part of the first frame."""
     code = (
         "import sys\n"
-        "import tui.app.shell, tui.app.run, tui.app.widgets.tail_blocks\n"
+        "import tui.app.app, tui.app.run, tui.app.widgets.tail_blocks\n"
         "deferred = ('tui.app.widgets.memory_editor', 'tui.app.widgets.event_log', 'tui.app.widgets.evicted_browser',\n"
         "            'watchfiles', 'textual.widgets._tabbed_content')\n"
         "loaded = [name for name in deferred if name in sys.modules]\n"

@@ -26,9 +26,9 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from tests.app.app_support import make_factory, wait_idle, wait_until
-from tui.agent.session_request import SessionRequest
+from tui.agent.session.request import SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.run import opening_tail
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import CompactionDivider, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.app.app_support import make_app, make_factory
-from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.app.prompt_history import HISTORY_FILE_NAME
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.widgets.prompt_input import PromptInput
 from tui.cli.main import main
+from tui.store.prompt_history import HISTORY_FILE_NAME
 
 
 def run(data: Path, *argv: str) -> None:

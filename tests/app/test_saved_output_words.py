@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Button, OptionList, Static
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.screens.confirm import TextViewerModal
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.widgets.blocks import ToolBlock

@@ -16,7 +16,7 @@ from tests.app.app_support import (
     wait_until,
 )
 from tests.search.support import exchange
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.status_row import CANDIDATES, StatusFit, fit_status

@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from textual.widgets import Button
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.screens.confirm import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock

@@ -13,8 +13,8 @@ from rich.style import Style as RichStyle
 from textual.widget import Widget
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
+from tui.app.app import DeepTuiApp
 from tui.app.screens.confirm import ConfirmModal
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText
@@ -227,7 +227,7 @@ async def test_far_off_screen_blocks_leave_the_layout_and_come_back_when_scrolle
     handle.append_messages([message for n in range(10) for message in (
         ModelRequest(parts=[UserPromptPart(f"question {n}")]), ModelResponse(parts=[TextPart(f"answer {n}")]))])
     handle.close()
-    from tui.agent.runtime import SessionRequest
+    from tui.agent.session.factory import SessionRequest
 
     app = make_app(factory, SessionRequest(resume=handle.id))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -12,7 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolRetu
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-from tui.agent import text_search
+from tui.agent.tools import text_search
 from tui.app.widgets.blocks import NoticeBlock, ToolBlock
 
 

@@ -1,6 +1,6 @@
 """The approval dialog: a write in the app waits for the user; every button and key answers it.
 
-The offline model's ``write PATH TEXT`` calls the real write_file through the session's WriteGate.
+The offline model's ``write PATH TEXT`` calls the real write_file through the session's ApprovalGate.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from textual.widgets import Input, Static
 
 from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_factory, wait_idle, wait_until
+from tui.app.app import DeepTuiApp
 from tui.app.screens.write_approval import WriteApprovalScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.title_bar import TitleBar
 

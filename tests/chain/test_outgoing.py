@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 
-from tui.agent.history_seal import seal
+from tui.agent.session.history_seal import seal
 from tui.chain.outgoing import CANCELLED_TURN_NOTE, EMPTY_ANSWER_NOTE, FAILED_TURN_NOTE, outgoing_messages
 from tui.chain.usage_sanity import MAX_BELIEVABLE_TOKENS, unbelievable_usage
 

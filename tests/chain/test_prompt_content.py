@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic_ai.messages import BinaryContent, ImageUrl, ModelRequest, TextContent, UserPromptPart
 
-from tui.agent.offline import _latest_prompt
+from tui.agent.models.offline import _latest_prompt
 from tui.chain.retention import extract_identifiers
 from tui.chain.transcript import render_transcript
-from tui.store.search_text import message_text
+from tui.store.search.searchable_text import message_text
 
 PROMPT = ModelRequest(parts=[UserPromptPart([
     TextContent("compare src/app/main.py with the diagram"),

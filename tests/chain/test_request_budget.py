@@ -13,7 +13,7 @@ from pydantic_ai.usage import RequestUsage
 
 from tests.chain.counting_server import counting_server
 from tests.chain.support import history, make_harness, seed
-from tui.agent.models import build_model
+from tui.agent.models.choice import build_model
 from tui.base.config import ContextSettings, Settings
 from tui.chain.budget import WindowBudget
 from tui.chain.calibration import MIN_RATIO, TokenCalibration

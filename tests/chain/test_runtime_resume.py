@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFinished
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir

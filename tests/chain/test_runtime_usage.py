@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir
 from tui.store import SessionStore

@@ -20,8 +20,8 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.chain.counting_server import counting_server
-from tui.agent.models import ModelChoice, build_model
-from tui.agent.runtime import SessionRuntime
+from tui.agent.models.choice import ModelChoice, build_model
+from tui.agent.session.factory import SessionRuntime
 from tui.agent.turn_events import TurnFailed
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir

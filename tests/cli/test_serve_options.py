@@ -10,7 +10,7 @@ import pytest
 from tui.base.errors import UserFacingError
 from tui.cli.main import build_parser
 from tui.cli.serve.command import FORWARDED_OPTIONS, SERVED_DRIVER, ServeOptions, app_command, forwarded_arguments
-from tui.cli.serve.gate import is_loopback_host
+from tui.cli.serve.token_gate import is_loopback_host
 
 SERVE_ONLY = {"command", "host", "port", "tls_cert", "tls_key", "allow_plain_http", "served"}
 

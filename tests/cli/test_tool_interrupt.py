@@ -19,7 +19,7 @@ for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API
     ENV.pop(key, None)
 
 CHILD = ("import sys\n"
-         "from tui.agent import text_search\n"
+         "from tui.agent.tools import text_search\n"
          "text_search.MAX_SCAN_BYTES = 1 << 50\n"
          "from tui.cli.main import main\n"
          "sys.exit(main())\n")

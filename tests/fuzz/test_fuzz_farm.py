@@ -115,8 +115,8 @@ def test_the_timeout_fault_runs_into_the_chains_own_timeout(tmp_path: Path) -> N
 
 def test_the_farm_leaves_the_search_index_to_catch_up_from_disk(tmp_path: Path) -> None:
     """No live indexing in the farm; the index is derived data: a sync from messages.json finds every prompt."""
-    from tui.store.search import HistorySearch
-    from tui.store.search_db import read_rows
+    from tui.store.search.database import read_rows
+    from tui.store.search.searcher import HistorySearch
 
     spec = generate(5)
     trace = drive(spec, tmp_path / "run", build_template(tmp_path / "template"))

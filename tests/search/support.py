@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
 )
 
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 from tui.store.session_store import SessionStore
 
 

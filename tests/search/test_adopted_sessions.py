@@ -15,7 +15,7 @@ from tests.search.support import exchange, tool_round
 from tui.base.paths import DataDir
 from tui.cli.main import main
 from tui.store.cost_totals import CostTotals
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 from tui.store.session_store import SessionStore
 
 TWO_DAYS = 2 * 24 * 3600

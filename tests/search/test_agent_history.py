@@ -9,15 +9,15 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, RetryPromptPart, T
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.search.support import exchange, fork_session, make_session, tool_round
-from tui.agent.memory import MemoryFile
-from tui.agent.runtime import RuntimeFactory, SessionRequest
-from tui.agent.toolsets import build_agent_parts
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.agent.session.toolsets import build_agent_parts
+from tui.agent.tools.memory import MemoryFile
 from tui.agent.turn_events import ToolCallFinished, TurnFinished
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir
 from tui.chain.summary_message import make_summary_message, summary_info
-from tui.store.search import HistorySearch
-from tui.store.search_db import read_rows
+from tui.store.search.database import read_rows
+from tui.store.search.searcher import HistorySearch
 
 
 class CallThenAnswer:

@@ -15,10 +15,10 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from tests.support.openai_server import ChatServerState, openai_chat_server
-from tui.agent.cost import price_usage
-from tui.agent.cost_events import CostUpdated
-from tui.agent.models import build_model, choose_model
-from tui.agent.session_runtime import SessionRuntime
+from tui.agent.models.choice import build_model, choose_model
+from tui.agent.models.cost import price_usage
+from tui.agent.models.cost_events import CostUpdated
+from tui.agent.session.runtime import SessionRuntime
 from tui.agent.turn_events import TurnFinished
 from tui.app.screens.compact_dialog import describe_result
 from tui.base.config import ContextSettings, Settings

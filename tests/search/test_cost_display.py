@@ -10,7 +10,7 @@ import pytest
 
 from tests.app.app_support import make_app, make_factory, reply_model, wait_idle, wait_until
 from tests.search.support import exchange
-from tui.agent.runtime import SessionRequest
+from tui.agent.session.factory import SessionRequest
 from tui.app.screens.context_report import breakdown_lines
 from tui.app.screens.session_rows import session_row
 from tui.app.widgets.cost_meter import CostMeter

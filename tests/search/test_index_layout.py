@@ -16,13 +16,13 @@ from tui.app.index_notes import IndexNotes
 from tui.base.metadata_keys import EVICTED_PATH_KEY
 from tui.base.paths import DataDir
 from tui.cli.main import main
-from tui.store import search as search_module
-from tui.store.search import HistorySearch, IndexingProgress, SearchCancelled
-from tui.store.search_candidates import build_match
-from tui.store.search_db import PAGE_SIZE, SCHEMA_VERSION, TOKENIZERS
-from tui.store.search_query import matching_sessions
-from tui.store.search_scan import all_targets, scan
-from tui.store.search_terms import parse_query, query_terms
+from tui.store.search import searcher as search_module
+from tui.store.search.candidates import build_match
+from tui.store.search.database import PAGE_SIZE, SCHEMA_VERSION, TOKENIZERS
+from tui.store.search.queries import matching_sessions
+from tui.store.search.scan import all_targets, scan
+from tui.store.search.searcher import HistorySearch, IndexingProgress, SearchCancelled
+from tui.store.search.terms import parse_query, query_terms
 
 
 def _substring_matches(data: DataDir, query: str) -> set[tuple[str, int]]:

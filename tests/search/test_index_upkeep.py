@@ -15,11 +15,11 @@ import pytest
 from tests.search.support import exchange, make_session, tool_round
 from tui.base.paths import DataDir
 from tui.cli.main import main
-from tui.store import search as search_module
-from tui.store.search import HistorySearch
-from tui.store.search_db import Database
-from tui.store.search_scan import all_targets, scan
-from tui.store.search_terms import query_terms
+from tui.store.search import searcher as search_module
+from tui.store.search.database import Database
+from tui.store.search.scan import all_targets, scan
+from tui.store.search.searcher import HistorySearch
+from tui.store.search.terms import query_terms
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,5 +144,5 @@ def test_deep_tui_search_on_an_up_to_date_index_does_not_import_pydantic_ai(tmp_
                           cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.startswith(session)
     imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
-    assert "tui.store.search" in imported and "sqlite3" in imported
+    assert "tui.store.search.searcher" in imported and "sqlite3" in imported
     assert not [name for name in imported if name.startswith(("pydantic", "pydantic_ai", "textual"))]

@@ -14,9 +14,9 @@ import pytest
 
 from tests.search.support import data_dir, exchange
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
-from tui.store.search_db import read_rows
-from tui.store.search_index import SearchIndex
+from tui.store.search.database import read_rows
+from tui.store.search.index import SearchIndex
+from tui.store.search.searcher import HistorySearch
 from tui.store.session_store import SessionStore
 
 
@@ -83,7 +83,7 @@ def test_a_failed_write_is_logged_and_the_next_search_catches_up(tmp_path: Path,
 
     original = SearchIndex.record
     monkeypatch.setattr(SearchIndex, "record", broken)
-    with caplog.at_level(logging.ERROR, logger="tui.store.search"):
+    with caplog.at_level(logging.ERROR, logger="tui.store.search.searcher"):
         search.record_soon(session, first, messages, title=title, parent=None)
         assert search.wait_for_records(timeout=10)
     assert "indexing recorded messages failed" in caplog.text and "a bug in the indexer" in caplog.text

@@ -14,7 +14,7 @@ from tests.search.test_agent_history import run_tools
 from tests.search.test_search_cli import run
 from tui.app.screens.session_search import snippet_line
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 from tui.text.wording import message_index, message_number
 
 

@@ -9,9 +9,9 @@ from textual.widgets import Input, TextArea
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.search.test_picker_search import option_texts, picker, type_query
+from tui.app.app import DeepTuiApp
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.session_list import SessionList
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
 
 NEEDLE = "zanzibar"

@@ -10,10 +10,10 @@ from pydantic_ai.messages import ModelMessage
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.search.support import exchange, tool_round
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
+from tui.app.app import DeepTuiApp
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.shell import DeepTuiApp
 from tui.app.widgets.blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 
@@ -188,7 +188,7 @@ async def test_while_the_index_is_rebuilt_the_picker_says_how_far_it_has_got(tmp
 
     from textual.widgets import Static
 
-    from tui.store.search import IndexingProgress
+    from tui.store.search.searcher import IndexingProgress
 
     factory, _long_session, _ = seeded(tmp_path)
     app = make_app(factory)

@@ -10,10 +10,10 @@ import pytest
 from tests.app.app_support import make_app, make_factory, wait_until
 from tests.search.support import exchange
 from tests.search.test_picker_search import fixed_ids_and_clock, picker
-from tui.agent.runtime import RuntimeFactory
+from tui.agent.session.factory import RuntimeFactory
+from tui.app.app import DeepTuiApp
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.screens.session_search import HIGHLIGHT_END, HIGHLIGHT_START, fit_snippet
-from tui.app.shell import DeepTuiApp
 
 __all__ = ["fixed_ids_and_clock"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.search.support import data_dir, exchange, make_session
-from tui.store.search import HistorySearch
-from tui.store.search_candidates import build_match, candidate_sessions
-from tui.store.search_terms import parse_query
+from tui.store.search.candidates import build_match, candidate_sessions
+from tui.store.search.searcher import HistorySearch
+from tui.store.search.terms import parse_query
 
 
 def _ready(tmp_path: Path) -> tuple[HistorySearch, dict[str, str]]:
@@ -85,6 +85,6 @@ def test_the_list_is_read_in_the_background_and_queries_answer_meanwhile(tmp_pat
 
 
 def _rows(search: HistorySearch):  # type: ignore[no-untyped-def]
-    from tui.store.search_db import read_rows
+    from tui.store.search.database import read_rows
 
     return read_rows(search.index.connection()).values()

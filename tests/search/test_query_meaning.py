@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.search.support import data_dir, exchange, make_session, tool_round
-from tui.store import search as search_module
-from tui.store.search import HistorySearch
-from tui.store.search_db import read_rows
-from tui.store.search_index import SearchIndex
-from tui.store.search_query import build_match, ranked_hits
-from tui.store.search_scan import all_targets, scan
-from tui.store.search_terms import exactness, fold, parse_query, query_terms
+from tui.store.search import searcher as search_module
+from tui.store.search.database import read_rows
+from tui.store.search.index import SearchIndex
+from tui.store.search.queries import build_match, ranked_hits
+from tui.store.search.scan import all_targets, scan
+from tui.store.search.searcher import HistorySearch
+from tui.store.search.terms import exactness, fold, parse_query, query_terms
 
 PASTED = 'logger.debug("%s fixed", handler)'
 

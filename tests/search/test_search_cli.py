@@ -11,7 +11,7 @@ from tests.search.support import exchange, fork_session, make_session, tool_roun
 from tui.base.paths import DataDir
 from tui.cli.main import main
 from tui.store.cost_totals import CostTotals
-from tui.store.search import HistorySearch
+from tui.store.search.searcher import HistorySearch
 from tui.store.session_store import SessionStore
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.search.support import exchange, make_session, tool_round
 from tui.base.paths import DataDir
-from tui.store.search import HistorySearch
-from tui.store.search_index import SearchIndex
+from tui.store.search.index import SearchIndex
+from tui.store.search.searcher import HistorySearch
 
 
 def hits_of(outcome: object) -> list[tuple[str, int, str]]:

@@ -11,9 +11,9 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPro
 
 from tests.search.support import data_dir, exchange, fork_session, make_session, tool_round
 from tui.chain.summary_message import make_summary_message
-from tui.store.search import HistorySearch, QueryTooShort
-from tui.store.search_db import read_rows
-from tui.store.search_terms import plain_snippet
+from tui.store.search.database import read_rows
+from tui.store.search.searcher import HistorySearch, QueryTooShort
+from tui.store.search.terms import plain_snippet
 from tui.store.session_store import SessionStore
 
 

@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
 from tui.base.paths import DataDir
 from tui.store import SessionStore
 from tui.store.damage import is_damage_note
-from tui.store.errors import CorruptSessionError
 from tui.store.messages_file import MessagesFile, encode_message
+from tui.store.store_errors import CorruptSessionError
 
 BAD_SCHEMA = b'{"parts":[{"part_kind":"no-such-part","content":1}],"kind":"request"}'
 
@@ -183,7 +183,7 @@ def test_run_on_a_damaged_session_warns_and_answers(tmp_path: Path, monkeypatch:
 
 async def test_the_app_resumes_a_damaged_session_and_the_picker_opens_another(tmp_path: Path) -> None:
     from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-    from tui.agent.runtime import SessionRequest
+    from tui.agent.session.factory import SessionRequest
     from tui.app.screens.session_picker import SessionPickerScreen
     from tui.app.widgets.blocks import UserBlock
 

@@ -110,7 +110,7 @@ def test_foreign_layout_is_converted_with_a_backup(tmp_path: Path) -> None:
 
 
 def test_unreadable_history_is_refused_and_left_untouched(tmp_path: Path) -> None:
-    from tui.store.errors import CorruptSessionError
+    from tui.store.store_errors import CorruptSessionError
 
     path = tmp_path / "messages.json"
     path.write_bytes(b'{"not": "an array"}')

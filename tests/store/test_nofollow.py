@@ -18,10 +18,10 @@ from tui.base.nofollow import (
     read_bytes,
 )
 from tui.base.paths import DataDir
-from tui.store.errors import LinkedPathError, LockFileError
-from tui.store.event_log import EventLog
+from tui.store.events_file import EventLog
 from tui.store.messages_file import MessagesFile
 from tui.store.session_store import SessionStore
+from tui.store.store_errors import LinkedPathError, LockFileError
 
 
 @pytest.fixture
@@ -196,7 +196,7 @@ def test_the_default_data_dir_being_a_link_is_unusable_but_a_named_one_is_resolv
 
 
 def test_the_search_index_never_reads_a_saved_output_through_a_link(tmp_path: Path, outside: Path) -> None:
-    from tui.store.search_text import read_saved_output
+    from tui.store.search.searchable_text import read_saved_output
 
     data = tmp_path / "data"
     data.mkdir()

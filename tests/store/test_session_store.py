@@ -13,7 +13,7 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelRe
 
 from tui.base.paths import DataDir
 from tui.store import SessionStore
-from tui.store.errors import AmbiguousSessionError, SessionLockedError, UnknownSessionError
+from tui.store.store_errors import AmbiguousSessionError, SessionLockedError, UnknownSessionError
 
 
 def exchange(prompt: str) -> list:
@@ -76,7 +76,7 @@ def test_second_writer_in_another_process_is_refused(store: SessionStore, tmp_pa
         from pathlib import Path
         from tui.base.paths import DataDir
         from tui.store import SessionStore
-        from tui.store.errors import SessionLockedError
+        from tui.store.store_errors import SessionLockedError
         try:
             SessionStore(DataDir(Path({str(tmp_path / 'data')!r}))).open({handle.id!r})
         except SessionLockedError as error:

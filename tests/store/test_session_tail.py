@@ -106,7 +106,7 @@ def test_reading_the_tail_and_drawing_it_never_loads_pydantic_ai(tmp_path: Path)
         "from tui.store.session_tail import read_session_tail\n"
         "from tui.app.widgets.tail_blocks import tail_blocks\n"
         "from tui.app.run import opening_tail\n"
-        "import tui.app.shell\n"
+        "import tui.app.app\n"
         f"tail = read_session_tail(DataDir(Path({str(tmp_path)!r})), {session_id!r}, 20)\n"
         "assert len(tail_blocks(tail)) == 20, len(tail_blocks(tail))\n"
         "loaded = sorted(name for name in sys.modules if name.split('.')[0] in ('pydantic_ai', 'pydantic'))\n"

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from tui.agent.models import choose_model
-from tui.agent.runtime import RuntimeFactory, SessionRequest
+from tui.agent.models.choice import choose_model
+from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.store import SessionStore
-from tui.store.errors import LockFileError, StorageError
+from tui.store.store_errors import LockFileError, StorageError
 
 
 def exchange(prompt: str) -> list:

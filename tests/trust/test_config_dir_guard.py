@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.test_tools import call
-from tui.agent.memory import MemoryFile
+from tui.agent.tools.memory import MemoryFile
 from tui.base.paths import DataDir, trust_store_file, user_config_file
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.models import choose_model
+from tui.agent.models.choice import choose_model
 from tui.base.errors import UserFacingError
 from tui.base.paths import trust_store_file, user_config_file
 from tui.cli.launch import LaunchContext, ProjectTrustGate, resolve_context

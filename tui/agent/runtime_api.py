@@ -1,6 +1,6 @@
 """The contract between the app and a live session (no Textual here).
 
-:class:`tui.agent.runtime.SessionRuntime` implements it; app tests may use a
+:class:`tui.agent.session.factory.SessionRuntime` implements it; app tests may use a
 fake with the same shape. The app only talks to a session through this.
 """
 
@@ -11,19 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tui.agent.command_approval import CommandApprover
+from tui.agent.approval.commands import CommandApprover
+from tui.agent.approval.writes import WriteApprover
 from tui.agent.turn_events import TurnEvent
-from tui.agent.write_approval import WriteApprover
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
-    from tui.agent.mcp_servers import McpServers
-    from tui.agent.user_command import UserCommandResult
+    from tui.agent.mcp.servers import McpServers
+    from tui.agent.shell.user_command import UserCommandResult
     from tui.store.cost_totals import CostTotals
-    from tui.store.search import HistorySearch
+    from tui.store.search.searcher import HistorySearch
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class EvictedOutput:
 @dataclass(frozen=True)
 class InheritedEvent:
     """A chain event of a fork's ancestor session, from before the point the fork copied
-    (``tui.agent.inherited_events``)."""
+    (``tui.agent.session.inherited_events``)."""
 
     event: ChainEvent
     session: str
@@ -184,7 +184,7 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     async def switch_model(self, name: str) -> ModelSwitch:
-        """Talk to model ``name`` from the next request on; ``tui.agent.models.ModelConfigError`` (one line) when
+        """Talk to model ``name`` from the next request on; ``tui.agent.models.choice.ModelConfigError`` (one line) when
         it cannot be used, and then nothing changed."""
         ...
 
@@ -219,7 +219,7 @@ class SessionRuntimeAPI(Protocol):
         ...
 
     def inherited_events(self) -> list[InheritedEvent]:
-        """A fork's ancestors' chain events from before the fork point (see ``tui.agent.inherited_events``)."""
+        """A fork's ancestors' chain events from before the fork point (see ``tui.agent.session.inherited_events``)."""
         ...
 
     def rename(self, title: str) -> None: ...
@@ -233,7 +233,7 @@ class RuntimeFactoryAPI(Protocol):
     Each call returns a runtime holding the session's lock; the caller closes
     the previous runtime (``aclose``) after the new one opened successfully,
     so a failed switch never loses the current session. Errors raise
-    ``tui.store.errors.StoreError`` subclasses with a one-line message.
+    ``tui.store.store_errors.StoreError`` subclasses with a one-line message.
     """
 
     search: HistorySearch

@@ -7,11 +7,11 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from tui.agent.workdir_files import FileListing, list_files, match_files
+from tui.agent.attachments.workdir_files import FileListing, list_files, match_files
 from tui.app.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from tui.app.shell import DeepTuiApp
+    from tui.app.app import DeepTuiApp
 
 __all__ = ["FileCompletion"]
 

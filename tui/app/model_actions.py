@@ -17,8 +17,8 @@ from tui.app.opening import SessionNotReady
 from tui.chain.events import describe_window_source
 
 if TYPE_CHECKING:
-    from tui.agent.model_catalogue import ModelEntry
-    from tui.app.shell import DeepTuiApp
+    from tui.agent.models.catalogue import ModelEntry
+    from tui.app.app import DeepTuiApp
 
 __all__ = ["ModelActions", "describe_switch"]
 
@@ -48,7 +48,7 @@ class ModelActions:
     def entries(self) -> list[ModelEntry]:
         """What the chooser and the completion after ``/model`` offer (pydantic-ai is loaded by now: the app
         imports the model modules only when ``/model`` is used, never for its first frame)."""
-        from tui.agent.model_catalogue import catalogue
+        from tui.agent.models.catalogue import catalogue
 
         return catalogue(self.app.runtime.info.model_name, self.recent(),
                          current_window=self.app.runtime.context_window)
@@ -84,7 +84,7 @@ class ModelActions:
         self.app.push_screen(ModelChooser(self.entries(), self.app.runtime.info.model_name), chosen)
 
     async def switch(self, name: str) -> None:
-        from tui.agent.models import ModelConfigError
+        from tui.agent.models.choice import ModelConfigError
 
         runtime = self.app.runtime
         if runtime.busy:

@@ -27,7 +27,7 @@ from tui.text.terminal_text import visible
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from tui.agent.user_command import UserCommandResult
+    from tui.agent.shell.user_command import UserCommandResult
 
 OPENING_TITLE = "opening the session…"
 
@@ -97,7 +97,7 @@ class OpeningSession:
         """Checked once the real session is open."""
 
     async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
-        from tui.agent.user_command import UserCommandResult
+        from tui.agent.shell.user_command import UserCommandResult
 
         return UserCommandResult(command, "the session is still opening; run the command in a moment", ran=False)
 

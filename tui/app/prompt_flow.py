@@ -3,7 +3,7 @@
 A prompt sent while a turn is streaming (or while the session is still opening) waits in the
 :class:`~tui.app.widgets.prompt_queue.PromptQueue`; the oldest is sent when the turn ends. A turn
 the user cancelled (Esc) does not send the queue: the queued text goes back into the prompt, to be
-edited or sent again. Each session has its own prompt history (:mod:`tui.app.prompt_history`).
+edited or sent again. Each session has its own prompt history (:mod:`tui.store.prompt_history`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.prompt_history import PromptHistory, history_path
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
+from tui.store.prompt_history import PromptHistory, history_path
 
 if TYPE_CHECKING:
-    from tui.app.shell import DeepTuiApp
+    from tui.app.app import DeepTuiApp
 
 __all__ = ["PromptFlow", "history_for"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from tui.agent.session_request import SessionRequest
+from tui.agent.session.request import SessionRequest
 from tui.app.opening import SessionOpener
 from tui.base.config import Settings
 from tui.base.paths import DataDir
@@ -29,7 +29,7 @@ def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, o
     import asyncio
     import sys
 
-    from tui.app.shell import DeepTuiApp
+    from tui.app.app import DeepTuiApp
 
     app = DeepTuiApp.opening(
         settings=settings,

@@ -1,6 +1,6 @@
 """The app's session commands: the picker, new, fork, fork at a message, rename, and the title bar.
 
-:class:`SessionActions` is a base class of :class:`~tui.app.shell.DeepTuiApp` (which sets the state
+:class:`SessionActions` is a base class of :class:`~tui.app.app.DeepTuiApp` (which sets the state
 declared on it); the switching itself, off the UI thread, is :class:`~tui.app.session_events.SessionSwitcher`'s.
 """
 

@@ -11,7 +11,7 @@ from textual.notifications import SeverityLevel
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.chain.events import ChainEvent
-from tui.store.errors import StoreError
+from tui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult

@@ -1,6 +1,6 @@
 """The app's turns: a submitted prompt becomes a streamed turn in the chat; Esc cancels it.
 
-:class:`TurnActions` is a base class of :class:`~tui.app.shell.DeepTuiApp`; what happens to a submitted
+:class:`TurnActions` is a base class of :class:`~tui.app.app.DeepTuiApp`; what happens to a submitted
 prompt (a command, sent, or queued) is :class:`~tui.app.prompt_flow.PromptFlow`'s.
 """
 

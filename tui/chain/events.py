@@ -140,7 +140,7 @@ class CompactionFinished(ChainEvent):
     summary_index: int | None = None
     """Index in messages.json of the recorded summary message (summary/fallback)."""
     priced: bool = False
-    """The session priced this compaction (the three fields below are set); see ``tui.agent.cost``."""
+    """The session priced this compaction (the three fields below are set); see ``tui.agent.models.cost``."""
     cost_usd: float | None = None
     """What the summarizer's requests for it cost (USD); ``None`` when they could not be priced."""
     cost_requests: int = 0

@@ -7,7 +7,7 @@ messages.json keeps every message as it was received; each request carries a cop
   non-whitespace text") — every later turn of the session would fail. Such a text part is left out; a
   response left with nothing says so in a few words.
 - **a neutral line for a failed turn.** The note deep-tui records when a turn ended without an answer
-  (``(no answer: <why>)``, see :mod:`tui.agent.history_seal`) quotes the provider's error for the user to
+  (``(no answer: <why>)``, see :mod:`tui.agent.session.history_seal`) quotes the provider's error for the user to
   read; the model is sent only :data:`FAILED_TURN_NOTE` (or :data:`CANCELLED_TURN_NOTE`), never an error body.
 
 Fixing the copy, not the record, heals sessions recorded before this existed as well.

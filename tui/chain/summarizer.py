@@ -76,7 +76,7 @@ class Summarizer:
             Agent(model, output_type=str, instructions=SUMMARIZER_INSTRUCTIONS) if model is not None else None
         )
         self.responses: list[ModelResponse] = []
-        """The summarizer model's responses not yet priced (the session takes them: ``tui.agent.cost``)."""
+        """The summarizer model's responses not yet priced (the session takes them: ``tui.agent.models.cost``)."""
 
     async def summarize(self, span: Sequence[ModelMessage], *, previous_summary: str | None,
                         focus: str | None, must_include: Sequence[str] = ()) -> str:

@@ -101,7 +101,7 @@ class _Bundle:
             # Not resolved: a planted link in place of the directory is refused when written, never followed.
             self.path = Path(os.path.abspath(self.directory)) / unique_output_name(f"tier2-{part.tool_call_id}", ".txt")
         body = text if text.endswith("\n") else text + "\n"
-        lines = body.count("\n")  # as read_file numbers them: only "\n" ends a line (tui/agent/file_reading.py)
+        lines = body.count("\n")  # as read_file numbers them: only "\n" ends a line (tui/agent/tools/file_reading.py)
         offset = self.line_count + 1
         self.chunks.append(f"=== {part.tool_name} {part.tool_call_id} ({lines} lines) ===\n{body}")
         self.line_count += 1 + lines

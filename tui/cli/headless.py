@@ -15,8 +15,9 @@ from collections.abc import Coroutine
 from contextlib import aclosing
 from typing import Any, TextIO
 
-from tui.agent.provider_events import ProviderRetrying
-from tui.agent.runtime import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.approval.approval_gate import EXECUTE_TOOL_NAME
+from tui.agent.models.provider_events import ProviderRetrying
+from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import (
     PromptAttached,
     TextDelta,
@@ -25,11 +26,10 @@ from tui.agent.turn_events import (
     TurnFailed,
     TurnFinished,
 )
-from tui.agent.write_gate import EXECUTE_TOOL_NAME
-from tui.app.prompt_history import PromptHistory, history_path
 from tui.base.errors import STOP_SIGNALS, stopped_by
 from tui.chain.event_text import describe_event
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
+from tui.store.prompt_history import PromptHistory, history_path
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 

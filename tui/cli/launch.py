@@ -22,8 +22,8 @@ from tui.trust.project import PendingProject, TrustChoice, assess_project
 from tui.trust.store import TrustStore, TrustStoreError
 
 if TYPE_CHECKING:
-    from tui.agent.runtime import RuntimeFactory, SessionRuntime
-    from tui.agent.session_request import SessionRequest
+    from tui.agent.session.factory import RuntimeFactory, SessionRuntime
+    from tui.agent.session.request import SessionRequest
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ def launch(args: argparse.Namespace) -> int:
 
         return run_serve_command(args)
 
-    from tui.agent.session_request import SessionRequest
+    from tui.agent.session.request import SessionRequest
 
     request = SessionRequest(
         continue_latest=bool(getattr(args, "continue_", False)),
@@ -206,8 +206,8 @@ def launch(args: argparse.Namespace) -> int:
 
 
 def _check_resume_prefix(data_dir: DataDir, prefix: str) -> None:
-    from tui.store.errors import StoreError
     from tui.store.session_ids import list_session_ids, resolve_prefix
+    from tui.store.store_errors import StoreError
 
     try:
         resolve_prefix(list_session_ids(data_dir.sessions_dir), prefix, data_dir.sessions_dir)
@@ -216,15 +216,15 @@ def _check_resume_prefix(data_dir: DataDir, prefix: str) -> None:
 
 
 def _input_errors() -> tuple[type[Exception], ...]:
-    from tui.agent.models import ModelConfigError
-    from tui.store.errors import StoreError
+    from tui.agent.models.choice import ModelConfigError
+    from tui.store.store_errors import StoreError
 
     return (StoreError, ModelConfigError)
 
 
 def open_factory(context: LaunchContext) -> RuntimeFactory:
     """Resolve the model (a bad name or a missing key fails here, before anything is created)."""
-    from tui.agent.runtime import RuntimeFactory
+    from tui.agent.session.factory import RuntimeFactory
 
     return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
                                  model_flag=context.model_flag, project_servers=context.project_servers,

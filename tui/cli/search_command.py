@@ -19,7 +19,7 @@ from tui.base.paths import DataDir
 from tui.text.wording import message_number
 
 if TYPE_CHECKING:
-    from tui.store.search import HistorySearch, SearchHit
+    from tui.store.search.searcher import HistorySearch, SearchHit
 
 PROGRESS_EVERY = 1.0
 """Seconds between two updates of the progress line on a terminal (ten times that between lines in a log)."""
@@ -27,9 +27,9 @@ PROGRESS_EVERY = 1.0
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     from tui.base.errors import UserFacingError
-    from tui.store.errors import StoreError
-    from tui.store.search import HistorySearch, QueryTooShort
+    from tui.store.search.searcher import HistorySearch, QueryTooShort
     from tui.store.session_ids import list_session_ids, resolve_prefix
+    from tui.store.store_errors import StoreError
 
     query = " ".join(args.query).strip()
     if not query:
@@ -65,8 +65,8 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
     """Index what changed since the index was last used, showing progress when it is a lot (one line,
     rewritten in place on a terminal); once a day, look for damage anywhere in the index file first (a
     damaged index is rebuilt)."""
-    from tui.store.search import IndexingProgress
-    from tui.store.search_index import CHECK_EVERY
+    from tui.store.search.index import CHECK_EVERY
+    from tui.store.search.searcher import IndexingProgress
 
     problem = search.index.check(max_age=CHECK_EVERY)
     damaged = problem is not None and problem.kind == "corrupt"
@@ -95,7 +95,7 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
 
 
 def _hit_record(hit: SearchHit) -> dict[str, object]:
-    from tui.store.search_terms import plain_snippet
+    from tui.store.search.terms import plain_snippet
 
     return {"session": hit.session, "title": hit.title, "message": message_number(hit.message), "role": hit.role,
             "tool": hit.tool,
@@ -104,7 +104,7 @@ def _hit_record(hit: SearchHit) -> dict[str, object]:
 
 
 def _print_hits(hits: list[SearchHit], out: TextIO) -> None:
-    from tui.store.search_terms import clean, plain_snippet
+    from tui.store.search.terms import clean, plain_snippet
 
     bold, plain = ("\x1b[1m", "\x1b[0m") if out.isatty() else ("«", "»")
     for hit in hits:

@@ -14,14 +14,14 @@ from tui.text.cost_text import totals_label
 
 if TYPE_CHECKING:
     from tui.store.cost_totals import CostTotals
-    from tui.store.search import HistorySearch
+    from tui.store.search.searcher import HistorySearch
 
 
 def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     """Carry out ``sessions [--json] | rename ID TITLE | delete ID [--yes]``."""
     from tui.base.errors import UserFacingError
     from tui.store import SessionStore
-    from tui.store.errors import StoreError
+    from tui.store.store_errors import StoreError
 
     store = SessionStore(data_dir)
     try:
@@ -53,7 +53,7 @@ def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
 
 
 def _search(data_dir: DataDir) -> HistorySearch:
-    from tui.store.search import HistorySearch
+    from tui.store.search.searcher import HistorySearch
 
     return HistorySearch(data_dir)
 

@@ -1,6 +1,6 @@
 """Sessions on disk (DESIGN §2). No Textual here.
 
-Names are loaded on first use, so importing ``tui.store.errors`` (as the app does
+Names are loaded on first use, so importing ``tui.store.store_errors`` (as the app does
 at start-up) does not load pydantic-ai.
 """
 
@@ -10,14 +10,14 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui.store.errors import StoreError
     from tui.store.handle import SessionHandle
     from tui.store.messages_file import LoadResult, MessagesFile
     from tui.store.meta import ParentRef, SessionMeta, UsageSnapshot
     from tui.store.session_store import SessionStore
+    from tui.store.store_errors import StoreError
 
 _WHERE = {
-    "StoreError": "tui.store.errors",
+    "StoreError": "tui.store.store_errors",
     "SessionHandle": "tui.store.handle",
     "LoadResult": "tui.store.messages_file",
     "MessagesFile": "tui.store.messages_file",

@@ -1,6 +1,6 @@
 """A session's spend as kept in session.json (``"cost"``): sums in USD and what could not be priced.
 
-Prices come from genai-prices (``tui.agent.cost``); this module only adds and stores
+Prices come from genai-prices (``tui.agent.models.cost``); this module only adds and stores
 them, so the store does not depend on the agent. No Textual here.
 """
 

@@ -10,11 +10,11 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 
 from tui.store.cost_totals import CostTotals
-from tui.store.errors import StorageError
-from tui.store.event_log import EventLog
+from tui.store.events_file import EventLog
 from tui.store.lock import SessionLock
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import UNTITLED, SessionMeta, UsageSnapshot, title_from
+from tui.store.store_errors import StorageError
 
 logger = logging.getLogger(__name__)
 

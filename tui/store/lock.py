@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from tui.base.nofollow import LinkRefusedError, open_file
-from tui.store.errors import LockFileError, SessionLockedError
+from tui.store.store_errors import LockFileError, SessionLockedError
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def is_locked(directory: Path) -> bool:
     """True when some process holds the session's lock (used before deleting).
 
     A lock file that cannot be opened counts as held: nothing is deleted on a guess. A link in its place
-    (or on the way to it) raises :class:`~tui.store.errors.LockFileError` naming it."""
+    (or on the way to it) raises :class:`~tui.store.store_errors.LockFileError` naming it."""
     path = directory / "lock"
     if not os.path.lexists(path):
         return False

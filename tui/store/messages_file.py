@@ -36,8 +36,8 @@ from tui.base.metadata_keys import SUMMARY_METADATA_KEY
 from tui.base.nofollow import open_file, read_bytes
 from tui.base.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
-from tui.store.errors import CorruptSessionError, StorageError
 from tui.store.messages_layout import RECORD_START, Layout, scan
+from tui.store.store_errors import CorruptSessionError, StorageError
 from tui.text.wording import plural
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tui.base.nofollow import LinkRefusedError, check_no_links
-from tui.store.errors import AmbiguousSessionError, LinkedPathError, UnknownSessionError
+from tui.store.store_errors import AmbiguousSessionError, LinkedPathError, UnknownSessionError
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """A session directory name deep-tui will open (12 hex chars for its own; adopted sessions vary)."""

@@ -12,18 +12,18 @@ from pathlib import Path
 from tui.base.atomic import unused_name
 from tui.base.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
 from tui.base.paths import DataDir
-from tui.store.errors import (
+from tui.store.handle import SessionHandle
+from tui.store.lock import SessionLock, is_locked
+from tui.store.messages_file import MessagesFile, read_foreign, write_empty
+from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
+from tui.store.session_ids import list_session_ids, resolve_prefix
+from tui.store.store_errors import (
     LinkedPathError,
     SessionLockedError,
     StorageError,
     StoreError,
     UnknownSessionError,
 )
-from tui.store.handle import SessionHandle
-from tui.store.lock import SessionLock, is_locked
-from tui.store.messages_file import MessagesFile, read_foreign, write_empty
-from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
-from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ _NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
 """All a new session holds before its first message; a directory holding anything else is never cleared."""
 _EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
 _PROMPT_HISTORY_FILE = "prompt_history.jsonl"
-"""The app's prompt history (``tui.app.prompt_history``): a new session holding one with only slash commands
+"""The app's prompt history (``tui.store.prompt_history``): a new session holding one with only slash commands
 in it (e.g. ``/context`` typed before any message) is still untouched."""
 _PROMPT_HISTORY_LIMIT = 64 * 1024
 

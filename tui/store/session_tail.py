@@ -19,8 +19,8 @@ from typing import Any
 
 from tui.base.nofollow import open_file, read_bytes
 from tui.base.paths import DataDir
-from tui.store.errors import StoreError
 from tui.store.session_ids import list_session_ids, resolve_prefix
+from tui.store.store_errors import StoreError
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.command_approval import CommandDecision, CommandRequest
+from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.app.screens.approval_dialog import REASON, AnswerKey, ApprovalDialog
 from tui.text.terminal_text import visible
 

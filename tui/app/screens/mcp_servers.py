@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.mcp_status import McpServerView
+from tui.agent.mcp.status import McpServerView
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.app.text_display import display_path
 from tui.base.paths import user_config_file

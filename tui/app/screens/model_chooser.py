@@ -16,7 +16,7 @@ from textual.fuzzy import Matcher
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.model_catalogue import ModelEntry
+from tui.agent.models.catalogue import ModelEntry
 from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
 

@@ -16,7 +16,7 @@ from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
-    from tui.store.search import HistorySearch
+    from tui.store.search.searcher import HistorySearch
 
     _ScreenMixin = Screen[object]
 else:
@@ -26,7 +26,7 @@ else:
 def store_errors() -> tuple[type[Exception], ...]:
     """The errors a store operation raises for reasons the user can act on."""
     try:
-        from tui.store.errors import StoreError
+        from tui.store.store_errors import StoreError
     except ImportError:  # the store package is optional for this screen
         return (OSError,)
     return (StoreError, OSError)

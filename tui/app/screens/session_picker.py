@@ -40,7 +40,7 @@ from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
-    from tui.store.search import HistorySearch
+    from tui.store.search.searcher import HistorySearch
 
 __all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
 
@@ -62,7 +62,7 @@ class PickerResult:
 
 def matched_text(snippet: str) -> str | None:
     """The first highlighted stretch of a content hit's snippet (what the search matched), if any."""
-    from tui.store.search_terms import HIGHLIGHT_END, HIGHLIGHT_START
+    from tui.store.search.terms import HIGHLIGHT_END, HIGHLIGHT_START
 
     start = snippet.find(HIGHLIGHT_START)
     end = snippet.find(HIGHLIGHT_END, start + 1)

@@ -13,8 +13,8 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:  # the store's search loads pydantic-ai; the picker only needs the types here
-    from tui.store.search import HistorySearch
-    from tui.store.search_query import SearchHit
+    from tui.store.search.queries import SearchHit
+    from tui.store.search.searcher import HistorySearch
 
     _ScreenMixin = Screen[object]
 else:
@@ -27,7 +27,7 @@ MAX_CONTENT_ROWS = 50
 
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
-"""The marks ``tui.store.search_text`` wraps matches in (a snippet's text never contains them otherwise)."""
+"""The marks ``tui.store.search.searchable_text`` wraps matches in (a snippet's text never contains them otherwise)."""
 SNIPPET_INDENT = 4
 
 
@@ -146,7 +146,7 @@ class ContentSearch(_ScreenMixin):
     def search_contents(self, query: str, order: list[str]) -> None:
         """Start searching every session's history for ``query`` (or clear the note for a short query);
         ``order``: the sessions as listed, so the first matching ones get their snippet."""
-        from tui.store.search_terms import is_cjk_word
+        from tui.store.search.terms import is_cjk_word
 
         if self.search is not None and any(len(word) >= MIN_CONTENT_QUERY or is_cjk_word(word) for word in query.split()):
             self._search_contents(query, order)
@@ -156,7 +156,7 @@ class ContentSearch(_ScreenMixin):
     @work(thread=True, exclusive=True, group="picker-search")
     def _search_contents(self, query: str, order: list[str]) -> None:
         """A thread, so the UI keeps taking keys; a result for an outdated filter is dropped."""
-        from tui.store.search import QueryTooShort, SearchCancelled
+        from tui.store.search.searcher import QueryTooShort, SearchCancelled
 
         assert self.search is not None
         worker = get_current_worker()

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.write_approval import WriteDecision, WriteRequest
+from tui.agent.approval.writes import WriteDecision, WriteRequest
 from tui.app.screens.approval_dialog import REASON, AnswerKey, ApprovalDialog
 from tui.app.screens.confirm import ButtonRow
 from tui.text.terminal_text import visible

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.agent.cost_events import CostUpdated
+from tui.agent.models.cost_events import CostUpdated
 from tui.app.widgets.status_row import CostForm, StatusRow
 from tui.store.cost_totals import CostTotals
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label

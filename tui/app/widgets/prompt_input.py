@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui.app.command_registry import Command, find, parse_slash, unknown_command_message
-from tui.app.prompt_history import PromptHistory
 from tui.app.widgets.suggestions import CommandSuggestions, Suggestion
+from tui.store.prompt_history import PromptHistory
 from tui.text.terminal_text import visible
 
 __all__ = ["CommandSuggestions", "PromptInput", "Suggestion"]

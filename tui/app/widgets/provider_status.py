@@ -1,6 +1,6 @@
 """The provider's state, on a line above the gauge while it lasts: ``waiting for openai… 12 s``, ``HTTP 429 — retry 2/3 in 5 s``.
 
-Fed by the session's provider events (:mod:`tui.agent.provider_events`); counts the seconds itself
+Fed by the session's provider events (:mod:`tui.agent.models.provider_events`); counts the seconds itself
 between events; hidden while the provider is answering or nothing is asked of it.
 """
 
@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.agent.provider_events import ProviderEvent, ProviderRetrying, ProviderWaiting
+from tui.agent.models.provider_events import ProviderEvent, ProviderRetrying, ProviderWaiting
 from tui.text.terminal_text import visible
 
 SHOW_WAITING_AFTER = 1.0

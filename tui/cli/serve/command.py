@@ -3,7 +3,7 @@
 Every option the app takes is handed on to each tab's deep-tui unchanged (so ``serve --continue`` opens the
 newest session in the first tab; a second tab on it is told it is open elsewhere, the usual one-writer rule).
 The server listens on loopback unless told otherwise, and refuses to serve another address over plain HTTP
-unless the user says so; a random token guards every connection either way (:mod:`tui.cli.serve.gate`).
+unless the user says so; a random token guards every connection either way (:mod:`tui.cli.serve.token_gate`).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class ServeOptions:
 
     def check(self) -> None:
         """Refuse what would expose the app: one line, raised as :class:`UserFacingError`."""
-        from tui.cli.serve.gate import is_loopback_host
+        from tui.cli.serve.token_gate import is_loopback_host
 
         if not 1 <= self.port <= 65_535:
             raise UserFacingError(f"--port must be between 1 and 65535 (got {self.port})")
@@ -121,8 +121,8 @@ def run_serve_command(args: argparse.Namespace) -> int:
     options = ServeOptions.from_args(args)
     options.check()
     context = options.ssl_context()
-    from tui.cli.serve.gate import TokenGate, is_loopback_host, new_token
     from tui.cli.serve.server import GatedServer
+    from tui.cli.serve.token_gate import TokenGate, is_loopback_host, new_token
 
     gate = TokenGate(new_token(), loopback_only=is_loopback_host(options.host), secure_cookie=context is not None)
     server = GatedServer(app_command(args), host=options.host, port=options.port, gate=gate, ssl_context=context)

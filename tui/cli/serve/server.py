@@ -1,7 +1,7 @@
 """The web server behind ``deep-tui serve``: textual-serve, behind a token gate, without leaking the token.
 
 Each browser connection gets its own deep-tui process (textual-serve starts one per websocket and ends it
-when the socket closes). What this adds to textual-serve: the :class:`~tui.cli.serve.gate.TokenGate`, page URLs
+when the socket closes). What this adds to textual-serve: the :class:`~tui.cli.serve.token_gate.TokenGate`, page URLs
 taken from the address the browser used (so a server bound to ``0.0.0.0`` still hands out working
 websocket addresses), TLS, one plain start-up message, and no access log (request lines carry the token).
 """
@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from aiohttp import web
 from textual_serve.server import Server
 
-from tui.cli.serve.gate import TOKEN_QUERY, TokenGate
+from tui.cli.serve.token_gate import TOKEN_QUERY, TokenGate
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""One open session: its agent, its turns, what it records, and how it is assembled."""

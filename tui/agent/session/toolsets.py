@@ -1,0 +1,89 @@
+"""Everything the agent is given: the workspace, file, memory and history tools (the chain adds its own capabilities)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from pydantic_ai import FunctionToolset
+from pydantic_ai.capabilities import AbstractCapability, LocalWorkspace
+from pydantic_ai.toolsets import AbstractToolset
+
+from tui.agent.approval.approval_gate import ApprovalGate
+from tui.agent.approval.commands import CommandApprovals, CommandPolicy
+from tui.agent.approval.mcp_calls import McpApprovals, McpRoute
+from tui.agent.approval.writes import WritePolicy
+from tui.agent.session.encodable_messages import EncodableResponses
+from tui.agent.shell.execute_tool import ShellState, shell_toolset
+from tui.agent.shell.sandbox import sandbox_for
+from tui.agent.tools.argument_errors import ToolArgumentErrors
+from tui.agent.tools.file_tools import file_toolset
+from tui.agent.tools.history_search import history_toolset
+from tui.agent.tools.memory import MemoryFile, memory_toolset
+from tui.agent.tools.path_policy import PathPolicy
+from tui.agent.tools.time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
+from tui.base.mcp_config import McpServerConfig
+from tui.base.paths import DataDir, user_config_dir
+from tui.store.search.searcher import HistorySearch
+
+
+@dataclass
+class AgentParts:
+    toolsets: list[FunctionToolset[None]]
+    write_gate: ApprovalGate
+    """Asks before the file tools change anything, or a command runs (it is also in ``capabilities``)."""
+    shell: ShellState
+    """The ``execute`` tool's sandbox (the prompt's ``!command`` runs there too)."""
+    capabilities: list[AbstractCapability[None]] = field(default_factory=list)
+    extra_toolsets: list[AbstractToolset[None]] = field(default_factory=list)
+    """Toolsets whose tools are not known in advance (the MCP servers')."""
+
+
+class McpToolSource(Protocol):
+    """What the agent needs of the process's MCP servers (:class:`tui.agent.mcp.servers.McpServers`)."""
+
+    toolset: AbstractToolset[Any]
+    reserved_names: frozenset[str]
+    servers: tuple[McpServerConfig, ...]
+
+    def route(self, exposed: str) -> McpRoute | None: ...
+
+
+def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, session_id: str = "",
+                      search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
+                      writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
+                      mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+                      commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True) -> AgentParts:
+    """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
+
+    ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
+    the first message of the running turn (the history search leaves the turn's own messages out);
+    ``writes``: whether file writes ask first, always run or never run; ``commands`` the same for shell
+    commands, which run in a sandbox hiding ``data_dir`` and the user config directory (``network``: whether
+    they may reach the network; ``sandboxed=False`` only for ``--no-sandbox``); ``mcp``: the MCP servers,
+    whose tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say;
+    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it).
+    """
+    policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
+    history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
+    shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed),
+                       saved_dir=data_dir.large_results_dir)
+    approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
+    gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
+    toolsets = [file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)]
+    extra: list[AbstractToolset[None]] = []
+    if mcp is not None:
+        mcp.reserved_names = frozenset(name for toolset in toolsets for name in toolset.tools)
+        per_server = {server.name: cast(WritePolicy, server.approval) for server in mcp.servers if server.approval}
+        gate.mcp = McpApprovals(default=mcp_default, per_server=per_server, route=mcp.route)
+        extra.append(mcp.toolset)
+    return AgentParts(
+        toolsets=toolsets,
+        write_gate=gate,
+        shell=shell,
+        capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout),
+                      ToolArgumentErrors()],
+        extra_toolsets=extra,
+    )

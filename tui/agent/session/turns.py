@@ -1,0 +1,179 @@
+"""Running one user turn of a :class:`~tui.agent.session.runtime.SessionRuntime`, and what a stopped or failed
+turn leaves behind: its messages recorded, its open tool calls closed, one line saying why."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable
+from pathlib import Path
+
+from pydantic_ai import Agent, capture_run_messages
+from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.run import AgentRunResult
+
+from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.models.cost import CostTracker
+from tui.agent.models.provider_http import ProviderFailure, provider_failure
+from tui.agent.runtime_api import RuntimeInfo
+from tui.agent.session.handle_recorder import HistoryWriteError, memory_overflow_note
+from tui.agent.session.history_seal import seal
+from tui.agent.session.run_events import run_events
+from tui.agent.session.translation import translate
+from tui.agent.shell.execute_tool import ShellState
+from tui.agent.turn_events import PromptAttached, ToolCallFinished, TurnEvent, TurnFailed, TurnFinished
+from tui.base.redaction import redact
+from tui.chain.compactor import ContextOverflowError
+from tui.chain.events import ChainEvent, MemoryChanged
+from tui.chain.manager import ContextManager
+from tui.store import SessionHandle
+from tui.text.terminal_text import encodable, visible
+
+logger = logging.getLogger(__name__)
+
+MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
+
+
+class SessionTurns:
+    """The turn part of :class:`~tui.agent.session.runtime.SessionRuntime` (which sets up everything named here)."""
+
+    handle: SessionHandle
+    agent: Agent[None, str]
+    manager: ContextManager
+    cost: CostTracker
+    attacher: MentionAttacher
+    shell: ShellState
+    info: RuntimeInfo
+    memory_path: Path
+    messages: list[ModelMessage]
+    _busy: bool
+    _turn_start: int
+    _memory_instructions: Callable[[], str]
+    _on_chain_event: Callable[[ChainEvent], None]
+
+    async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
+        """Run one user turn, streaming text deltas and tool activity."""
+        if self._busy:
+            yield TurnFailed("a turn is already running")
+            return
+        if self.handle.read_only:
+            yield TurnFailed("this session is open read-only")
+            return
+        prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
+        self._busy = True
+        self.manager.begin_user_turn()
+        self.cost.begin_turn()
+        self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
+        result: AgentRunResult[str] | None = None
+        run_messages: list[ModelMessage] = []
+        try:
+            self._seal("the previous turn stopped before an answer came")
+            attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
+            if attached.attachments:
+                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
+            # workspace="new": the workspace is always this process's --workdir, even when the history
+            # was recorded in another directory (a resumed or copied session).
+            with capture_run_messages() as run_messages:
+                async for event in run_events(self.agent, attached.content, message_history=self.messages,
+                                              workspace="new"):
+                    if isinstance(event, AgentRunResult):
+                        result = event
+                        continue
+                    translated = translate(event)
+                    if translated is None:
+                        continue
+                    if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
+                        self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
+                    yield translated
+            if result is None:
+                yield TurnFailed("the run ended without a result")
+                return
+            self.messages = list(result.all_messages())
+            self.manager.record_pending(self.messages)
+            self._refresh_title()
+            usage = result.usage
+            yield TurnFinished(output=visible(str(result.output)), input_tokens=usage.input_tokens,
+                               output_tokens=usage.output_tokens)
+        except asyncio.CancelledError as cancellation:
+            cancelled_run = RunCancelled.from_cancellation(cancellation)
+            self._keep_failed(list(cancelled_run.all_messages()) if cancelled_run else [], "cancelled")
+            raise
+        except RunCancelled as cancelled:
+            self._keep_failed(list(cancelled.all_messages()), "cancelled")
+            yield TurnFailed("cancelled", cancelled=True)
+        except HistoryWriteError as error:
+            self._keep_failed(run_messages, "the session could not be saved")
+            yield TurnFailed(str(error))
+        except AgentRunError as error:
+            if (failure := provider_failure(error)) is not None:
+                yield self._provider_failed(run_messages, failure)
+                return
+            logger.warning("turn failed: %s", error, exc_info=True)
+            reason = f"{type(error).__name__}: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason + self._memory_note(error))
+        except UserError as error:
+            logger.warning("turn failed (configuration): %s", error, exc_info=True)
+            reason = f"configuration problem: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason)
+        except Exception as error:  # a provider SDK or tool bug must end the turn, not the app
+            if (failure := provider_failure(error)) is not None:  # an SDK that let it through unwrapped
+                yield self._provider_failed(run_messages, failure)
+                return
+            logger.error("turn failed unexpectedly", exc_info=True)
+            reason = f"unexpected {type(error).__name__}: {_first_line(str(error))}"
+            self._keep_failed(run_messages, reason)
+            yield TurnFailed(reason)
+        finally:
+            self._busy = False
+            self.handle.flush_meta()
+            for notice in self.handle.take_notices():
+                self.info.warnings.append(notice)
+
+    def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
+        """The provider timed out or failed after the retries (each already reported): one line says it."""
+        logger.info("turn failed: %s", failure)
+        self._keep_failed(run_messages, str(failure))
+        return TurnFailed(str(failure))
+
+    def _keep_failed(self, run_messages: list[ModelMessage], reason: str) -> None:
+        """Record what a stopped or failed run exchanged, and close what it left open, so disk and working
+        context agree and the next prompt can be sent. Never raises: a failure to save is logged, and what
+        was not saved stays in the working context to be saved with the next turn."""
+        reason = redact(reason)  # the note is shown and stored; a provider's error may echo the key
+        while run_messages and not run_messages[-1].parts:
+            # the response the error interrupted before any part arrived, or the tool-results request a cancel
+            # interrupted before any result (e.g. while the user was asked to approve a write): pydantic-ai
+            # drops an empty request from the next run's history, so recording it would put disk and context
+            # out of step
+            run_messages = run_messages[:-1]
+        if run_messages:
+            self.messages = list(run_messages)
+        try:
+            self._seal(reason)
+        except HistoryWriteError as error:  # the caller reports the turn's failure; this is the detail
+            logger.info("%s", error)
+        self._refresh_title()
+
+    def _seal(self, reason: str) -> None:
+        """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
+        record whatever of the working context is not on disk yet."""
+        messages = self.messages
+        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
+        self.manager.record_pending(messages)
+
+    def _memory_note(self, error: AgentRunError) -> str:
+        if not isinstance(error, ContextOverflowError):
+            return ""
+        return memory_overflow_note(self._memory_instructions(), self.memory_path, self.manager.window)
+
+    def _refresh_title(self) -> None:
+        self.info.title = self.handle.meta.title
+
+
+def _first_line(text: str) -> str:
+    """An error's first line, terminal-safe (a provider's error body is hostile text too)."""
+    stripped = text.strip()
+    return visible(stripped.splitlines()[0]) if stripped else "unknown error"

@@ -1,0 +1,29 @@
+"""What a tool does, said once on the tool itself (its pydantic-ai metadata), read by whoever must know.
+
+A tool that changes files or runs commands carries a mark; the approval gate asks before such a tool
+runs, and nothing else keeps a list of their names.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai.tools import ToolDefinition
+
+from tui.base.metadata_keys import RUNS_COMMANDS_KEY, WRITES_FILES_KEY
+
+__all__ = ["RUNS_COMMANDS_METADATA", "WRITES_FILES_METADATA", "runs_commands", "writes_files"]
+
+WRITES_FILES_METADATA = {WRITES_FILES_KEY: True}
+"""Tool metadata marking a tool that changes files in the working directory (it needs approval)."""
+
+RUNS_COMMANDS_METADATA = {RUNS_COMMANDS_KEY: True}
+"""Tool metadata marking a tool that runs shell commands (it needs approval)."""
+
+
+def writes_files(tool_def: ToolDefinition) -> bool:
+    """Whether a tool changes files in the working directory (and so needs approval)."""
+    return bool((tool_def.metadata or {}).get(WRITES_FILES_KEY))
+
+
+def runs_commands(tool_def: ToolDefinition | None) -> bool:
+    """Whether a tool runs shell commands (and so needs approval)."""
+    return tool_def is not None and bool((tool_def.metadata or {}).get(RUNS_COMMANDS_KEY))

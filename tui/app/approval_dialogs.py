@@ -1,0 +1,79 @@
+"""The app's answer to "may the agent change this file / run this command?": a dialog, awaited inside the turn.
+
+The session's :class:`~tui.agent.approval.approval_gate.ApprovalGate` calls :class:`DialogApprover` from the running turn
+(the turn worker); it pushes a :class:`~tui.app.screens.write_approval.WriteApprovalScreen` and waits for
+the user's answer. Cancelling the turn while the dialog is open (a session switch, quitting) closes the
+dialog; the unanswered call is then sealed like any stopped turn's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen
+
+from tui.agent.approval.commands import CommandDecision, CommandRequest
+from tui.agent.approval.writes import WriteDecision, WriteRequest
+
+__all__ = ["CommandDialogApprover", "DialogApprover"]
+
+logger = logging.getLogger(__name__)
+
+Decision = TypeVar("Decision")
+
+
+class DialogApprover:
+    """A :data:`~tui.agent.approval.writes.WriteApprover` that asks the user in a modal dialog."""
+
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later write of this session."""
+        self.app = app
+        self.on_allowed_for_session = on_allowed_for_session
+
+    async def __call__(self, request: WriteRequest) -> WriteDecision:
+        from tui.app.screens.write_approval import WriteApprovalScreen
+
+        decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
+        if decision.for_session and self.on_allowed_for_session is not None:
+            self.on_allowed_for_session()
+        return decision
+
+
+class CommandDialogApprover:
+    """A :data:`~tui.agent.approval.commands.CommandApprover` that asks the user in a modal dialog."""
+
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later command of this session."""
+        self.app = app
+        self.on_allowed_for_session = on_allowed_for_session
+
+    async def __call__(self, request: CommandRequest) -> CommandDecision:
+        from tui.app.screens.command_approval import CommandApprovalScreen
+
+        decision = await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny())
+        if decision.allow and decision.scope == "session" and self.on_allowed_for_session is not None:
+            self.on_allowed_for_session()
+        return decision
+
+
+async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision) -> Decision:
+    """Push ``screen`` and wait for its answer (``dismissed`` when closed without one); a cancelled turn closes it."""
+    answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+    def answered(decision: Decision | None) -> None:
+        if not answer.done():
+            answer.set_result(decision if decision is not None else dismissed)
+
+    app.push_screen(screen, answered)
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        if screen.is_current:
+            screen.dismiss(None)
+        elif screen in app.screen_stack:
+            logger.warning("the turn was cancelled under another dialog; the approval dialog stays until closed")
+        raise
