@@ -395,3 +395,25 @@ def test_no_sandbox_prints_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyP
            "they can read and change anything you can" in capsys.readouterr().err
     assert main(["run", "--model", "offline", "hello"]) == 0
     assert "--no-sandbox" not in capsys.readouterr().err
+
+
+def test_a_cached_scan_still_finds_a_git_planted_deep_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.agent.shell import git_guard
+
+    monkeypatch.setattr(git_guard, "RACY_SECONDS", 0.0)  # every directory counts as settled: all cached
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "x" / "y").mkdir(parents=True)
+    cache = git_guard.ScanCache()
+    listed: list[str] = []
+    real_list = git_guard._list
+    monkeypatch.setattr(git_guard, "_list", lambda path, identity: listed.append(path) or real_list(path, identity))
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}
+    assert len(listed) == 6
+    listed.clear()
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {} and listed == []  # nothing changed
+    (deep / ".git").mkdir()
+    found = git_guard.scan_git_entries(tmp_path, cache=cache).found
+    assert list(found) == [str(deep / ".git")] and listed == [str(deep)]  # only the changed directory
+    (deep / ".git").rename(deep / "moved")
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}

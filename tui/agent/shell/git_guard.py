@@ -23,6 +23,7 @@ import logging
 import os
 import stat
 import threading
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,33 +46,95 @@ class GitEntries:
     """``False`` when the scan stopped at :data:`SCAN_ENTRY_LIMIT`."""
 
 
-def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT) -> GitEntries:
+@dataclass
+class _Listing:
+    identity: tuple[int, int, int, int]
+    """(device, inode, ctime, mtime) of the directory when listed: an entry added, removed or renamed in it
+    changes its ctime, which no program can set back."""
+    subdirectories: list[str]
+    gits: dict[str, tuple[int, int]]
+
+
+@dataclass
+class ScanCache:
+    """What each directory held when last listed, so a scan of an unchanged tree costs one ``lstat`` per
+    directory rather than a listing. A directory changed less than :data:`RACY_SECONDS` before it was listed is
+    listed again next time (a change within the same clock tick would not show in its ctime)."""
+
+    listings: dict[str, _Listing] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held for a whole scan (two commands of a session may start or end at once)."""
+
+
+RACY_SECONDS = 2.0
+
+
+def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT,
+                     cache: ScanCache | None = None) -> GitEntries:
     """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included); no link is followed and no
-    ``.git`` or ``skip`` directory is entered."""
+    ``.git`` or ``skip`` directory is entered. ``cache`` (kept between scans) spares listing what did not
+    change."""
+    if cache is None:
+        return _scan(workdir, set(skip), limit, {})
+    with cache.lock:
+        return _scan(workdir, set(skip), limit, cache.listings)
+
+
+def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing]) -> GitEntries:
     entries = GitEntries()
-    skipped = set(skip)
     pending = [str(workdir)]
     seen = 0
+    visited: set[str] = set()
     while pending:
         directory = pending.pop()
+        visited.add(directory)
         try:
-            with os.scandir(directory) as listing:
-                for entry in listing:
-                    seen += 1
-                    if seen > limit:
-                        entries.complete = False
-                        return entries
-                    if entry.name == GIT:
-                        try:
-                            info = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        entries.found[entry.path] = (info.st_dev, info.st_ino)
-                    elif entry.is_dir(follow_symlinks=False) and entry.path not in skipped:
-                        pending.append(entry.path)
-        except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
-            logger.debug("git scan: cannot list %s: %s", directory, error)
+            info = os.lstat(directory)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            continue
+        identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
+        listing = listings.get(directory)
+        if listing is None or listing.identity != identity:
+            fresh = _list(directory, identity)
+            if fresh is None:
+                continue
+            listing = fresh
+            seen += len(listing.subdirectories) + len(listing.gits)
+            stable = time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9
+            if stable:
+                listings[directory] = listing
+            else:
+                listings.pop(directory, None)
+        seen += 1
+        if seen > limit:
+            entries.complete = False
+            return entries
+        entries.found.update(listing.gits)
+        pending.extend(path for path in listing.subdirectories if path not in skipped)
+    for gone in [path for path in listings if path not in visited]:
+        del listings[gone]
     return entries
+
+
+def _list(directory: str, identity: tuple[int, int, int, int]) -> _Listing | None:
+    listing = _Listing(identity, [], {})
+    try:
+        with os.scandir(directory) as found:
+            for entry in found:
+                if entry.name == GIT:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    listing.gits[entry.path] = (info.st_dev, info.st_ino)
+                elif entry.is_dir(follow_symlinks=False):
+                    listing.subdirectories.append(entry.path)
+    except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
+        logger.debug("git scan: cannot list %s: %s", directory, error)
+        return None
+    return listing
 
 
 def read_only_targets(entry: str, workdir: Path) -> list[str]:
