@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic_ai import RunContext
+from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from tui.agent.approval.mcp_calls import McpRoute
+from tui.agent.mcp.pool import PoolTool, describe_error
 from tui.agent.mcp.status import McpNotice, McpServerView, McpStatus, McpToolInfo
-from tui.agent.mcp.toolset import McpToolset, describe_error
+from tui.agent.mcp.toolset import McpToolset
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir
@@ -76,7 +78,8 @@ class _Server:
 
 
 class McpServers:
-    """Every configured MCP server of this process: start, watch, stop; status for /mcp; one toolset."""
+    """Every configured MCP server of this process: start, watch, stop; status for /mcp; one toolset (the pool
+    behind it: :class:`~tui.agent.mcp.pool.ServerPool`)."""
 
     def __init__(self, configs: Sequence[McpServerConfig], *, workdir: Path, log_dir: Path,
                  notices: Sequence[str] = (), environ: Mapping[str, str] | None = None,
@@ -174,7 +177,7 @@ class McpServers:
                     await asyncio.wait_for(self._stop.wait(), self.health_interval)
                 if self._stop.is_set() or server.status != "ready":
                     break
-                if (problem := await self.check(server)) is not None:
+                if (problem := await self._problem(server)) is not None:
                     self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
                     break
             if server.status == "ready":
@@ -184,8 +187,19 @@ class McpServers:
                 async with asyncio.timeout(STOP_TIMEOUT):
                     await stack.aclose()
 
-    async def check(self, server: _Server) -> str | None:
-        """Why the server no longer answers, or ``None`` when it does."""
+    async def check(self, server: str) -> str | None:
+        """Why the server named ``server`` no longer answers, or ``None`` when it does."""
+        found = self._servers.get(server)
+        return "not configured" if found is None else await self._problem(found)
+
+    async def call(self, tool: PoolTool, args: dict[str, Any], ctx: RunContext[Any]) -> Any:
+        """Call ``tool`` on its server through pydantic-ai's client for it."""
+        toolset = self._servers[tool.server].toolset
+        if toolset is None:
+            raise ToolFailed(f"{tool.name} is not available: MCP server {tool.server} is not running (see /mcp)")
+        return await toolset.call_tool(tool.name, args, ctx, tool.tool)
+
+    async def _problem(self, server: _Server) -> str | None:
         toolset = server.toolset
         if toolset is None:
             return "not running"
@@ -292,27 +306,27 @@ class McpServers:
                 names[(server.config.name, name)] = f"{server.config.name}_{name}" if clash else name
         return names
 
-    def current_tools(self) -> dict[str, tuple[_Server, str]]:
-        """The name the model sees → (server, the server's own name), for the ready servers."""
+    def current_tools(self) -> dict[str, PoolTool]:
+        """The name the model sees → the tool behind it, for the ready servers."""
         taken = set(self.reserved_names)
-        tools: dict[str, tuple[_Server, str]] = {}
+        tools: dict[str, PoolTool] = {}
         for (server_name, tool), exposed in self._exposed_names().items():
             if exposed in taken:
                 logger.warning("MCP server %s: tool %s left out: its name %s is taken", server_name, tool, exposed)
                 continue
             taken.add(exposed)
-            tools[exposed] = (self._servers[server_name], tool)
+            tools[exposed] = PoolTool(server_name, tool, self._servers[server_name].tools[tool])
         return tools
 
     def tool_definitions(self) -> list[ToolDefinition]:
         """The definitions the model is offered now (for /context's count of tool schemas)."""
-        return [dataclasses.replace(server.tools[name].tool_def, name=exposed)
-                for exposed, (server, name) in self.current_tools().items()]
+        return [dataclasses.replace(offered.tool.tool_def, name=exposed)
+                for exposed, offered in self.current_tools().items()]
 
     def route(self, exposed: str) -> McpRoute | None:
         """The server and tool behind a name the model used (``None``: not an MCP tool)."""
         found = self.current_tools().get(exposed)
-        return McpRoute(found[0].config.name, found[1]) if found else None
+        return McpRoute(found.server, found.name) if found else None
 
 
 def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir,
