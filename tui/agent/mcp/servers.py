@@ -40,6 +40,7 @@ from tui.agent.mcp.status import McpNotice, McpServerView, McpStatus, McpToolInf
 from tui.agent.mcp.toolset import McpToolset
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
+from tui.base.nofollow import LinkRefusedError, open_file
 from tui.base.paths import DataDir
 from tui.text.terminal_text import visible
 
@@ -49,8 +50,6 @@ PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG"
                       "TZ", "SYSTEMROOT", "PATHEXT", "COMSPEC", "TEMP", "TMP", "APPDATA", "LOCALAPPDATA")
 """The only variables of deep-tui's environment a stdio server inherits (plus what its ``env`` sets)."""
 
-MCP_LOG_DIR_NAME = "mcp-logs"
-"""In the data directory: each stdio server's stderr, ``NAME.log`` (its last start only)."""
 HEALTH_INTERVAL = 5.0
 """Seconds between two pings of a ready server."""
 PING_TIMEOUT = 10.0
@@ -84,7 +83,8 @@ class McpServers:
     def __init__(self, configs: Sequence[McpServerConfig], *, workdir: Path, log_dir: Path,
                  notices: Sequence[str] = (), environ: Mapping[str, str] | None = None,
                  health_interval: float = HEALTH_INTERVAL) -> None:
-        """``log_dir``: where each stdio server's stderr goes (``NAME.log``, rewritten at each start);
+        """``log_dir``: where each stdio server's stderr goes (``NAME.log``, rewritten at each start, never through
+        a link: see :func:`_open_log`);
         ``notices``: lines to announce on start; ``environ``: where
         ``${VAR}`` and the passed-through variables come from (deep-tui's environment by default)."""
         self.workdir = workdir
@@ -227,7 +227,7 @@ class McpServers:
         if config.transport != "stdio":
             return ""
         try:
-            with _open_for_reading(self.log_dir / f"{config.name}.log") as handle:
+            with os.fdopen(open_file(self.log_dir / f"{config.name}.log", os.O_RDONLY), "rb") as handle:
                 handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
                 lines = [line.strip() for line in handle.read().decode("utf-8", "replace").splitlines() if line.strip()]
         except OSError:
@@ -343,7 +343,7 @@ def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir,
         configs.append(config)
     if not configs and not notices:
         return None
-    return McpServers(configs, workdir=workdir, log_dir=data_dir.root / MCP_LOG_DIR_NAME, notices=notices)
+    return McpServers(configs, workdir=workdir, log_dir=data_dir.mcp_logs_dir, notices=notices)
 
 
 def _tool_listing_context() -> RunContext[Any]:
@@ -365,13 +365,13 @@ def _cut(text: str) -> str:
 
 
 def _open_log(path: Path) -> TextIO:
-    """The server's stderr log, rewritten at each start; never through a symbolic link."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    """The server's stderr log, rewritten at each start. No link is followed on the way (``mcp-logs`` or the log
+    planted as a link by a cloned repository's ``.deep-tui``): then the server's stderr is discarded, and the
+    link is said once when the session opens (:func:`tui.store.data_links.planted_links`)."""
+    try:
+        descriptor = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, make_parents=True)
+    except LinkRefusedError as refusal:
+        logger.info("%s: the MCP server's stderr is discarded (said when the session opened)", refusal)
+        return open(os.devnull, "w", encoding="utf-8")  # closed by the caller's exit stack
     return os.fdopen(descriptor, "w", encoding="utf-8", errors="replace")
-
-
-def _open_for_reading(path: Path) -> Any:
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    return os.fdopen(descriptor, "rb")
 
