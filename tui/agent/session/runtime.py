@@ -98,6 +98,14 @@ class SessionRuntime(SessionTurns):
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
+        self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -106,6 +114,7 @@ class SessionRuntime(SessionTurns):
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
+            file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
@@ -118,13 +127,6 @@ class SessionRuntime(SessionTurns):
                                 emit=self.event_history.notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
-        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
-                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
-                                  tool_timeout=settings.tools.timeout,
-                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
         self.mcp = mcp
         self.write_gate = parts.write_gate
         self.shell = parts.shell

@@ -22,6 +22,7 @@ from tui.agent.session.history_seal import seal
 from tui.agent.session.run_events import run_events
 from tui.agent.session.translation import translate
 from tui.agent.shell.execute_tool import ShellState
+from tui.agent.tools.kinds import ToolKinds
 from tui.agent.turn_events import PromptAttached, ToolCallFinished, TurnEvent, TurnFailed, TurnFinished
 from tui.base.redaction import redact
 from tui.chain.compactor import ContextOverflowError
@@ -31,9 +32,6 @@ from tui.store import SessionHandle
 from tui.text.terminal_text import encodable, visible
 
 logger = logging.getLogger(__name__)
-
-MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
-
 
 class SessionTurns:
     """The turn part of :class:`~tui.agent.session.runtime.SessionRuntime` (which sets up everything named here)."""
@@ -46,6 +44,7 @@ class SessionTurns:
     shell: ShellState
     info: RuntimeInfo
     memory_path: Path
+    tool_kinds: ToolKinds
     messages: list[ModelMessage]
     _busy: bool
     _turn_start: int
@@ -65,6 +64,9 @@ class SessionTurns:
         self.manager.begin_user_turn()
         self.cost.begin_turn()
         self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
+        if self.handle.meta.model != self.info.model_name:  # opened with another --model: session.json says so
+            self.handle.meta.model = self.info.model_name
+            self.handle.save_meta_or_log()
         result: AgentRunResult[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
@@ -83,7 +85,7 @@ class SessionTurns:
                     translated = translate(event)
                     if translated is None:
                         continue
-                    if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
+                    if isinstance(translated, ToolCallFinished) and translated.tool_name in self.tool_kinds.memory_writing:
                         self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                     yield translated
             if result is None:
