@@ -22,6 +22,7 @@ from tui.agent.shell.sandbox import sandbox_for
 from tui.agent.tools.argument_errors import ToolArgumentErrors
 from tui.agent.tools.file_tools import file_toolset
 from tui.agent.tools.history_search import history_toolset
+from tui.agent.tools.kinds import ToolKinds
 from tui.agent.tools.memory import MemoryFile, memory_toolset
 from tui.agent.tools.path_policy import PathPolicy
 from tui.agent.tools.time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
@@ -43,6 +44,8 @@ class AgentParts:
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
     extra_toolsets: list[AbstractToolset[None]] = field(default_factory=list)
     """Toolsets whose tools are not known in advance (the MCP servers')."""
+    kinds: ToolKinds = field(default_factory=ToolKinds)
+    """The names of the own tools that write files, run commands, change MEMORY.md (from their marks)."""
 
 
 class McpToolSource(Protocol):
@@ -81,6 +84,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
     gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
     toolsets = [file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)]
+    kinds = ToolKinds.of(tool.tool_def for toolset in toolsets for tool in toolset.tools.values())
+    gate.command_tools = kinds.command_running
     extra: list[AbstractToolset[None]] = []
     if mcp is not None:
         mcp.reserved_names = frozenset(name for toolset in toolsets for name in toolset.tools)
@@ -94,4 +99,5 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         capabilities=[LocalWorkspace(workdir), EncodableResponses(), gate, ToolTimeLimit(tool_timeout),
                       ToolArgumentErrors()],
         extra_toolsets=extra,
+        kinds=kinds,
     )
