@@ -138,6 +138,26 @@ async def test_an_existing_nested_repository_stays_read_only(work: Path, outside
 
 @requires_bwrap
 @requires_git
+async def test_a_hooks_directory_in_the_tree_stays_read_only(work: Path, outside: Path) -> None:
+    assert host_git(work, "init", "-q").returncode == 0
+    assert host_git(work, "config", "core.hooksPath", ".husky/_").returncode == 0
+    (work / ".husky" / "_").mkdir(parents=True)
+    (work / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (work / ".husky" / "_" / "pre-commit").chmod(0o755)
+    marker = outside / "ran.txt"
+    attack = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > .husky/_/pre-commit; echo hook=$?; "
+              f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > .husky/_/post-commit; echo new=$?; "
+              "mv .husky/_ .husky/old; echo mv=$?")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), attack)
+    assert "hook=0" not in done.output and "new=0" not in done.output and "mv=0" not in done.output
+    (work / "a.txt").write_text("a\n", encoding="utf-8")
+    host_git(work, "add", "a.txt")
+    assert host_git(work, "commit", "-qm", "a").returncode == 0
+    assert not marker.exists()
+
+
+@requires_bwrap
+@requires_git
 async def test_git_still_reads_the_repository_inside_the_sandbox(work: Path) -> None:
     assert host_git(work, "init", "-q").returncode == 0
     (work / "a.txt").write_text("a\n", encoding="utf-8")

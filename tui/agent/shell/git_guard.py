@@ -35,6 +35,7 @@ BLOCKED_SUFFIX = ".blocked-by-deep-tui"
 SCAN_ENTRY_LIMIT = 400_000
 """Directory entries one scan looks at, at most (a larger tree is scanned in part, and the note says so)."""
 GITFILE_MAX_BYTES = 4096
+CONFIG_MAX_BYTES = 256 * 1024
 
 
 @dataclass
@@ -154,12 +155,51 @@ def read_only_targets(entry: str, workdir: Path) -> list[str]:
             targets.append(target)
         return targets
     targets.append(entry)
+    git_dir: str | None = entry
     if stat.S_ISREG(info.st_mode):
-        pointed = _gitdir_of(entry)
-        if pointed is not None and _strictly_inside(pointed, root) and os.path.isdir(pointed) \
-                and not _is_under_git_dir(pointed, root):
-            targets.append(pointed)
+        git_dir = _gitdir_of(entry)
+        if git_dir is not None and _strictly_inside(git_dir, root) and os.path.isdir(git_dir) \
+                and not _is_under_git_dir(git_dir, root):
+            targets.append(git_dir)
+    hooks = _hooks_path(git_dir, os.path.dirname(entry)) if git_dir is not None else None
+    if hooks is not None and _strictly_inside(hooks, root) and os.path.exists(hooks) \
+            and not _is_under_git_dir(hooks, root):
+        targets.append(hooks)  # husky's .husky/_, a .githooks directory: hooks git runs, kept in the tree
     return targets
+
+
+def _hooks_path(git_dir: str, worktree: str) -> str | None:
+    """The ``core.hooksPath`` the repository's own config names (resolved; relative to the working tree, as
+    git takes it), or ``None``. A plain reading of ``config``: ``include`` files are not followed."""
+    text = _read_head(os.path.join(git_dir, "config"), CONFIG_MAX_BYTES)
+    section = ""
+    found: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("[") and "]" in stripped:
+            section = stripped[1:stripped.index("]")].strip().lower()
+            stripped = stripped[stripped.index("]") + 1:].strip()
+        key, equals, value = stripped.partition("=")
+        if equals and section == "core" and key.strip().lower() == "hookspath":
+            found = value.split("#")[0].split(";")[0].strip().strip('"')
+    if not found:
+        return None
+    return os.path.realpath(os.path.join(worktree, os.path.expanduser(found)))
+
+
+def _read_head(path: str, limit: int) -> str:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return ""
+        return os.read(descriptor, limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(descriptor)
 
 
 def _gitdir_of(gitfile: str) -> str | None:
