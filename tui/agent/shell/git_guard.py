@@ -19,6 +19,7 @@ script of its own. Three measures (tested in ``tests/agent/test_sandbox_escapes.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import stat
@@ -54,6 +55,8 @@ class _Listing:
     changes its ctime, which no program can set back."""
     subdirectories: list[str]
     gits: dict[str, tuple[int, int]]
+    generation: int = 0
+    """The scan that last went through it."""
 
 
 @dataclass
@@ -83,40 +86,51 @@ def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCA
 
 def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing]) -> GitEntries:
     entries = GitEntries()
+    found = entries.found
     pending = [str(workdir)]
-    seen = 0
-    visited: set[str] = set()
+    seen = visited = 0
+    generation = _next_generation()
+    lstat, get, pop, extend = os.lstat, listings.get, pending.pop, pending.extend
     while pending:
-        directory = pending.pop()
-        visited.add(directory)
+        directory = pop()
+        if directory in skipped:
+            continue
         try:
-            info = os.lstat(directory)
+            info = lstat(directory)
         except OSError:
             continue
-        if not stat.S_ISDIR(info.st_mode):
-            continue
         identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
-        listing = listings.get(directory)
+        listing = get(directory)
         if listing is None or listing.identity != identity:
-            fresh = _list(directory, identity)
-            if fresh is None:
+            if not stat.S_ISDIR(info.st_mode):  # a link or a file now: never followed
                 continue
-            listing = fresh
+            listing = _list(directory, identity)
+            if listing is None:
+                continue
             seen += len(listing.subdirectories) + len(listing.gits)
-            stable = time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9
-            if stable:
+            if time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9:
                 listings[directory] = listing
             else:
                 listings.pop(directory, None)
-        seen += 1
-        if seen > limit:
+        listing.generation = generation
+        visited += 1
+        if seen + visited > limit:
             entries.complete = False
             return entries
-        entries.found.update(listing.gits)
-        pending.extend(path for path in listing.subdirectories if path not in skipped)
-    for gone in [path for path in listings if path not in visited]:
-        del listings[gone]
+        if listing.gits:
+            found.update(listing.gits)
+        extend(listing.subdirectories)
+    if len(listings) > 2 * visited + 1000:  # directories gone since: forget them now and then
+        for gone in [path for path, listing in listings.items() if listing.generation != generation]:
+            del listings[gone]
     return entries
+
+
+_generations = itertools.count(1)
+
+
+def _next_generation() -> int:
+    return next(_generations)
 
 
 def _list(directory: str, identity: tuple[int, int, int, int]) -> _Listing | None:
