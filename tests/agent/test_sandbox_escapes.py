@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ToolReturnPart
 
 from tests.agent.shell_support import CommandModel, open_runtime, requires_bwrap, turn
 from tui.agent.shell.command_run import CommandRun, run_command
@@ -387,9 +388,27 @@ async def test_a_nul_byte_in_a_command_is_a_tool_error_and_the_turn_goes_on(tmp_
     events = await turn(runtime)
     assert isinstance(events[-1], TurnFinished)
     [returned] = model.returns
-    assert returned.part_kind == "retry-prompt" or getattr(returned, "outcome", "") in ("failed", "error")
+    assert isinstance(returned, ToolReturnPart) and returned.outcome == "failed"  # a tool error, not a crash
     assert "NUL byte" in str(returned.content) and not (work / "nul.txt").exists()
     await runtime.aclose()
+
+
+@requires_bwrap
+def test_run_with_a_nul_byte_in_a_command_exits_0(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from pydantic_ai import models
+
+    from tests.support.openai_server import ChatServerState, openai_chat_server
+    from tui.cli.main import main
+
+    monkeypatch.chdir(work)
+    call = json.dumps({"command": "echo a\x00b > nul.txt"})
+    with openai_chat_server(ChatServerState(reply="ok", tool_calls=[("c1", "execute", call)])) as (url, served), \
+            models.override_allow_model_requests(True):
+        assert main(["run", "--allow-commands", "--model", "openai-chat:loopback", "--base-url", url, "go"]) == 0
+    tool_text = next(m for m in served.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    assert "NUL byte" in tool_text and "embedded null byte" not in capsys.readouterr().err
+    assert not (work / "nul.txt").exists()
 
 
 @requires_bwrap
