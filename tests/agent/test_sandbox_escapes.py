@@ -315,6 +315,35 @@ async def test_no_unix_socket_outside_the_workdir_can_be_reached(work: Path, net
 
 
 @requires_bwrap
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="no tmux on this machine")
+async def test_a_tmux_server_outside_the_workdir_takes_no_keys_from_a_command(work: Path, outside: Path) -> None:
+    tmux = shutil.which("tmux")
+    assert tmux is not None
+    sock = outside / "tmux" / "default"  # not under /tmp, as in the report
+    sock.parent.mkdir()
+    marker = outside / "typed.txt"
+    env = {**os.environ, "TMUX": ""}
+    subprocess.run([tmux, "-S", str(sock), "new-session", "-d", "-s", "victim", "sh"], env=env, check=True,
+                   timeout=30)
+    try:
+        done = await run(sandbox_for(work, [], network=False, enabled=True),
+                         f"{tmux} -S {sock} send-keys -t victim 'touch {marker}' Enter; echo sent=$?; "
+                         f"{tmux} -S {sock} list-sessions; echo listed=$?")
+        assert "sent=0" not in done.output and "listed=0" not in done.output
+        # The server is alive and takes keys from outside: a marker typed now lands, the command's never did.
+        check = outside / "outside.txt"
+        subprocess.run([tmux, "-S", str(sock), "send-keys", "-t", "victim", f"touch {check}", "Enter"], env=env,
+                       check=True, timeout=30)
+        for _ in range(3000):
+            if check.exists():
+                break
+            threading.Event().wait(0.01)
+        assert check.exists() and not marker.exists()
+    finally:
+        subprocess.run([tmux, "-S", str(sock), "kill-server"], env=env, check=False, timeout=30)
+
+
+@requires_bwrap
 async def test_io_uring_is_not_available(work: Path) -> None:
     code = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); params = ctypes.create_string_buffer(120); "
             "r = libc.syscall(425, 4, params); print('io_uring', r, os.strerror(ctypes.get_errno()))")
