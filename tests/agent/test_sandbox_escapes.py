@@ -235,6 +235,28 @@ async def test_a_missing_config_dir_is_made_before_a_command_can_make_it(work: P
     assert config.is_dir() and list(config.iterdir()) == []
 
 
+@requires_bwrap
+def test_a_config_file_named_with_config_cannot_be_changed_by_a_command(work: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic_ai import models
+
+    from tests.support.openai_server import ChatServerState, openai_chat_server
+    from tui.cli.main import main
+
+    monkeypatch.chdir(work)
+    config = work / "my-deep-tui.toml"  # applies without trust: the user named it
+    config.write_text("[tools]\nnetwork = false\n", encoding="utf-8")
+    call = json.dumps({"command": "cat my-deep-tui.toml; echo '[mcp.servers.x]' >> my-deep-tui.toml; echo w=$?; "
+                                  "mv my-deep-tui.toml gone.toml; echo mv=$?"})
+    with openai_chat_server(ChatServerState(reply="ok", tool_calls=[("c1", "execute", call)])) as (url, served), \
+            models.override_allow_model_requests(True):
+        assert main(["run", "--config", str(config), "--allow-commands", "--model", "openai-chat:loopback",
+                     "--base-url", url, "go"]) == 0
+    tool_text = next(m for m in served.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    assert "network = false" not in tool_text and "w=0" not in tool_text and "mv=0" not in tool_text
+    assert config.read_text(encoding="utf-8") == "[tools]\nnetwork = false\n"
+
+
 # -- 4. unix sockets ----------------------------------------------------------------------------------------
 
 

@@ -45,7 +45,7 @@ from tui.agent.shell.mount_plan import MountPlan
 from tui.agent.shell.secret_env import clean_environment, is_secret_variable
 from tui.agent.shell.socket_filter import filter_descriptor, filter_program
 from tui.base.paths import user_config_dir
-from tui.trust.known_dirs import known_data_dirs
+from tui.trust.known_dirs import known_places
 
 __all__ = ["HIDDEN_HOME_PATHS", "HIDDEN_SYSTEM_PATHS", "NO_SANDBOX_FLAG", "Launch", "Sandbox", "SandboxPolicy",
            "bwrap_arguments", "clean_environment", "find_bwrap", "is_secret_variable", "probe", "sandbox_for"]
@@ -95,8 +95,9 @@ class SandboxPolicy:
     hidden: tuple[Path, ...] = ()
     """deep-tui's own directories (data dir, user config dir): hidden whether inside the workdir or not."""
     network: bool = False
-    known_dirs: Callable[[], Sequence[Path]] = known_data_dirs
-    """The other data directories deep-tui knows of (read at each command: one may have been added)."""
+    known_dirs: Callable[[], Sequence[Path]] = known_places
+    """The other data directories deep-tui knows of, and the ``--config`` files used (read at each command:
+    one may have been added)."""
 
     def masks(self) -> list[Path]:
         """The existing paths to cover, resolved, outside the private ``/tmp`` unless under the workdir, never
