@@ -507,3 +507,16 @@ def test_a_cached_scan_still_finds_a_git_planted_deep_down(tmp_path: Path, monke
     assert list(found) == [str(deep / ".git")] and listed == [str(deep)]  # only the changed directory
     (deep / ".git").rename(deep / "moved")
     assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}
+
+
+def test_a_partial_scan_says_so(tmp_path: Path) -> None:
+    from tui.agent.shell import git_guard
+
+    for number in range(30):
+        (tmp_path / f"d{number}").mkdir()
+    before = git_guard.scan_git_entries(tmp_path)
+    (tmp_path / "d3" / ".git").mkdir()
+    after = git_guard.scan_git_entries(tmp_path, limit=10)
+    assert not after.complete
+    [note] = git_guard.block_new_entries(before, after, tmp_path)
+    assert "not checked entirely" in note and "find . -name .git" in note
