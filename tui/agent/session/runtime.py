@@ -33,6 +33,7 @@ from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
+from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
@@ -48,6 +49,10 @@ each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
+
+PAGE_ROOM_CHARS = 400
+"""A read_file page is this much smaller than the eviction limit: its line numbers and footer fit too (a page the
+chain saved to disk again would only point at itself)."""
 
 
 class SessionRuntime(SessionTurns):
@@ -104,7 +109,8 @@ class SessionRuntime(SessionTurns):
                                   mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
                                   tool_timeout=settings.tools.timeout,
                                   commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox,
+                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS)
         self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
