@@ -36,6 +36,9 @@ SEAL_METADATA_KEY = "deep_tui_sealed"
 USER_COMMAND_KEY = "deep_tui_user_command"
 """On the request recording a ``!command`` the user ran: ``{"command", "status", "saved_path"}``."""
 
+REWIND_KEY = "deep_tui_rewind"
+"""On the request recording a rewind of the files: ``{"message", "session", "files"}`` (what was restored)."""
+
 DAMAGED_METADATA_KEY = "deep_tui_damaged"
 """On the placeholder for messages a damaged messages.json lost."""
 

@@ -16,6 +16,7 @@ from pydantic_ai.run import AgentRunResult
 from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderFailure, provider_failure
+from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.runtime_api import RuntimeInfo
 from tui.agent.session.handle_recorder import HistoryWriteError, memory_overflow_note
 from tui.agent.session.history_seal import seal
@@ -46,6 +47,7 @@ class SessionTurns:
     memory_path: Path
     tool_kinds: ToolKinds
     messages: list[ModelMessage]
+    checkpoints: PromptCheckpoints
     _busy: bool
     _turn_start: int
     _memory_instructions: Callable[[], str]
@@ -71,6 +73,7 @@ class SessionTurns:
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
+            self.checkpoints.begin(self.handle.meta.message_count + 1)  # the prompt's number, once recorded
             attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
                 yield PromptAttached(tuple(item.describe() for item in attached.attachments))
@@ -129,10 +132,13 @@ class SessionTurns:
             self._keep_failed(run_messages, reason)
             yield TurnFailed(reason)
         finally:
-            self._busy = False
-            self.handle.flush_meta()
-            for notice in self.handle.take_notices():
-                self.info.warnings.append(notice)
+            try:
+                await self.checkpoints.end()  # the tree the prompt left, kept with its restore point
+            finally:
+                self._busy = False
+                self.handle.flush_meta()
+                for notice in self.handle.take_notices():
+                    self.info.warnings.append(notice)
 
     def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
         """The provider timed out or failed after the retries (each already reported): one line says it."""
