@@ -53,6 +53,8 @@ each asks the user first), a long-term memory
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
+ATTACHMENT_SHARE_DIVISOR = 4
+"""A prompt's attached files take at most a quarter of what a request may carry (see ``_attachment_budget``)."""
 PAGE_ROOM_CHARS = 400
 """A read_file page is this much smaller than the eviction limit: its line numbers and footer fit too (a page the
 chain saved to disk again would only point at itself)."""
@@ -129,7 +131,7 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget)
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
@@ -164,6 +166,11 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _attachment_budget(self) -> int:
+        """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
+        is the one part of a request no compaction can cut), and at least one file's eviction limit."""
+        return max(self.manager.eviction_threshold, self.manager.limit // ATTACHMENT_SHARE_DIVISOR)
 
     # -- state -----------------------------------------------------------------
 
