@@ -234,6 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
         parser.error("--retries must be between 0 and 20")
 
+    if args.command == "search":  # the data directory alone: no config, trust or model (a quick command)
+        gc.disable()  # the collector's passes over the start-up's imports only add to a quick command's time
+        from tui.cli.search_command import search_entry
+
+        with redacted_stderr():
+            return _launch(search_entry, args)
     if args.command is None:
         # The app's start-up allocates a lot and frees little: the collector's passes over the growing
         # heap would only delay the first frame. The app enables it again once its session is open.
