@@ -14,7 +14,7 @@ from pydantic_ai import models
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
 from textual.widgets._footer import FooterKey
 
-from tests.app.app_support import OPENED, wait_idle, wait_until
+from tests.app.app_support import OPENED, PATIENCE, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
@@ -26,7 +26,8 @@ from tui.app.widgets.provider_status import ProviderStatus
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir
 
-GUARD = 30.0
+GUARD = PATIENCE
+"""A hang guard (app_support.PATIENCE), not a timing: every wait below ends when what it waits for happens."""
 PATIENT = ProviderSettings(connect_timeout=2.0, read_timeout=20.0, retries=2, backoff_initial=0.05,
                            backoff_max=0.2, retry_after_max=30.0)
 """Timeouts long enough that only Esc can end a hang within the test."""
