@@ -20,6 +20,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
+from tui.agent.mcp.server_log import ServerLog
 from tui.base.mcp_config import McpServerConfig, expand_variables
 
 _fastmcp_log = logging.getLogger("fastmcp")
@@ -54,5 +55,8 @@ def build_mcp_toolset(config: McpServerConfig, *, workdir: Path, environ: Mappin
         kind = SSETransport if config.transport == "sse" else StreamableHttpTransport
         transport = kind(url, headers=headers)
     # The server's instructions stay out of the agent's (it is not the user); no sampling, elicitation or roots.
+    # Its log and progress notifications become deep-tui's log lines, made visible (server_log).
+    server_log = ServerLog(config.name)
     return MCPToolset(transport, id=config.name, tool_error_behavior="failed", init_timeout=config.timeout,
-                      max_retries=1, include_instructions=False)
+                      max_retries=1, include_instructions=False, log_handler=server_log.log,
+                      progress_handler=server_log.progress)
