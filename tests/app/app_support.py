@@ -113,16 +113,18 @@ what it waits for has happened, so a loaded 2-core machine (where a sandboxed co
 makes a test slower, never failed. ``DEEP_TUI_TEST_PATIENCE`` changes it (in seconds)."""
 
 
-async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition") -> None:  # type: ignore[no-untyped-def]
+async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition",  # type: ignore[no-untyped-def]
+                     timeout: float | None = None) -> None:
     """Let the app run until ``condition()`` is true: checked after the app has handled what is pending, then at
     every turn of its event loop (a few ms apart). Fails the test, naming ``what``, only if it never happens
-    (:data:`PATIENCE`)."""
+    (:data:`PATIENCE`; a ``timeout`` can only make that longer, never shorter)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + PATIENCE
+    patience = max(PATIENCE, timeout or 0.0)
+    deadline = loop.time() + patience
     await pilot.pause()
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"{what} never happened (waited {PATIENCE:g} s: a hang, or DEEP_TUI_TEST_PATIENCE "
+            raise AssertionError(f"{what} never happened (waited {patience:g} s: a hang, or DEEP_TUI_TEST_PATIENCE "
                                  "is too low for this machine)")
         await pilot.pause(0.01)
 
@@ -164,11 +166,12 @@ def reply_model(text: str) -> FunctionModel:
                          model_name="scripted")
 
 
-async def wait_idle(app: DeepTuiApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    """Until the running turn (if any) has finished, every worker it started has ended and the screen settled."""
+async def wait_idle(app: DeepTuiApp, pilot, timeout: float | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Until the running turn (if any) has finished, every worker it started has ended and the screen settled
+    (``timeout`` as in :func:`wait_until`)."""
     await pilot.pause()
-    await wait_until(pilot, lambda: not app.runtime.busy, "the end of the turn")
+    await wait_until(pilot, lambda: not app.runtime.busy, "the end of the turn", timeout)
     pending = [worker for worker in app.workers if worker.group != "memory-watch"]
     if pending:  # an empty list would mean "every worker", including the endless file watcher
-        await asyncio.wait_for(app.workers.wait_for_complete(pending), PATIENCE)
+        await asyncio.wait_for(app.workers.wait_for_complete(pending), max(PATIENCE, timeout or 0.0))
     await pilot.pause()
