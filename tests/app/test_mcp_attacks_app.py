@@ -45,7 +45,7 @@ async def test_a_servers_log_notifications_are_visible_text_under_the_app(tmp_pa
         app = make_app(factory)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press(*"go", "enter")
-            await wait_until(pilot, lambda: len(model.returns) == 3, "the three calls", timeout=30)
+            await wait_until(pilot, lambda: len(model.returns) == 3, "the three calls")
             await wait_idle(app, pilot)
             screen = app.export_screenshot()
             notifications = [notification.message for notification in app._notifications]
