@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -17,10 +18,11 @@ from typing import Any, TextIO
 os.environ.setdefault("FASTMCP_ENV_FILE", os.devnull)  # not the project's .env
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
+from fastmcp.client.transports import SSETransport, StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
 from tui.agent.mcp.server_log import ServerLog
+from tui.agent.mcp.stdio import BoundedStdioTransport
 from tui.base.mcp_config import McpServerConfig, expand_variables
 
 _fastmcp_log = logging.getLogger("fastmcp")
@@ -41,13 +43,12 @@ def build_mcp_toolset(config: McpServerConfig, *, workdir: Path, environ: Mappin
     """The toolset for ``config``, not yet connected (entering it starts the server)."""
     transport: Any
     if config.transport == "stdio":
-        transport = StdioTransport(
+        transport = BoundedStdioTransport(  # not fastmcp's StdioTransport: see stdio.py
             expand_variables(config.command, environ),
             [expand_variables(arg, environ) for arg in config.args],
             env=server_environment(config, environ, passed),
             cwd=str(workdir),
-            keep_alive=False,
-            log_file=stderr,
+            stderr=stderr if stderr is not None else subprocess.DEVNULL,
         )
     else:
         headers = {name: expand_variables(value, environ) for name, value in config.headers.items()}
