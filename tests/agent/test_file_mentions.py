@@ -133,6 +133,19 @@ def test_matching_prefers_the_file_name_and_short_paths() -> None:
     assert match_files(paths, "zzz") == []
 
 
+def test_matching_puts_the_most_contiguous_match_first() -> None:
+    """``@mod_39_4`` in a tree of ``module_<i>_<jj>.py``: ``module_39_40`` … ``module_39_49`` hold ``_39_4`` in one
+    piece and come before ``module_39_04`` (``mod`` … ``_39_`` … ``4``), though it sorts first by name."""
+    paths = [f"src/pkg_{j}/module_{i}_{j:02d}.py" for i in range(100) for j in range(100)]
+    paths += ["notes/mod_39_4.md", "mod_39/part_4.py", "src/pkg_34/module_139_34.py"]
+    ranked = match_files(paths, "mod_39_4", limit=len(paths))
+    assert ranked[0] == "notes/mod_39_4.md", "the whole query in one piece comes first"
+    assert ranked[1:11] == [f"src/pkg_{j}/module_39_{j}.py" for j in range(40, 50)], "then mod + _39_4 in a name"
+    assert ranked[11] == "mod_39/part_4.py", "then two pieces across a directory (mod_39 + _4)"
+    assert ranked[12] == "src/pkg_4/module_39_04.py", "then three pieces (mod + _39_ + 4), the shortest first"
+    assert "src/pkg_34/module_139_34.py" in ranked, "a match the first place of a piece would miss is still found"
+
+
 async def test_a_turn_sends_the_attachment_records_it_and_reports_it(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

@@ -20,11 +20,14 @@ from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfig
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
+from tui.agent.rewind.capability import RewindCapability
+from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.session.context_breakdown import build_breakdown
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
+from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
@@ -50,7 +53,7 @@ or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
 
 
-class SessionRuntime(SessionTurns):
+class SessionRuntime(SessionRewinds, SessionTurns):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
 
@@ -98,6 +101,14 @@ class SessionRuntime(SessionTurns):
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
+        self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -106,6 +117,7 @@ class SessionRuntime(SessionTurns):
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
+            file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
@@ -118,14 +130,9 @@ class SessionRuntime(SessionTurns):
                                 emit=self.event_history.notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
-        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
-                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
-                                  tool_timeout=settings.tools.timeout,
-                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
         self.mcp = mcp
+        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append)
+        """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
         self.write_gate = parts.write_gate
         self.shell = parts.shell
         self._memory_instructions = memory_instructions(self.memory)
@@ -137,7 +144,8 @@ class SessionRuntime(SessionTurns):
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
                           self.project_instructions],
             toolsets=[*parts.toolsets, *parts.extra_toolsets],
-            capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
+            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
+                          CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
         self.last_usage: UsageEvent | None = None
@@ -238,6 +246,10 @@ class SessionRuntime(SessionTurns):
             return UserCommandResult(command, "this session is open read-only", ran=False)
         self._busy = True
         try:
+            if self.shell.sandbox.unavailable() is None:  # it will run: its changes can be rewound
+                self._seal("the previous turn stopped before an answer came")
+                self.checkpoints.begin(self.handle.meta.message_count + 1, "command", detail=command[:200])
+                await self.checkpoints.before_change()
             result = await run_user_command(
                 self.shell.sandbox, command, on_output=on_output,
                 large_results_dir=DataDir(self.data_root).large_results_dir,
@@ -248,7 +260,10 @@ class SessionRuntime(SessionTurns):
                 self.messages.append(user_command_request(result))
                 self.manager.record_pending(self.messages)
         finally:
-            self._busy = False
+            try:
+                await self.checkpoints.end()
+            finally:
+                self._busy = False
         return result
 
     def rename(self, title: str) -> None:
