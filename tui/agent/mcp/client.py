@@ -39,8 +39,9 @@ def server_environment(config: McpServerConfig, environ: Mapping[str, str], pass
 
 
 def build_mcp_toolset(config: McpServerConfig, *, workdir: Path, environ: Mapping[str, str], stderr: TextIO | None,
-                      passed: Sequence[str]) -> MCPToolset[Any]:
-    """The toolset for ``config``, not yet connected (entering it starts the server)."""
+                      passed: Sequence[str], handshake_timeout: float | None = None) -> MCPToolset[Any]:
+    """The toolset for ``config``, not yet connected (entering it starts the server); ``handshake_timeout``:
+    the seconds it has to answer the handshake (its ``timeout`` by default)."""
     transport: Any
     if config.transport == "stdio":
         transport = BoundedStdioTransport(  # not fastmcp's StdioTransport: see stdio.py
@@ -58,6 +59,7 @@ def build_mcp_toolset(config: McpServerConfig, *, workdir: Path, environ: Mappin
     # The server's instructions stay out of the agent's (it is not the user); no sampling, elicitation or roots.
     # Its log and progress notifications become deep-tui's log lines, made visible (server_log).
     server_log = ServerLog(config.name)
-    return MCPToolset(transport, id=config.name, tool_error_behavior="failed", init_timeout=config.timeout,
+    init_timeout = config.timeout if handshake_timeout is None else handshake_timeout
+    return MCPToolset(transport, id=config.name, tool_error_behavior="failed", init_timeout=init_timeout,
                       max_retries=1, include_instructions=False, log_handler=server_log.log,
                       progress_handler=server_log.progress)
