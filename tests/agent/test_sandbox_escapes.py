@@ -520,3 +520,50 @@ def test_a_partial_scan_says_so(tmp_path: Path) -> None:
     assert not after.complete
     [note] = git_guard.block_new_entries(before, after, tmp_path)
     assert "not checked entirely" in note and "find . -name .git" in note
+
+
+def _run_filter(program: bytes, *, arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
+    """A classic-BPF interpreter for the few opcodes the filter uses, over one seccomp_data."""
+    import struct
+
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *(list(args) + [0] * (6 - len(args))))
+    code = [struct.unpack_from("<HBBI", program, offset) for offset in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    while True:
+        op, true, false, k = code[pc]
+        if op == 0x20:
+            accumulator = struct.unpack_from("<I", data, k)[0]
+        elif op == 0x54:
+            accumulator &= k
+        elif op in (0x15, 0x35):
+            taken = accumulator == k if op == 0x15 else accumulator >= k
+            pc += true if taken else false
+        elif op == 0x06:
+            return k
+        else:
+            raise AssertionError(f"unexpected opcode {op:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr"),
+                         [("x86_64", 0xC000003E, 41, 53), ("aarch64", 0xC00000B7, 198, 199)])
+def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int) -> None:
+    import errno
+
+    from tui.agent.shell.socket_filter import filter_program
+
+    program = filter_program(machine)
+    assert program is not None
+    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(1, 1)) == refuse  # AF_UNIX
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(2, 1)) == allow  # AF_INET
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(10, 2)) == allow  # AF_INET6 datagram
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 1 | 0o2000000)) == allow  # stream, CLOEXEC
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 5)) == allow  # seqpacket
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 2 | 0o4000)) == refuse  # datagram, NONBLOCK
+    assert _run_filter(program, arch=arch, nr=425) == 0x00050000 | errno.ENOSYS  # io_uring_setup
+    assert _run_filter(program, arch=arch, nr=0) == allow
+    assert _run_filter(program, arch=0x40000003, nr=socket_nr) == kill  # another ABI (32-bit x86)
+    if machine == "x86_64":
+        assert _run_filter(program, arch=arch, nr=0x40000000 | socket_nr, args=(1, 1)) == kill  # x32
+    assert filter_program("riscv64") is None
