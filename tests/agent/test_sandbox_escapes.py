@@ -124,6 +124,17 @@ async def test_a_git_directory_planted_where_there_was_none_runs_nothing(work: P
 
 
 @requires_bwrap
+async def test_a_background_process_cannot_plant_after_the_check(work: Path) -> None:
+    (work / "sub").mkdir()
+    done = await run(sandbox_for(work, [], network=False, enabled=True),
+                     "(while :; do mkdir -p sub/.git 2>/dev/null; done) & sleep 0.3; echo started")
+    assert "started" in done.output and "sub/.git.blocked-by-deep-tui" in done.status_line()
+    # The check ran once the whole sandbox had ended: the loop is gone, nothing was made after it.
+    assert sorted(p.name for p in (work / "sub").iterdir()) == [".git.blocked-by-deep-tui"]
+    assert not [line for line in os.popen("ps -eo args").read().splitlines() if "mkdir -p sub/.git" in line]
+
+
+@requires_bwrap
 @requires_git
 async def test_an_existing_nested_repository_stays_read_only(work: Path, outside: Path) -> None:
     (work / "vendor" / "lib").mkdir(parents=True)

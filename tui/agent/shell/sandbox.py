@@ -42,6 +42,7 @@ from tui.agent.shell.git_guard import (
     scan_git_entries,
 )
 from tui.agent.shell.mount_plan import MountPlan
+from tui.agent.shell.sandbox_end import wait_until_empty
 from tui.agent.shell.secret_env import clean_environment, is_secret_variable
 from tui.agent.shell.socket_filter import filter_descriptor, filter_program
 from tui.base.paths import user_config_dir
@@ -137,6 +138,8 @@ class Launch:
     placeholder: str | None = None
     frozen: frozenset[str] = frozenset()
     scan_cache: ScanCache | None = None
+    info_fd: int | None = None
+    """Our end of bubblewrap's ``--info-fd`` pipe (its first process's PID: :mod:`.sandbox_end`)."""
 
     def started(self) -> None:
         """The process is running (bubblewrap has read the filter): close our copies of its descriptors."""
@@ -151,6 +154,10 @@ class Launch:
         """The command and everything it started are gone: remove the placeholder, and move aside any ``.git``
         it made (:func:`~tui.agent.shell.git_guard.block_new_entries`). Lines to tell the model and the user."""
         self.started()
+        if self.info_fd is not None:
+            wait_until_empty(self.info_fd)  # nothing it started may still write while the scan runs
+            os.close(self.info_fd)
+            self.info_fd = None
         if self.placeholder is not None:
             PLACEHOLDERS.release(self.placeholder)
             self.placeholder = None
@@ -248,8 +255,10 @@ class Sandbox:
             launch.frozen = frozenset(plan.frozen)
             descriptor = filter_descriptor(program)
             launch.pass_fds = (descriptor,)
+            launch.info_fd, info_write = os.pipe()  # both ends close-on-exec: bubblewrap gets its own copy
+            launch.pass_fds = (descriptor, info_write)
             launch.argv = [str(self.bwrap), *plan.args, *namespace_arguments(self.policy.network, descriptor),
-                           "--chdir", plan.workdir, "--", SHELL, "-c", command]
+                           "--info-fd", str(info_write), "--chdir", plan.workdir, "--", SHELL, "-c", command]
         except BaseException:
             launch.finish()
             raise
