@@ -40,7 +40,8 @@ from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
 logger = logging.getLogger(__name__)
 
 INFLATION_LIMIT = 0.70
-"""An automatic summary must leave the context at most this share of its size before."""
+"""An automatic summary must leave the context at most this share of its size before (or below the compaction
+threshold: see ``Compactor._rejection``)."""
 MAX_REPORTED_MISSING = 20
 PROTECT_SHARE_OF_LIMIT = 0.25
 PROTECT_MAX_TOKENS = 40_000
@@ -262,7 +263,8 @@ class Compactor:
                 candidate[0] = summary
         before = self.accountant.estimate(messages, fixed_tokens)
         after = self.accountant.estimate(candidate, fixed_tokens)
-        rejected = self._rejection(before, after, manual=trigger == "manual")
+        rejected = self._rejection(before, after, manual=trigger == "manual",
+                                   fits_below=self.budget.at(self.settings.compaction_threshold))
         if rejected is not None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected,
                                 messages=messages, would_free=max(0, before - after), tokens_estimated=before)
@@ -280,14 +282,17 @@ class Compactor:
         return StepResult(candidate, tokens_after, event)
 
     @staticmethod
-    def _rejection(before: int, after: int, *, manual: bool) -> str | None:
-        """Why a summary must not replace what it summarized, or ``None`` to apply it."""
+    def _rejection(before: int, after: int, *, manual: bool, fits_below: float) -> str | None:
+        """Why a summary must not replace what it summarized, or ``None`` to apply it. An automatic one must
+        shrink the context to ``INFLATION_LIMIT`` of its size — or bring it below ``fits_below`` (the compaction
+        threshold): then no compaction follows at once either, and in a small window, where instructions and
+        tools are most of every request, a summary that fits is not thrown away after it was paid for."""
         if manual:
             if after < before:
                 return None
             return (f"summary rejected: it would not shrink the context (~{before:,} → ~{after:,} tokens); "
                     "history left unchanged")
-        if after <= INFLATION_LIMIT * before:
+        if after <= INFLATION_LIMIT * before or after < min(before, fits_below):
             return None
         return (f"summary rejected: the context would only shrink from ~{before:,} to ~{after:,} tokens "
                 f"(an automatic summary needs ≤ {INFLATION_LIMIT:.0%}); history left unchanged")
