@@ -266,7 +266,7 @@ def test_a_summary_that_fits_counts_in_a_small_window_with_large_instructions(tm
     """Issue 29: in a 4k window, instructions and tools are most of every request, so a summary could not
     leave the context at 70 % of its size however short it was, and 26 paid summaries were thrown away. One
     that brings the context below the compaction threshold is applied."""
-    script = SummarizerScript()
+    script = SummarizerScript(reply="## Session intent\n" + "module review detail; " * 45)  # ~250 tokens
     harness = make_harness(tmp_path, summarizer=script, window=4_000, min_savings_tokens=10**9)
     original = seed(harness, history(4, 1_100))
 

@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelMessage
 from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant
 from tui.chain.budget import WindowBudget
-from tui.chain.cut_points import find_cut_index
+from tui.chain.cut_points import find_cut_index, is_safe_cut
 from tui.chain.events import (
     RETENTION_TARGET,
     ChainEvent,
@@ -43,6 +43,9 @@ INFLATION_LIMIT = 0.70
 """An automatic summary must leave the context at most this share of its size before (or below the compaction
 threshold: see ``Compactor._rejection``)."""
 MAX_REPORTED_MISSING = 20
+KEPT_TAIL_SHARE = 0.6
+"""The instructions, tools and the tail a summary keeps verbatim take at most this share of the limit (the
+summary and the answer's turn need the rest)."""
 PROTECT_SHARE_OF_LIMIT = 0.25
 PROTECT_MAX_TOKENS = 40_000
 """Unless configured, tier 2 never touches the newest tool output up to a quarter of the limit (≤ 40k)."""
@@ -191,13 +194,32 @@ class Compactor:
 
     # -- tier 3 ------------------------------------------------------------------------
 
-    def _cut(self, messages: Sequence[ModelMessage]) -> int | None:
+    def _cut(self, messages: Sequence[ModelMessage], fixed_tokens: int) -> int | None:
+        """Where a summary's span ends: the newest ``keep_recent_fraction`` of the limit is kept verbatim — but
+        never more than fits beside the instructions and a summary (:data:`KEPT_TAIL_SHARE`): a kept tail the
+        request could not carry (an exchange as large as a smaller window, after ``/model``) is summarized with
+        the rest, never left for the pre-flight to drop."""
+        estimator = self.accountant.estimator
         keep_tokens = int(self.settings.keep_recent_fraction * self.budget.limit / self.accountant.ratio)
-        return find_cut_index(messages, keep_tokens, self.accountant.estimator)
+        cut = find_cut_index(messages, keep_tokens, estimator)
+        if cut is None:
+            return None
+        room = int(KEPT_TAIL_SHARE * self.budget.limit / self.accountant.ratio) - fixed_tokens
+        kept = estimator.total(messages[cut:])
+        if kept <= room:
+            return cut
+        later = cut
+        for index in range(cut, len(messages) - 1):  # the first later safe cut whose tail fits, else the last
+            kept -= estimator.message_tokens(messages[index])
+            if is_safe_cut(messages, index + 1):
+                later = index + 1
+                if kept <= room:
+                    break
+        return later
 
-    def plan_summary(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
+    def plan_summary(self, messages: Sequence[ModelMessage], fixed_tokens: int = 0) -> SummaryPlan:
         """What :meth:`summarize` would replace and keep verbatim, without running it."""
-        cut = self._cut(messages)
+        cut = self._cut(messages, fixed_tokens)
         if cut is None:
             kept = self.accountant.estimate(messages, 0)
             return SummaryPlan(0, 0, len(messages), kept, False)
@@ -234,7 +256,7 @@ class Compactor:
         An automatic summary must shrink the context to at most ``INFLATION_LIMIT`` of its size (no
         compaction loops); one the user asked for is applied whenever it frees tokens at all.
         """
-        cut = self._cut(messages)
+        cut = self._cut(messages, fixed_tokens)
         if cut is None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, messages=messages,
                                 reason="nothing to summarize: no safe cut point before the kept recent turns")

@@ -229,7 +229,7 @@ class ContextManager:
 
     def plan_compaction(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
         """What a summary of ``messages`` would replace and keep verbatim (shown before ``/compact`` runs)."""
-        return self.compactor.plan_summary(messages)
+        return self.compactor.plan_summary(messages, self.fixed_tokens)
 
     def estimate_usage(self, messages: Sequence[ModelMessage]) -> UsageEvent:
         """A usage figure for ``messages`` from estimates alone (a fork or a session with none recorded)."""
