@@ -409,6 +409,7 @@ class SessionRuntime(SessionRewinds, SessionTurns):
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        await self.checkpoints.settle()  # the last prompt's end snapshot is recorded before the session closes
         await asyncio.to_thread(self.search.wait_for_records)  # the session's last messages are in the index
         self.manager.close()
         self.handle.close()
