@@ -13,6 +13,7 @@ from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.run import AgentRunResult
 
+from tui.agent.approval.approval_gate import ApprovalGate
 from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderFailure, provider_failure
@@ -43,6 +44,7 @@ class SessionTurns:
     cost: CostTracker
     attacher: MentionAttacher
     shell: ShellState
+    write_gate: ApprovalGate
     info: RuntimeInfo
     memory_path: Path
     tool_kinds: ToolKinds
@@ -169,7 +171,8 @@ class SessionTurns:
         """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
         record whatever of the working context is not on disk yet."""
         messages = self.messages
-        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
+        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted(),
+                             denied=self.write_gate.take_unanswered()))
         self.manager.record_pending(messages)
 
     def _memory_note(self, error: AgentRunError) -> str:
