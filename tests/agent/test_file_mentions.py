@@ -180,3 +180,30 @@ def test_absolute_and_home_paths_are_refused(tmp_path: Path, typed: str) -> None
     if attached.attachments:
         assert attached.attachments[0].kind == "refused"
         assert len(attached.content) == 1
+
+
+def test_many_small_files_are_budgeted_as_a_whole_and_the_rest_saved_in_one_file(tmp_path: Path) -> None:
+    """Issue 29: each file under the per-file limit, together over the prompt's budget — the first go inline, the
+    rest are saved in one file (one eviction event) behind short stubs; past 20, files are named, not attached."""
+    work = tmp_path / "work"
+    work.mkdir()
+    data = work / ".deep-tui"
+    events: list[ChainEvent] = []
+    attacher = MentionAttacher(PathPolicy(workdir=work, data_root=data), data / "large_tool_results",
+                               lambda: 1_000, events.append, budget_tokens=lambda: 900)
+    for number in range(24):
+        (work / f"m{number}.py").write_text("".join(f"ROW_{number}_{row} = {row}\n" for row in range(20)))
+    attached = attacher.attach("look at " + " ".join(f"@m{number}.py" for number in range(24)))
+    assert isinstance(attached.content, list)
+    items = [item for item in attached.content[1:] if isinstance(item, str)]
+    assert sum(len(json.dumps(item)) // 4 for item in items) <= 900
+    inline = [n for n in range(20) if any(f"ROW_{n}_19 = 19" in item for item in items)]
+    assert inline and inline == list(range(len(inline))) and len(inline) < 20
+    [event] = [event for event in events if isinstance(event, EvictedEvent)]
+    saved = Path(event.path).read_text(encoding="utf-8")
+    assert all(f"ROW_{n}_19 = 19" in saved for n in range(len(inline), 20))
+    kinds = [a.kind for a in attached.attachments]
+    assert kinds == ["text"] * len(inline) + ["preview"] * (20 - len(inline)) + ["refused"] * 4
+    assert attached.attachments[-1].describe() == "m23.py not attached: more than 20 files in one prompt"
+    assert [attachment_label(item) for item in items] == [f"[@m{n}.py, {(work / f'm{n}.py').stat().st_size} bytes]"
+                                                         for n in range(20)], "each file still named in the record"

@@ -51,6 +51,7 @@ async def test_a_prompt_that_changes_nothing_has_no_restore_point_and_one_that_d
         assert runtime.handle.checkpoints.read() == []
         events = await prompt(runtime, served, "change it", write("a.txt", "ALPHA\n"), edit("sub/deep.txt", "two", "2"))
         assert isinstance(events[-1], TurnFinished)
+        await runtime.checkpoints.settle()  # the prompt's end snapshot runs after the turn, off its path
         [point] = runtime.handle.checkpoints.read()
         assert point.message == 3 and point.after is not None  # message 3 is the second prompt
         [listed] = await runtime.rewind_points()
@@ -159,3 +160,38 @@ async def test_byte_for_byte_with_binary_files_modes_renames_links_and_what_is_l
         assert tree_state(work) == expected
         assert digest_tree(work / ".git") == git_before
         await runtime.aclose()
+
+
+@requires_bwrap
+async def test_a_bang_command_gets_a_restore_point_of_its_own(tmp_path: Path, work: Path) -> None:
+    before = tree_state(work)
+    with openai_chat_server(ChatServerState(reply="done")) as (url, _served):
+        runtime = await open_session(url, tmp_path / "data", work)
+
+        async def ignore(_text: str) -> None:
+            return None
+
+        result = await runtime.run_user_command("echo made > made.txt && rm a.txt", ignore)
+        assert result.ran and (work / "made.txt").exists()
+        [point] = runtime.handle.checkpoints.read()
+        assert (point.message, point.kind, point.after is not None) == (1, "command", True)
+        [listed] = await runtime.rewind_points()
+        assert {item.label() for item in listed.files} == {"+1 −0 made.txt (new)", "+0 −1 a.txt (deleted)"}
+        await runtime.rewind_files(await runtime.plan_rewind(1))
+        assert tree_state(work) == before
+        await runtime.aclose()
+
+
+def test_what_takes_a_snapshot_first() -> None:
+    from pydantic_ai.tools import ToolDefinition
+
+    from tui.agent.rewind.capability import may_change_files
+    from tui.agent.tools.kinds import RUNS_COMMANDS_METADATA, WRITES_FILES_METADATA
+    from tui.base.metadata_keys import MCP_SERVER_KEY
+
+    def tool(metadata: dict[str, object] | None) -> ToolDefinition:
+        return ToolDefinition(name="t", metadata=metadata)
+
+    assert may_change_files(tool(WRITES_FILES_METADATA)) and may_change_files(tool(RUNS_COMMANDS_METADATA))
+    assert may_change_files(tool({MCP_SERVER_KEY: "github"}))  # deep-tui cannot know what an MCP tool does
+    assert not may_change_files(tool(None)) and not may_change_files(tool({"other": True}))

@@ -55,10 +55,11 @@ _NOTICES = (
     # tier 2: "[older output of X compacted to save context (12,345 characters); saved at …]"
     re.compile(r"compacted to save context \(\d[\d,]* characters\)"),
     re.compile(r"\d[\d,]* characters of [\w, ]+ elided to save context"),
-    re.compile(r"read_file\(path='[^']*', offset=\d+, limit=\d+\)"),
+    re.compile(r"read_file\(path='[^']*'(?:, \w+=\d+)*\)"),
     # previews and pages
     re.compile(r"\[… \d[\d,]* (?:lines omitted|characters cut) …\]"),
-    re.compile(r"\[line cut: \d[\d,]* characters\]"),
+    re.compile(r"\[line cut: \d[\d,]* characters[^\]\n]*\]"),
+    re.compile(r"\[line \d+, characters [\d,]+-[\d,]+ of [\d,]+\]"),
     re.compile(r"\[lines \d+-\d+ of \d+\]"),
     re.compile(r"… stopped after [\d,]+ \w+[^\n]*"),
     re.compile(r"\[deep-tui: [^\]]*\]"),

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import (
+    McpServersStarting,
     PromptAttached,
     TextDelta,
     ToolCallFinished,
@@ -153,6 +154,8 @@ async def _run_turn(
                     elif isinstance(event, PromptAttached):
                         for line in event.lines:
                             print(f"deep-tui: attached {line}", file=err, flush=True)
+                    elif isinstance(event, McpServersStarting):
+                        print(f"deep-tui: {event.describe()}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:

@@ -3,7 +3,8 @@
 Each server lives in a task of its own (:meth:`McpServers.start`, called once the app has drawn its first
 frame, or by ``deep-tui run`` before its turn): it starts the server through pydantic-ai's MCP client
 (:class:`pydantic_ai.mcp.MCPToolset` over a stdio, streamable-HTTP or SSE transport), waits at most the
-server's ``timeout`` for the handshake and its tool list, then pings it every :attr:`health_interval`
+server's ``timeout`` (stretched on a loaded machine: :mod:`tui.agent.mcp.budget`) for the handshake and its
+tool list, then pings it every :attr:`health_interval`
 seconds. A server that fails to start, stops answering or exits becomes ``failed`` with a one-line reason,
 its tools leave the toolset, and every listener hears one notice; the session goes on.
 
@@ -35,6 +36,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from tui.agent.approval.mcp_calls import McpRoute
+from tui.agent.mcp.budget import budget_words, handshake_budget, load_stretch
 from tui.agent.mcp.pool import PoolTool, describe_error
 from tui.agent.mcp.status import McpNotice, McpServerView, McpStatus, McpToolInfo
 from tui.agent.mcp.toolset import McpToolset
@@ -91,6 +93,8 @@ class McpServers:
         self.log_dir = log_dir
         self.environ = dict(os.environ if environ is None else environ)
         self.health_interval = health_interval
+        self.load_stretch: Callable[[], float] = load_stretch
+        """How much slower than idle the machine runs (the handshake budget's factor)."""
         self._servers = {config.name: _Server(config) for config in configs}
         self._initial_notices = list(notices)
         self._listeners: list[Callable[[McpNotice], None]] = []
@@ -118,6 +122,10 @@ class McpServers:
         for server in self._servers.values():
             server.ready = asyncio.Event()
             server.task = asyncio.create_task(self._serve(server), name=f"mcp server {server.config.name}")
+
+    def starting(self) -> tuple[str, ...]:
+        """The servers still starting, in configuration order."""
+        return tuple(name for name, server in self._servers.items() if self._started and server.status == "starting")
 
     async def wait_started(self) -> None:
         """Until no server is ``starting`` (each is bounded by its own timeout)."""
@@ -153,8 +161,9 @@ class McpServers:
         async with AsyncExitStack() as stack:
             try:
                 client = await asyncio.to_thread(importlib.import_module, "tui.agent.mcp.client")  # ~1 s: off the UI
-                async with asyncio.timeout(config.timeout):
-                    toolset = self._build_toolset(client, config, stack)
+                budget = handshake_budget(config.timeout, self.load_stretch())
+                async with asyncio.timeout(budget):
+                    toolset = self._build_toolset(client, config, stack, budget)
                     await stack.enter_async_context(toolset)
                     run_context = _tool_listing_context()
                     server.tools = await toolset.get_tools(run_context)
@@ -162,7 +171,8 @@ class McpServers:
                 server.toolset = toolset
             except TimeoutError:
                 self._fail(server, "failed to start",
-                           f"no answer to the MCP handshake within {config.timeout:g} s{self._stderr_tail(config)}")
+                           f"no answer to the MCP handshake within {budget_words(config.timeout, budget)}"
+                           f"{self._stderr_tail(config)}")
                 return
             except asyncio.CancelledError:
                 self._set(server, "stopped", "deep-tui closed before it started")
@@ -178,7 +188,8 @@ class McpServers:
                 if self._stop.is_set() or server.status != "ready":
                     break
                 if (problem := await self._problem(server)) is not None:
-                    self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
+                    if server.status == "ready":  # not failed meanwhile by a call that found it gone: one notice
+                        self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
                     break
             if server.status == "ready":
                 self._set(server, "stopped", "deep-tui closed it")
@@ -214,13 +225,13 @@ class McpServers:
             return describe_error(error)
         return None
 
-    def _build_toolset(self, client: Any, config: McpServerConfig, stack: AsyncExitStack) -> Any:
+    def _build_toolset(self, client: Any, config: McpServerConfig, stack: AsyncExitStack, budget: float) -> Any:
         """``client``: :mod:`tui.agent.mcp.client` (imported in a thread: fastmcp is a large import)."""
         stderr: TextIO | None = None
         if config.transport == "stdio":
             stderr = stack.enter_context(_open_log(self.log_dir / f"{config.name}.log"))
         return client.build_mcp_toolset(config, workdir=self.workdir, environ=self.environ, stderr=stderr,
-                                 passed=PASSED_ENVIRONMENT)
+                                        passed=PASSED_ENVIRONMENT, handshake_timeout=budget)
 
     def _stderr_tail(self, config: McpServerConfig) -> str:
         """`` (<the last line the server wrote on stderr>)`` (from its log), or nothing."""

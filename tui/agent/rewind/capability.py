@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
@@ -35,3 +36,9 @@ class RewindCapability(AbstractCapability[None]):
         if may_change_files(tool_def):
             await self.checkpoints.before_change()
         return args
+
+    async def after_tool_execute(self, ctx: RunContext[None], *, call: ToolCallPart, tool_def: ToolDefinition,
+                                 args: dict[str, object], result: Any) -> Any:
+        if may_change_files(tool_def):
+            self.checkpoints.after_change()
+        return result

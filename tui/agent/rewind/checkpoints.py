@@ -47,6 +47,11 @@ class PromptCheckpoints:
         self._taken: CheckpointRecord | None = None
         self._lock: asyncio.Lock | None = None
         self._said_large: set[str] = set()
+        self._ending: asyncio.Future[None] | None = None
+        """The background snapshot after a change (:meth:`after_change`)."""
+        self._again = False
+        self._latest: str | None = None
+        """The tree the last background snapshot wrote (the prompt's end, unless another change follows)."""
 
     @property
     def active(self) -> bool:
@@ -69,6 +74,7 @@ class PromptCheckpoints:
             if self._attempted:
                 return
             self._attempted = True
+            await self.settle()
             result = await asyncio.to_thread(self.snapshot_now)
             if result is None or self._message is None:
                 return
@@ -86,15 +92,48 @@ class PromptCheckpoints:
         self.handle.checkpoints.add(record)
         self.handle.record_restore_point()
 
+    def after_change(self) -> None:
+        """A changing call finished: snapshot the tree in the background (while the model reads the result), so
+        the prompt's end has its tree at once. One runs at a time; a call finishing meanwhile runs it again."""
+        if self._taken is None or not self.active:
+            return
+        if self._ending is not None and not self._ending.done():
+            self._again = True
+            return
+        self._again = False
+        self._latest = None
+        self._ending = asyncio.ensure_future(self._snapshot_after())
+
+    async def _snapshot_after(self) -> None:
+        while True:
+            result = await asyncio.to_thread(self.snapshot_now)
+            self._latest = result.tree if result is not None else None
+            if not self._again:
+                return
+            self._again = False
+
+    async def settle(self) -> None:
+        """Wait for a background snapshot (before the next snapshot, the prompt's end, a rewind's plan, the close)."""
+        ending, self._ending = self._ending, None
+        if ending is not None:
+            await ending
+
     async def end(self) -> CheckpointRecord | None:
-        """The prompt ended: record the tree it left (conflicts are found against it); its restore point."""
-        taken, self._taken, self._message = self._taken, None, None
+        """The prompt ended: record the tree it left with its restore point (the snapshot made after its last
+        change, else one now), for conflicts to be found against it. Returns the prompt's restore point."""
+        taken = self._taken
         if taken is None or not self.active:
+            self._taken = self._message = None
             return taken
-        result = await asyncio.to_thread(self.snapshot_now)
-        if result is not None:
+        await self.settle()
+        after, self._latest = self._latest, None
+        self._taken = self._message = None
+        if after is None:
+            result = await asyncio.to_thread(self.snapshot_now)
+            after = result.tree if result is not None else None
+        if after is not None:
             try:
-                await asyncio.to_thread(self._finish, taken, result.tree)
+                await asyncio.to_thread(self._finish, taken, after)
             except (OSError, ShadowRepoError) as error:
                 logger.warning("could not record the end of message %d: %s", taken.message, error)
         return taken

@@ -40,7 +40,7 @@ def apply_plan(rewinder: Rewinder, plan: RestorePlan, handle: SessionHandle, *,
                           source_session=source_session, on_undo_point=handle.record_restore_point)
 
 
-def record_restore(outcome: RestoreOutcome, handle: SessionHandle, *, record: Callable[[ModelRequest], None],
+def record_restore(outcome: RestoreOutcome, handle: SessionHandle, *, record: Callable[[ModelRequest], object],
                    emit: Callable[[FilesRestored], None]) -> None:
     """The note into the history (``record`` appends it), the count into session.json, the event (``emit``)."""
     record(rewind_request(outcome.event))

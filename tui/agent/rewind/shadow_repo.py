@@ -38,7 +38,7 @@ _CONFIG = (
     ("core.symlinks", "true"),
     ("core.filemode", "true"),
     ("core.fsmonitor", "false"),
-    ("core.untrackedCache", "false"),
+    ("core.untrackedCache", "true"),
     ("core.hooksPath", "/dev/null"),
     ("core.quotePath", "false"),
     ("gc.auto", "0"),
@@ -109,6 +109,7 @@ class ShadowRepo:
         self.index_file = self.root / "indexes" / key
         self._lock_file = self.root / "indexes" / f"{key}.lock-deep-tui"
         self._git = git_program()
+        self._ensured = False
 
     # -- set-up -------------------------------------------------------------
 
@@ -121,8 +122,12 @@ class ShadowRepo:
         return None
 
     def ensure(self, deadline: Deadline) -> None:
-        """Create the repository on first use, and (re)write its config, excludes and attributes."""
+        """Create the repository on first use, and (re)write its config, excludes and attributes (once per
+        instance: an open session)."""
         from tui.base.nofollow import make_dirs
+
+        if self._ensured and (self.git_dir / "HEAD").is_file():
+            return
 
         make_dirs(self.index_file.parent)  # refuses a planted link on the way
         if not (self.git_dir / "HEAD").is_file():
@@ -135,6 +140,7 @@ class ShadowRepo:
         make_dirs(info)
         _write_if_changed(info / "attributes", _ATTRIBUTES)
         _write_if_changed(info / "exclude", self._exclude_text())
+        self._ensured = True
 
     def _exclude_text(self) -> str:
         lines = ["# deep-tui: never snapshot the data directory or the project's own .git"]

@@ -43,12 +43,16 @@ def take_snapshot(repo: ShadowRepo, deadline: Deadline, *, max_file_bytes: int =
         remove: list[bytes] = []
         large: list[str] = []
         ignore_rules_changed = False
+        directories: dict[bytes, bool] = {b"": True}
         root = os.fsencode(repo.workdir)
         for raw in paths:
             if raw.endswith(b"/"):
                 continue  # a nested repository (git lists its directory): not snapshotted
             if os.path.basename(raw) == b".gitignore":
                 ignore_rules_changed = True
+            if not _real_directory(root, os.path.dirname(raw), directories):
+                remove.append(raw)  # its directory is gone, or is a link now: never looked at through it
+                continue
             try:
                 info = os.lstat(os.path.join(root, raw))
             except FileNotFoundError:
@@ -78,6 +82,20 @@ def take_snapshot(repo: ShadowRepo, deadline: Deadline, *, max_file_bytes: int =
             _force_remove(repo, [path for path in ignored.split(b"\0") if path], deadline)
         tree = repo.git(["write-tree"], deadline).decode().strip()
     return SnapshotResult(tree, tuple(large))
+
+
+def _real_directory(root: bytes, relative: bytes, known: dict[bytes, bool]) -> bool:
+    """Whether ``relative`` and each directory above it are real directories (no link on the way)."""
+    if relative in known:
+        return known[relative]
+    real = _real_directory(root, os.path.dirname(relative), known)
+    if real:
+        try:
+            real = stat.S_ISDIR(os.lstat(os.path.join(root, relative)).st_mode)
+        except OSError:
+            real = False
+    known[relative] = real
+    return real
 
 
 def _force_remove(repo: ShadowRepo, paths: list[bytes], deadline: Deadline) -> None:

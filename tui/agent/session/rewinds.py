@@ -34,6 +34,7 @@ class SessionRewinds:
 
     async def rewind_points(self) -> list[RewindPoint]:
         """The session's restore points, newest first, each with the files its prompt changed."""
+        await self.checkpoints.settle()
         records = self.handle.checkpoints.read()
         return await asyncio.to_thread(self._rewinder().points, records)
 
@@ -42,6 +43,7 @@ class SessionRewinds:
         :class:`~tui.agent.rewind.restore.RewindError`."""
         if self._busy:
             raise RewindError("a turn is running; rewind when it has finished")
+        await self.checkpoints.settle()
         records = self.handle.checkpoints.read()
         return await asyncio.to_thread(self._rewinder().plan, records, message)
 

@@ -36,6 +36,7 @@ from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
+from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
@@ -51,6 +52,12 @@ each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
+
+ATTACHMENT_SHARE_DIVISOR = 4
+"""A prompt's attached files take at most a quarter of what a request may carry (see ``_attachment_budget``)."""
+PAGE_ROOM_CHARS = 400
+"""A read_file page is this much smaller than the eviction limit: its line numbers and footer fit too (a page the
+chain saved to disk again would only point at itself)."""
 
 
 class SessionRuntime(SessionRewinds, SessionTurns):
@@ -107,7 +114,8 @@ class SessionRuntime(SessionRewinds, SessionTurns):
                                   mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
                                   tool_timeout=settings.tools.timeout,
                                   commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox,
+                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS)
         self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
@@ -123,7 +131,7 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget)
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
@@ -158,6 +166,11 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _attachment_budget(self) -> int:
+        """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
+        is the one part of a request no compaction can cut), and at least one file's eviction limit."""
+        return max(self.manager.eviction_threshold, self.manager.limit // ATTACHMENT_SHARE_DIVISOR)
 
     # -- state -----------------------------------------------------------------
 
@@ -396,6 +409,7 @@ class SessionRuntime(SessionRewinds, SessionTurns):
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        await self.checkpoints.settle()  # the last prompt's end snapshot is recorded before the session closes
         await asyncio.to_thread(self.search.wait_for_records)  # the session's last messages are in the index
         self.manager.close()
         self.handle.close()

@@ -62,7 +62,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                       search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
                       writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
                       mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-                      commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True) -> AgentParts:
+                      commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True,
+                      page_chars: Callable[[], int] | None = None) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
@@ -71,7 +72,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     commands, which run in a sandbox hiding ``data_dir`` and the user config directory (``network``: whether
     they may reach the network; ``sandboxed=False`` only for ``--no-sandbox``); ``mcp``: the MCP servers,
     whose tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say;
-    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it).
+    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it); ``page_chars``: the
+    most characters a read_file page may hold now (what the context keeps inline).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     try:
@@ -83,7 +85,7 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                        saved_dir=data_dir.large_results_dir)
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
     gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
-    toolsets = [file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)]
+    toolsets = [file_toolset(policy, page_chars), memory_toolset(memory), history, shell_toolset(shell)]
     kinds = ToolKinds.of(tool.tool_def for toolset in toolsets for tool in toolset.tools.values())
     gate.command_tools = kinds.command_running
     extra: list[AbstractToolset[None]] = []

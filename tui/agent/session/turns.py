@@ -15,6 +15,7 @@ from pydantic_ai.run import AgentRunResult
 
 from tui.agent.approval.approval_gate import ApprovalGate
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.mcp.servers import McpServers
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderFailure, provider_failure
 from tui.agent.rewind.checkpoints import PromptCheckpoints
@@ -25,7 +26,14 @@ from tui.agent.session.run_events import run_events
 from tui.agent.session.translation import translate
 from tui.agent.shell.execute_tool import ShellState
 from tui.agent.tools.kinds import ToolKinds
-from tui.agent.turn_events import PromptAttached, ToolCallFinished, TurnEvent, TurnFailed, TurnFinished
+from tui.agent.turn_events import (
+    McpServersStarting,
+    PromptAttached,
+    ToolCallFinished,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
 from tui.base.redaction import redact
 from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import ChainEvent, MemoryChanged
@@ -47,6 +55,7 @@ class SessionTurns:
     write_gate: ApprovalGate
     info: RuntimeInfo
     memory_path: Path
+    mcp: McpServers | None
     tool_kinds: ToolKinds
     messages: list[ModelMessage]
     checkpoints: PromptCheckpoints
@@ -79,6 +88,9 @@ class SessionTurns:
             attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
                 yield PromptAttached(tuple(item.describe() for item in attached.attachments))
+            if self.mcp is not None and (starting := self.mcp.starting()):
+                yield McpServersStarting(starting)  # the first request waits for their tools (each bounded)
+                await self.mcp.wait_started()
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
