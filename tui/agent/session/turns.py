@@ -87,7 +87,8 @@ class SessionTurns:
             self.checkpoints.begin(self.handle.meta.message_count + 1)  # the prompt's number, once recorded
             attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
-                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
+                yield PromptAttached(tuple(item.describe() for item in attached.attachments),
+                                     tuple(item.describe() for item in attached.attachments if item.kind == "refused"))
             if self.mcp is not None and (starting := self.mcp.starting()):
                 yield McpServersStarting(starting)  # the first request waits for their tools (each bounded)
                 await self.mcp.wait_started()
