@@ -239,6 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NO_SANDBOX_WARNING = ("deep-tui: warning: --no-sandbox: shell commands (the agent's and !command) run WITHOUT a "
+                      "sandbox: they can read and change anything you can")
+"""Printed on stderr at start whenever ``--no-sandbox`` is given (docs/usage.md, "Running shell commands")."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``deep-tui`` console script."""
     # deep-tui owns the terminal: pydantic-ai's first-run banner would corrupt the screen.
@@ -266,12 +271,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
         parser.error("--retries must be between 0 and 20")
 
+    if args.command == "search":  # the data directory alone: no config, trust or model (a quick command)
+        gc.disable()  # the collector's passes over the start-up's imports only add to a quick command's time
+        from tui.cli.search_command import search_entry
+
+        with redacted_stderr():
+            return _launch(search_entry, args)
     if args.command is None:
         # The app's start-up allocates a lot and frees little: the collector's passes over the growing
         # heap would only delay the first frame. The app enables it again once its session is open.
         gc.disable()
     from tui.cli.launch import launch
 
+    if getattr(args, "sandbox", None) is False and args.command in (None, "run", "serve"):
+        print(NO_SANDBOX_WARNING, file=sys.stderr)
     with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
         return _launch(launch, args)
 

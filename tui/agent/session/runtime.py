@@ -36,6 +36,7 @@ from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
+from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
@@ -51,6 +52,12 @@ each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
 or every session) and read_conversation_message (a recorded message, verbatim).
 Be concise and precise; prefer reading files over guessing."""
+
+ATTACHMENT_SHARE_DIVISOR = 4
+"""A prompt's attached files take at most a quarter of what a request may carry (see ``_attachment_budget``)."""
+PAGE_ROOM_CHARS = 400
+"""A read_file page is this much smaller than the eviction limit: its line numbers and footer fit too (a page the
+chain saved to disk again would only point at itself)."""
 
 
 class SessionRuntime(SessionRewinds, SessionTurns):
@@ -101,6 +108,15 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox,
+                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS)
+        self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -109,25 +125,19 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
+            file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget)
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self.event_history.notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
-        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
-                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
-                                  tool_timeout=settings.tools.timeout,
-                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
         self.mcp = mcp
         self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append)
         """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
@@ -156,6 +166,11 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _attachment_budget(self) -> int:
+        """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
+        is the one part of a request no compaction can cut), and at least one file's eviction limit."""
+        return max(self.manager.eviction_threshold, self.manager.limit // ATTACHMENT_SHARE_DIVISOR)
 
     # -- state -----------------------------------------------------------------
 
