@@ -129,7 +129,10 @@ class ShadowRepo:
         if self._ensured and (self.git_dir / "HEAD").is_file():
             return
 
+        from tui.base.nofollow import check_no_links
+
         make_dirs(self.index_file.parent)  # refuses a planted link on the way
+        check_no_links(self.git_dir)  # a link in its place would point git at another repository
         if not (self.git_dir / "HEAD").is_file():
             if self.git_dir.is_symlink():
                 raise ShadowRepoError(f"{self.git_dir} is a symbolic link; deep-tui does not follow it")
