@@ -195,3 +195,19 @@ def test_what_takes_a_snapshot_first() -> None:
     assert may_change_files(tool(WRITES_FILES_METADATA)) and may_change_files(tool(RUNS_COMMANDS_METADATA))
     assert may_change_files(tool({MCP_SERVER_KEY: "github"}))  # deep-tui cannot know what an MCP tool does
     assert not may_change_files(tool(None)) and not may_change_files(tool({"other": True}))
+
+
+async def test_rewind_off_in_the_config_takes_no_snapshot(tmp_path: Path, work: Path) -> None:
+    from tui.agent.models.choice import choose_model
+    from tui.agent.session.factory import RuntimeFactory, SessionRequest
+    from tui.base.config import RewindSettings, Settings, ToolSettings
+    from tui.base.paths import DataDir
+
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        settings = Settings(base_url=url, tools=ToolSettings(writes="always"), rewind=RewindSettings(enabled=False))
+        factory = RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
+                                 choice=choose_model("openai-chat:loopback", None))
+        runtime = await factory.open_request(SessionRequest())
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        assert runtime.handle.checkpoints.read() == [] and not (tmp_path / "data" / "checkpoints").exists()
+        await runtime.aclose()
