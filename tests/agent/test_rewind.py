@@ -211,3 +211,12 @@ async def test_rewind_off_in_the_config_takes_no_snapshot(tmp_path: Path, work: 
         await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
         assert runtime.handle.checkpoints.read() == [] and not (tmp_path / "data" / "checkpoints").exists()
         await runtime.aclose()
+
+
+async def test_the_messages_with_a_restore_point(tmp_path: Path, work: Path) -> None:
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "talk")
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        assert runtime.restore_point_messages() == frozenset({3})
+        await runtime.aclose()

@@ -233,6 +233,10 @@ class RewindAPI(Protocol):
     """A session's restore points (``/rewind``): :class:`tui.agent.session.runtime.SessionRuntime` has them, the
     stand-in shown while a session opens has none."""
 
+    def restore_point_messages(self) -> frozenset[int]:
+        """The message numbers that have a restore point (the chat marks those prompts)."""
+        ...
+
     async def rewind_points(self) -> list[RewindPoint]:
         """The restore points, newest first, each with the files its prompt changed (``/rewind``)."""
         ...
