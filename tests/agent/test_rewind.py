@@ -5,6 +5,7 @@ left alone, conflicts reported before anything is written, a restore undone, the
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -219,4 +220,20 @@ async def test_the_messages_with_a_restore_point(tmp_path: Path, work: Path) -> 
         await prompt(runtime, served, "talk")
         await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
         assert runtime.restore_point_messages() == frozenset({3})
+        await runtime.aclose()
+
+
+async def test_a_file_that_became_a_directory_and_the_reverse(tmp_path: Path, work: Path) -> None:
+    (work / "x").write_text("a file\n")
+    before = tree_state(work)
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        (work / "x").unlink()
+        (work / "x").mkdir()
+        (work / "x" / "y").write_text("inside\n")
+        shutil.rmtree(work / "sub")
+        (work / "sub").write_text("now a file\n")
+        event = await runtime.rewind_files(await runtime.plan_rewind(1), force=True)
+        assert not event.failed and tree_state(work) == before
         await runtime.aclose()
