@@ -237,3 +237,18 @@ async def test_a_file_that_became_a_directory_and_the_reverse(tmp_path: Path, wo
         event = await runtime.rewind_files(await runtime.plan_rewind(1), force=True)
         assert not event.failed and tree_state(work) == before
         await runtime.aclose()
+
+
+async def test_a_file_name_that_is_not_utf8_is_restored_and_recorded(tmp_path: Path, work: Path) -> None:
+    odd = os.fsdecode(b"caf\xe9.txt")  # Latin-1 bytes: not UTF-8
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        (work / odd).write_text("made outside\n")  # a new file since the restore point, made outside deep-tui
+        plan = await runtime.plan_rewind(1)
+        assert plan.conflicts == (odd,)
+        event = await runtime.rewind_files(plan, {odd: "snapshot"})  # the snapshot has no such file: removed
+        assert not (work / odd).exists() and (work / "a.txt").read_text() == "alpha\n"
+        assert "caf\N{REPLACEMENT CHARACTER}.txt" in event.files
+        assert any(record.get("kind") == "files_restored" for record in runtime.handle.events.read())
+        await runtime.aclose()

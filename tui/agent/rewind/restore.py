@@ -20,6 +20,7 @@ from tui.agent.rewind.snapshot import MAX_FILE_BYTES, take_snapshot
 from tui.agent.rewind.writer import apply_changes
 from tui.chain.events import FilesRestored
 from tui.store.checkpoints_file import CheckpointRecord, CheckpointsFile
+from tui.text.terminal_text import encodable
 
 logger = logging.getLogger(__name__)
 
@@ -228,9 +229,11 @@ class Rewinder:
             logger.warning("the files after the rewind to message %d were not snapshotted: %s",
                            plan.point.message, error)
         written = [change.path for change in changes]
+        # a file name need not be UTF-8: what is recorded (events.jsonl, the note) must be writable as UTF-8
         event = FilesRestored(message=plan.point.message, source_session=source_session or session_id,
-                              count=len(written), files=tuple(written[:50]), kept=tuple(kept), undo=undo_message,
-                              failed=tuple(failures[:20]))
+                              count=len(written), files=tuple(encodable(path) for path in written[:50]),
+                              kept=tuple(encodable(path) for path in kept), undo=undo_message,
+                              failed=tuple(encodable(line) for line in failures[:20]))
         return RestoreOutcome(event, undo, written)
 
 
