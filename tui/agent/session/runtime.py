@@ -141,7 +141,10 @@ class SessionRuntime(SessionRewinds, SessionTurns):
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
         self.mcp = mcp
-        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append)
+        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append,
+                                             timeout=settings.rewind.timeout,
+                                             max_file_bytes=int(settings.rewind.max_file_mb * 1024 * 1024),
+                                             enabled=settings.rewind.enabled)
         """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
         self.write_gate = parts.write_gate
         self.shell = parts.shell
