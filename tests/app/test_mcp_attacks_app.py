@@ -54,8 +54,8 @@ async def test_a_servers_log_notifications_are_visible_text_under_the_app(tmp_pa
         server_log.setLevel(level)
     assert [part.content for part in model.returns] == ["logged", "logged", ESCAPES]  # the model gets the bytes
     said = [line for line in records.lines if "MCP server attack" in line and " says: " in line]
-    assert said == ["MCP server attack (␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m) says: boom "
+    assert sorted(said) == ["MCP server attack (␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m) says: boom "
                     "␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m",
-                    "MCP server attack says: ␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"]
+                    "MCP server attack says: ␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"]  # any order
     assert not any(raw in line for raw in RAW for line in [*records.lines, *notifications, screen])
     assert "␛]0;pwned" in screen  # the echoed result is on screen, made visible

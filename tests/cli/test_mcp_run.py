@@ -62,8 +62,8 @@ def test_a_servers_log_notifications_reach_run_stderr_and_the_log_made_visible(t
     assert "all logged" in result.stdout
     said = [line for line in result.stderr.splitlines() if "MCP server attack" in line]
     visible_escapes = "␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"
-    assert said == [f"deep-tui: warning: MCP server attack (name{visible_escapes}) says: {level} {visible_escapes} end"
-                    for level in ("warning", "error")], result.stderr  # info: the log only
+    assert sorted(said) == [f"deep-tui: warning: MCP server attack (name{visible_escapes}) says: {level} "
+                            f"{visible_escapes} end" for level in ("error", "warning")], result.stderr  # info: the log only
     for text in (result.stdout, result.stderr, (data / "deep-tui.log").read_text(encoding="utf-8")):
         assert not any(character in text for character in "\x1b\x07\x9b")
     assert f"says: info {visible_escapes} end" in (data / "deep-tui.log").read_text(encoding="utf-8")
