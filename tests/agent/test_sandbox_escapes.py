@@ -136,6 +136,27 @@ async def test_a_background_process_cannot_plant_after_the_check(work: Path) -> 
 
 @requires_bwrap
 @requires_git
+async def test_a_bare_repository_planted_or_present_runs_nothing(work: Path, outside: Path) -> None:
+    # git takes any directory holding HEAD, objects/ and refs/ for a repository: no ".git" in the name needed,
+    # and its config may name a work tree and an fsmonitor that `git status` there runs.
+    assert host_git(work, "init", "-q", "--bare", "existing.git").returncode == 0
+    marker = outside / "ran.txt"
+    hook = work / "hook.sh"
+    config = (f"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = {work}\\n"
+              f"\\tfsmonitor = {hook}\\n")
+    attack = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {hook}; chmod +x {hook}; "
+              "mkdir -p fake/objects fake/refs/heads; echo 'ref: refs/heads/main' > fake/HEAD; "
+              f"printf '{config}' > fake/config; printf '{config}' > existing.git/config; echo existing=$?")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), attack)
+    assert "existing=0" not in done.output and "fake/HEAD.blocked-by-deep-tui" in done.status_line()
+    assert (work / "fake" / "HEAD.blocked-by-deep-tui").exists() and not (work / "fake" / "HEAD").exists()
+    for directory in (work / "fake", work / "existing.git"):
+        host_git(directory, "status")
+    assert not marker.exists()
+
+
+@requires_bwrap
+@requires_git
 async def test_an_existing_nested_repository_stays_read_only(work: Path, outside: Path) -> None:
     (work / "vendor" / "lib").mkdir(parents=True)
     assert host_git(work / "vendor" / "lib", "init", "-q").returncode == 0
