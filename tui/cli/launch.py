@@ -183,7 +183,8 @@ def launch(args: argparse.Namespace) -> int:
     if args.command == "rewind":
         from tui.cli.rewind_command import run_rewind_command
 
-        return run_rewind_command(args, context.data_dir, context.workdir)
+        return run_rewind_command(args, context.data_dir, context.workdir,
+                                  max_file_bytes=int(context.settings.rewind.max_file_mb * 1024 * 1024))
     if args.command == "search":
         from tui.cli.search_command import run_search_command
 
