@@ -84,9 +84,9 @@ RACY_SECONDS = 2.0
 
 def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT,
                      cache: ScanCache | None = None) -> GitEntries:
-    """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included); no link is followed and no
-    ``.git`` or ``skip`` directory is entered. ``cache`` (kept between scans) spares listing what did not
-    change."""
+    """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included), and every bare repository
+    below it (by its directory's path); no link is followed and no ``.git`` or ``skip`` directory is entered.
+    ``cache`` (kept between scans) spares listing what did not change."""
     if cache is None:
         return _scan(workdir, set(skip), limit, {})
     with cache.lock:
