@@ -405,6 +405,15 @@ async def test_io_uring_is_not_available(work: Path) -> None:
     assert "io_uring -1 Function not implemented" in done.output
 
 
+@requires_bwrap
+async def test_the_session_keyring_is_out_of_reach(work: Path) -> None:
+    code = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+            "r = libc.syscall(250 if os.uname().machine == 'x86_64' else 219, 0, -3, 0); "
+            "print('keyctl', r, os.strerror(ctypes.get_errno()))")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), f"{PYTHON} -c \"{code}\"")
+    assert "keyctl -1 Operation not permitted" in done.output
+
+
 # -- 5. other projects' data dirs ---------------------------------------------------------------------------
 
 
@@ -577,9 +586,10 @@ def _run_filter(program: bytes, *, arch: int, nr: int, args: tuple[int, ...] = (
         pc += 1
 
 
-@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr"),
-                         [("x86_64", 0xC000003E, 41, 53), ("aarch64", 0xC00000B7, 198, 199)])
-def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int) -> None:
+@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr", "keyctl_nr"),
+                         [("x86_64", 0xC000003E, 41, 53, 250), ("aarch64", 0xC00000B7, 198, 199, 219)])
+def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int,
+                                                    keyctl_nr: int) -> None:
     import errno
 
     from tui.agent.shell.socket_filter import filter_program
@@ -594,6 +604,7 @@ def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, soc
     assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 5)) == allow  # seqpacket
     assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 2 | 0o4000)) == refuse  # datagram, NONBLOCK
     assert _run_filter(program, arch=arch, nr=425) == 0x00050000 | errno.ENOSYS  # io_uring_setup
+    assert _run_filter(program, arch=arch, nr=keyctl_nr) == refuse
     assert _run_filter(program, arch=arch, nr=0) == allow
     assert _run_filter(program, arch=0x40000003, nr=socket_nr) == kill  # another ABI (32-bit x86)
     if machine == "x86_64":
