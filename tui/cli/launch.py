@@ -218,6 +218,11 @@ def launch(args: argparse.Namespace) -> int:
         print(context.pending_project.ignored_line(), file=sys.stderr)
     try:
         factory = open_factory(context)
+        if args.output_format != "text":
+            from tui.cli.structured.runner import run_structured
+
+            prompts = None if args.input_format == "stream-json" else [" ".join(args.prompt)]
+            return run_structured(factory, request, prompts, stream=args.output_format == "stream-json")
         from tui.cli.headless import run_headless
 
         return run_headless(factory, request, " ".join(args.prompt))
