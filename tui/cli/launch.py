@@ -175,7 +175,11 @@ def launch(args: argparse.Namespace) -> int:
     # The app draws on the terminal: its log goes to the file only; the headless commands also
     # print warnings on stderr.
     configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
-                      stderr=args.command in ("run", "sessions", "serve", "rewind"))
+                      stderr=args.command in ("run", "sessions", "serve", "rewind", "export"))
+    if args.command == "export":
+        from tui.cli.export_command import run_export_command
+
+        return run_export_command(args, context.data_dir)
     if args.command == "sessions":
         from tui.cli.session_commands import run_sessions_command
 

@@ -38,6 +38,8 @@ commands:
   deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
   deep-tui run --output-format json | stream-json [--input-format stream-json] [PROMPT...]
                                          the same as JSON for scripts; stream-json input: a turn per stdin line
+  deep-tui export [ID] [--format md|json] [-o FILE]
+                                         a session as Markdown or JSON, to share (secrets redacted)
   deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
@@ -160,6 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--input-format", choices=("text", "stream-json"), default="text",
                      help="stream-json: read the prompts from stdin, one {\"type\": \"user\", \"prompt\": \"...\"} "
                           "per line, each a turn of the same session (needs --output-format json or stream-json)")
+
+    export = commands.add_parser(
+        "export", help="write a session as Markdown or JSON",
+        description="Export a session to share it: its prompts, answers and tool calls (arguments, result "
+                    "previews, the paths of saved outputs), a divider for each summary, and the todo list. Known "
+                    "secrets are redacted. Opens the session read-only (it may be open in the app).")
+    _add_storage_options(export, suppress=True)
+    export.add_argument("session", nargs="?", metavar="ID",
+                        help="the session (any unique id prefix; default: the one used last)")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced if it exists) instead of stdout")
 
     sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
                                    description="List sessions, or rename/delete one.")
