@@ -65,6 +65,8 @@ class ContextBreakdown:
     """Summaries written and then rejected for freeing too little (the history was kept as it was)."""
     other_failed_compactions: int = 0
     """Other compaction attempts that changed nothing (a summarizer error, nothing to summarize…)."""
+    auto_compact: bool = True
+    """False when automatic compaction is off for the session (the pre-flight still keeps requests in the window)."""
     counted: int | None = None
     """The gauge's figure: the provider's count at the last request plus an estimate of what came after
     (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""

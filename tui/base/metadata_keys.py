@@ -45,6 +45,8 @@ MCP_SERVER_KEY = "deep_tui_mcp_server"
 """In a tool definition's metadata (not in messages.json): the MCP server the tool belongs to (it asks first)."""
 RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 """In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""
+CHANGES_MEMORY_KEY = "deep_tui_changes_memory"
+"""In a tool definition's metadata (not in messages.json): the tool changes MEMORY.md (refused in plan mode)."""
 
 def saved_chars(metadata: Mapping[str, object]) -> int | None:
     """The saved output's size in characters, from a tool return's metadata (``None``: not recorded, or not a

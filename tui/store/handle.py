@@ -15,6 +15,7 @@ from tui.store.lock import SessionLock
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import UNTITLED, SessionMeta, UsageSnapshot, title_from
 from tui.store.store_errors import StorageError
+from tui.store.task_state import TaskStateFile
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +28,8 @@ class SessionHandle:
         self.meta = meta
         self.messages = MessagesFile(directory / "messages.json")
         self.events = EventLog(directory / "events.jsonl")
+        self.task_state = TaskStateFile.of(directory, read_only=lock is None)
+        """todos.json: the agent's todo list and the user's standing instructions (read on first use)."""
         self._lock = lock
         self._meta_behind = False
         """session.json lags behind :attr:`meta` (written by :meth:`flush_meta`: at the end of a turn, a compaction,
