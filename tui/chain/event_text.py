@@ -9,10 +9,12 @@ from tui.chain.events import (
     CompactionFinished,
     CompactionStarted,
     EvictedEvent,
+    FilesRestored,
     MemoryChanged,
     UsageEvent,
 )
 from tui.text.cost_text import compaction_cost_text
+from tui.text.terminal_text import visible
 from tui.text.token_text import human_tokens
 from tui.text.tool_call_text import call_source
 from tui.text.wording import plural
@@ -82,4 +84,19 @@ def describe_event(event: ChainEvent) -> str:
                 f"{human_tokens(event.window)} tokens{marker}")
     if isinstance(event, MemoryChanged):
         return f"memory changed: {event.path}"
+    if isinstance(event, FilesRestored):
+        return restored_line(event)
     return event.kind
+
+
+def restored_line(event: FilesRestored) -> str:
+    """``rewind: 3 files back to before message 7 (kept yours: a.py; undo: rewind 12)``."""
+    text = f"rewind: {plural(event.count, 'file')} back to before message {event.message}"
+    notes = []
+    if event.kept:
+        notes.append("kept yours: " + ", ".join(visible(path) for path in event.kept[:5]))
+    if event.failed:
+        notes.append(f"{plural(len(event.failed), 'path')} not restored: {visible(event.failed[0])}")
+    if event.undo is not None:
+        notes.append(f"undo: rewind {event.undo}")
+    return text + (f" ({'; '.join(notes)})" if notes else "")

@@ -50,9 +50,6 @@ from tui.agent.tools.path_policy import PathPolicy
 
 logger = logging.getLogger(__name__)
 
-EXECUTE_TOOL_NAME = "execute"
-
-
 @dataclass
 class ApprovalGate(AbstractCapability[None]):
     """Asks before a file-changing tool runs, as ``policy`` says; ``approver`` is the app's dialog (``None``
@@ -69,6 +66,9 @@ class ApprovalGate(AbstractCapability[None]):
     """The shell commands' policy and granted rules (``None``: the session has no ``execute`` tool)."""
     sandbox_line: str = ""
     """How commands run (shown in the command dialog)."""
+    command_tools: frozenset[str] = frozenset()
+    """The names of the tools that run commands (:class:`~tui.agent.tools.kinds.ToolKinds`): a call is known as a
+    command by them when the run has no tool definitions to read the mark from."""
     modes: ModeGuard | None = None
     """The session's mode: in ``accept-writes`` file writes run without asking (unless ``writes`` is ``never``);
     in ``plan`` the guard refuses every change before this gate is reached."""
@@ -141,11 +141,10 @@ class ApprovalGate(AbstractCapability[None]):
             return True
         return self._refuse(request, denial_message(decision, request))
 
-    @staticmethod
-    def _is_command(ctx: RunContext[None], tool_name: str) -> bool:
+    def _is_command(self, ctx: RunContext[None], tool_name: str) -> bool:
         if ctx.tool_manager is not None and ctx.tool_manager.tools is not None:
             return runs_commands(ctx.tool_manager.get_tool_def(tool_name))
-        return tool_name == EXECUTE_TOOL_NAME
+        return tool_name in self.command_tools
 
     async def _answer_command(self, ctx: RunContext[None], call_id: str, tool_name: str, args: dict[str, Any],
                               position: int, total: int) -> bool | ToolDenied:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +23,16 @@ from tui.agent.shell.sandbox import sandbox_for
 from tui.agent.tools.argument_errors import ToolArgumentErrors
 from tui.agent.tools.file_tools import file_toolset
 from tui.agent.tools.history_search import history_toolset
+from tui.agent.tools.kinds import ToolKinds
 from tui.agent.tools.memory import MemoryFile, memory_toolset
 from tui.agent.tools.path_policy import PathPolicy
 from tui.agent.tools.time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir, user_config_dir
 from tui.store.search.searcher import HistorySearch
+from tui.trust.known_dirs import record_data_dir
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,6 +47,8 @@ class AgentParts:
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
     extra_toolsets: list[AbstractToolset[None]] = field(default_factory=list)
     """Toolsets whose tools are not known in advance (the MCP servers')."""
+    kinds: ToolKinds = field(default_factory=ToolKinds)
+    """The names of the own tools that write files, run commands, change MEMORY.md (from their marks)."""
 
 
 class McpToolSource(Protocol):
@@ -59,7 +66,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                       writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
                       mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
                       commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True,
-                      mode: str = "default", task_tools: FunctionToolset[None] | None = None) -> AgentParts:
+                      page_chars: Callable[[], int] | None = None, mode: str = "default",
+                      task_tools: FunctionToolset[None] | None = None) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
@@ -68,19 +76,26 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     commands, which run in a sandbox hiding ``data_dir`` and the user config directory (``network``: whether
     they may reach the network; ``sandboxed=False`` only for ``--no-sandbox``); ``mcp``: the MCP servers,
     whose tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say;
-    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it); ``mode``: the
-    session's first mode (see :mod:`tui.agent.tasks.modes`); ``task_tools``: the todo tools.
+    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it); ``page_chars``: the
+    most characters a read_file page may hold now (what the context keeps inline); ``mode``: the session's first
+    mode (see :mod:`tui.agent.tasks.modes`); ``task_tools``: the todo tools.
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
+    try:
+        record_data_dir(data_dir.root)  # commands of every later session, wherever, never see this one
+    except OSError as error:
+        logger.warning("cannot record the data directory %s among the known ones: %s", data_dir.root, error)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed),
                        saved_dir=data_dir.large_results_dir)
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
     modes = ModeGuard(mode)
     gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe(), modes=modes)
-    toolsets = [file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)]
+    toolsets = [file_toolset(policy, page_chars), memory_toolset(memory), history, shell_toolset(shell)]
     if task_tools is not None:
         toolsets.append(task_tools)
+    kinds = ToolKinds.of(tool.tool_def for toolset in toolsets for tool in toolset.tools.values())
+    gate.command_tools = kinds.command_running
     extra: list[AbstractToolset[None]] = []
     if mcp is not None:
         mcp.reserved_names = frozenset(name for toolset in toolsets for name in toolset.tools)
@@ -95,4 +110,5 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         capabilities=[LocalWorkspace(workdir), EncodableResponses(), modes, gate, ToolTimeLimit(tool_timeout),
                       ToolArgumentErrors()],
         extra_toolsets=extra,
+        kinds=kinds,
     )
