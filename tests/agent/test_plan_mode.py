@@ -213,3 +213,23 @@ def test_the_mode_comes_from_the_users_config_never_from_a_project() -> None:
         settings_from_mapping({"tools": {"mode": "yolo"}})
     project = without_user_only_keys(ConfigLayer("project", {"tools": {"mode": "accept-writes", "writes": "ask"}}))
     assert project.data == {"tools": {"writes": "ask"}}
+
+
+async def test_the_runtime_is_what_the_app_needs_for_the_task_state(
+        tmp_path: Path, work: Path, server: tuple[str, ChatServerState]) -> None:
+    from tui.agent.runtime_api import TaskStateAPI
+
+    url, _state = server
+    runtime = await factory_for(tmp_path, work, url).open_request(SessionRequest())
+    api: TaskStateAPI = runtime
+    asked: list[tuple[int, int]] = []
+
+    async def consent(tokens: int, limit: int) -> bool:
+        asked.append((tokens, limit))
+        return False
+
+    api.set_summary_consent(consent)
+    assert runtime.manager.ask_before_summary is consent
+    api.set_compaction(auto=False)
+    assert runtime.context_breakdown().auto_compact is False
+    await runtime.aclose()

@@ -5,7 +5,7 @@ each change counted at once so the gauge follows before the next request."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from tui.agent.approval.plan_mode import ModeGuard
 from tui.agent.tasks.board import TaskBoard
@@ -65,3 +65,8 @@ class SessionTaskActions:
                 self.last_usage, compaction_threshold=self.manager.settings.compaction_threshold,
                 summarize_threshold=self.manager.settings.summarize_threshold,
                 auto_compact=self.manager.settings.auto_compact))
+
+    def set_summary_consent(self, ask: Callable[[int, int], Awaitable[bool]] | None) -> None:
+        """Who is asked (tokens, limit) before the pre-flight summarizes a request over the window while automatic
+        compaction is off (the app's dialog); ``None``: nobody, so it only makes pointers and cuts."""
+        self.manager.ask_before_summary = ask
