@@ -154,7 +154,8 @@ async def _run_turn(
                         wrote_text = True
                     elif isinstance(event, PromptAttached):
                         for line in event.lines:
-                            print(f"deep-tui: attached {line}", file=err, flush=True)
+                            how = "not attached:" if line in event.refused else "attached"
+                            print(f"deep-tui: {how} {line}", file=err, flush=True)
                     elif isinstance(event, McpServersStarting):
                         print(f"deep-tui: {event.describe()}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):

@@ -127,6 +127,8 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             chat_model=chat_model,
             file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
+            summary_retry_from=handle.meta.summary_retry_from,  # a `run --continue` waits as the last run did
+            on_summary_backoff=handle.record_summary_backoff,
         )
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
