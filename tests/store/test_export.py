@@ -51,11 +51,11 @@ def conversation() -> list[ModelMessage]:
 
 def fixed_document(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    (tmp_path / "todos.json").write_text(json.dumps([
+    (tmp_path / "todos.json").write_text(json.dumps({"todos": [
         {"content": "find the port", "status": "completed"},
-        {"content": "set it to 8080", "status": "in_progress"},
+        {"content": "set it to 8080", "status": "in_progress", "active_form": "setting it"},
         {"content": "restart", "status": "pending"},
-    ]), encoding="utf-8")
+    ], "keep": [{"text": "never touch migrations/", "added": 1_790_000_000.0}]}), encoding="utf-8")
     meta = SessionMeta(id="0123456789ab", title="fix the port", created=1_790_000_000.0, updated=1_790_000_600.0,
                        message_count=9, model="openai-chat:gpt-4.1")
     return read_document(meta, conversation(), tmp_path)
@@ -76,6 +76,7 @@ def test_markdown_export_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "`/data/large_tool_results/call-2.txt`, 48,213 characters" in text
     assert "**Context compacted:** 6 earlier messages summarized" in text
     assert "- [x] find the port (completed)" in text and "- [ ] restart (pending)" in text
+    assert "## Standing instructions\n\n- never touch migrations/" in text
 
 
 def test_json_export_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,17 +89,21 @@ def test_json_export_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     [_, grep] = [entry for entry in data["entries"] if entry["kind"] == "tool_call"]
     assert grep["args"] == '{"pattern":"port"}' and grep["saved_path"] == "/data/large_tool_results/call-2.txt"
     assert data["entries"][0]["index"] == 0
-    assert len(data["todos"]) == 3 and KEY not in text
+    assert len(data["todos"]) == 3 and data["keep"] == ["never touch migrations/"] and KEY not in text
 
 
 def test_a_bad_or_linked_todo_list_is_left_out(tmp_path: Path) -> None:
     meta = SessionMeta(id="x")
     (tmp_path / "todos.json").write_text("{not json", encoding="utf-8")
-    assert read_document(meta, [], tmp_path).todos == []
+    document = read_document(meta, [], tmp_path)
+    assert document.todos == [] and document.warning and "unreadable" in document.warning
+    assert (tmp_path / "todos.json").read_text(encoding="utf-8") == "{not json", "an export changes nothing"
     (tmp_path / "todos.json").unlink()
-    (tmp_path / "elsewhere.json").write_text('[{"content": "planted", "status": "pending"}]', encoding="utf-8")
+    planted = '{"todos": [{"content": "planted", "status": "pending"}]}'
+    (tmp_path / "elsewhere.json").write_text(planted, encoding="utf-8")
     (tmp_path / "todos.json").symlink_to(tmp_path / "elsewhere.json")
-    assert read_document(meta, [], tmp_path).todos == []
+    document = read_document(meta, [], tmp_path)
+    assert document.todos == [] and document.warning and "not read" in document.warning
 
 
 def test_export_command_prints_or_writes_the_newest_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -3,7 +3,6 @@ with every string redacted (known secrets) and defused (control characters made 
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,20 +23,15 @@ from pydantic_ai.messages import (
 )
 
 from tui.base.metadata_keys import EVICTED_PATH_KEY, SAVED_CHARS_KEY, summary_info
-from tui.base.nofollow import read_bytes
 from tui.base.redaction import known_secrets, redact
 from tui.store.meta import SessionMeta
+from tui.store.task_state import TaskStateFile
 from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 
 EXPORT_VERSION = 1
 """``version`` of the JSON export; bumped when a field changes meaning or goes away."""
-
-TODOS_FILE = "todos.json"
-"""The session's todo list, when it has one: a list of ``{"content", "status"}``."""
-
-MAX_TODOS_BYTES = 1 << 20
 
 
 def clean(text: str, secrets: frozenset[str] | None = None) -> str:
@@ -74,6 +68,8 @@ class SessionDocument:
     meta: SessionMeta
     entries: list[ExportEntry] = field(default_factory=list)
     todos: list[dict[str, str]] = field(default_factory=list)
+    keep: list[str] = field(default_factory=list)
+    """The user's standing instructions (``/keep``)."""
     warning: str | None = None
 
 
@@ -85,7 +81,9 @@ def read_document(meta: SessionMeta, messages: Sequence[ModelMessage], directory
     def clean(text: str) -> str:
         return visible(redact(text, secrets))
 
-    document = SessionDocument(meta=meta, todos=_todos(directory / TODOS_FILE), warning=warning)
+    todos, keep, task_warnings = _task_state(directory)
+    warning = "; ".join(part for part in (warning, *task_warnings) if part) or None
+    document = SessionDocument(meta=meta, todos=todos, keep=keep, warning=warning)
     calls: dict[str, ExportEntry] = {}
     entries = document.entries
     for index, message in enumerate(messages):
@@ -149,30 +147,10 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _todos(path: Path) -> list[dict[str, str]]:
-    """The todo list, if the session has a readable one (a bad file is logged and left out, never fatal)."""
-    try:
-        if path.lstat().st_size > MAX_TODOS_BYTES:
-            logger.warning("todo list %s not exported: larger than %d bytes", path, MAX_TODOS_BYTES)
-            return []
-        data = read_bytes(path)
-    except FileNotFoundError:
-        return []
-    except OSError as error:  # a link planted in its place, unreadable
-        logger.warning("todo list %s not exported: %s", path, error)
-        return []
-    try:
-        raw = json.loads(data)
-    except ValueError as error:
-        logger.warning("todo list %s not exported: %s", path, error)
-        return []
-    items = raw.get("todos") if isinstance(raw, dict) else raw
-    if not isinstance(items, list):
-        return []
-    todos = []
-    for item in items:
-        if isinstance(item, dict) and isinstance(item.get("content"), str):
-            status = item.get("status")
-            todos.append({"content": clean(item["content"]),
-                          "status": clean(status) if isinstance(status, str) else "pending"})
-    return todos
+def _task_state(directory: Path) -> tuple[list[dict[str, str]], list[str], list[str]]:
+    """The session's todo list and standing instructions (todos.json, read-only: an unreadable or linked file
+    is left alone, and said in the returned warnings)."""
+    state_file = TaskStateFile.of(directory, read_only=True)
+    state = state_file.state
+    todos = [{"content": clean(item.content), "status": item.status} for item in state.todos]
+    return todos, [clean(line.text) for line in state.keep], state_file.warnings

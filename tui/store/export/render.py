@@ -40,6 +40,10 @@ def render_markdown(document: SessionDocument) -> str:
         out += [f"*Note: {clean(document.warning)}*", ""]
     for entry in document.entries:
         out += _markdown_entry(entry)
+    if document.keep:
+        out += ["## Standing instructions", ""]
+        out += [f"- {line}" for line in document.keep]
+        out.append("")
     if document.todos:
         out += ["## Todo list", ""]
         out += [f"- [{_TODO_MARK.get(item['status'], ' ')}] {item['content']} ({item['status']})"
@@ -92,5 +96,6 @@ def render_json(document: SessionDocument) -> str:
         "warning": clean(document.warning) if document.warning else None,
         "entries": [entry.to_dict() for entry in document.entries],
         "todos": document.todos,
+        "keep": document.keep,
     }
     return json.dumps(obj, ensure_ascii=False, indent=1) + "\n"
