@@ -21,8 +21,8 @@ from pydantic_ai.messages import (
 from tui.base.metadata_keys import EVICTED_PATH_KEY, SAVED_CHARS_KEY
 from tui.base.paths import DataDir
 from tui.chain.summary_message import make_summary_message
-from tui.cli.export_command import export_session
 from tui.store import SessionStore
+from tui.store.export import export_session
 
 MESSAGES = 10_000
 

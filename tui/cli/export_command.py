@@ -11,23 +11,11 @@ from tui.base.paths import DataDir
 from tui.text.terminal_text import visible
 
 
-def export_session(data_dir: DataDir, session_id: str, fmt: str) -> str:
-    """The session (opened read-only: the app may have it open) rendered as ``md`` or ``json``."""
-    from tui.store import SessionStore
-    from tui.store.export import read_document, render_json, render_markdown
-
-    store = SessionStore(data_dir)
-    handle = store.open(session_id, read_only=True)
-    loaded = handle.messages.load()
-    warning = "; ".join(part for part in (*handle.warnings, loaded.warning or "") if part) or None
-    document = read_document(handle.meta, loaded.messages, handle.directory, warning)
-    return render_json(document) if fmt == "json" else render_markdown(document)
-
-
 def run_export_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     """Print the export, or write it to ``-o FILE`` (atomically, no link followed) and say where."""
     from tui.base.atomic import write_atomic
     from tui.store import SessionStore
+    from tui.store.export import export_session
     from tui.store.store_errors import StoreError
 
     store = SessionStore(data_dir)

@@ -290,6 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--input-format stream-json needs --output-format json or stream-json")
     elif args.command == "run" and not " ".join(args.prompt).strip():
         parser.error("the prompt is empty")
+    if args.command == "run" and _is_keep(args.prompt) and args.output_format != "text":
+        parser.error("/keep prints its lines as text: leave out --output-format")
     if args.command == "run" and _is_keep(args.prompt) and not (args.continue_ or args.resume):
         parser.error("/keep adds a standing instruction to a session: give --continue or --resume ID")
     if args.command == "trust" and args.list and args.directory:

@@ -490,6 +490,19 @@ class MainScreen(Screen[None]):
         """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""
         self.rewinds.open()
 
+    def export(self, target: str = "") -> None:
+        """``/export [FILE]``: written in a thread; the path (or why not) is shown when done."""
+        if not self.ready:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        from tui.app.chat.export_action import export_current
+
+        async def run() -> None:
+            line, failed = await export_current(self.state.runtime, target)
+            self.notify(line, severity="error" if failed else "information", timeout=10, markup=False)
+
+        self.run_worker(run(), group="export")
+
     def toggle_panel(self, tab: str) -> None:
         """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""
         if tab == "evicted-tab":
