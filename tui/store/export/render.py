@@ -98,4 +98,4 @@ def render_json(document: SessionDocument) -> str:
         "todos": document.todos,
         "keep": document.keep,
     }
-    return json.dumps(obj, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
