@@ -8,7 +8,7 @@ from pathlib import Path
 from tui.base.atomic import write_atomic
 from tui.base.paths import DataDir
 from tui.store.export.document import read_document
-from tui.store.export.render import render_json, render_markdown
+from tui.store.export.document_formats import render_json, render_markdown
 from tui.store.session_store import SessionStore
 
 EXPORTS_DIR = "exports"
