@@ -84,6 +84,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         ("writes", getattr(args, "writes", None)),
         ("commands", getattr(args, "commands", None)),
         ("sandbox", getattr(args, "sandbox", None)),
+        ("mode", getattr(args, "mode", None)),
     ) if value is not None}
     pending: PendingProject | None = None
     project_servers: tuple[McpServerConfig, ...] = ()

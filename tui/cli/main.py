@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from tui import __version__
+from tui.base.config import MODE_NAMES
 from tui.base.console import redacted_stderr, silence_stdout
 from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
@@ -36,6 +37,8 @@ offline stand-in model (type 'help' to it)."""
 EPILOG = """\
 commands:
   deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
+  deep-tui run -c "/keep TEXT"           add a standing instruction to a session (no model request);
+                                         "/keep" alone lists them
   deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
@@ -115,6 +118,10 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                           default=argparse.SUPPRESS,
                           help="refuse every shell command ([tools] commands = \"never\"); by default the app asks "
                                "each time and 'run' refuses")
+    parser.add_argument("--mode", choices=MODE_NAMES, default=default,
+                        help="the session's mode: default (changes ask first), accept-writes (file writes and edits "
+                             "run without asking), plan (nothing is changed: the agent reads and plans) ([tools] "
+                             "mode in your config; Shift+Tab cycles it in the app)")
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default=default,
                         help="run shell commands (the agent's and !command) WITHOUT the bubblewrap sandbox: they "
                              "can then read and change anything you can; only where no sandbox can be set up")
@@ -255,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--fork needs --continue or --resume ID")
     if args.command == "run" and not " ".join(args.prompt).strip():
         parser.error("the prompt is empty")
+    if args.command == "run" and _is_keep(args.prompt) and not (args.continue_ or args.resume):
+        parser.error("/keep adds a standing instruction to a session: give --continue or --resume ID")
     if args.command == "trust" and args.list and args.directory:
         parser.error("trust --list takes no directory")
     if args.command == "rewind" and args.message is None and (args.code or args.conversation or args.dry_run
@@ -287,6 +296,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(NO_SANDBOX_WARNING, file=sys.stderr)
     with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
         return _launch(launch, args)
+
+
+def _is_keep(prompt: Sequence[str]) -> bool:
+    words = " ".join(prompt).split()
+    return bool(words) and words[0] == "/keep"
 
 
 def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
