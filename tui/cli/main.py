@@ -37,12 +37,12 @@ offline stand-in model (type 'help' to it)."""
 EPILOG = """\
 commands:
   deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
+  deep-tui run -c "/keep TEXT"           add a standing instruction to a session (no model request);
+                                         "/keep" alone lists them
   deep-tui run --output-format json | stream-json [--input-format stream-json] [PROMPT...]
                                          the same as JSON for scripts; stream-json input: a turn per stdin line
   deep-tui export [ID] [--format md|json] [-o FILE]
                                          a session as Markdown or JSON, to share (secrets redacted)
-  deep-tui run -c "/keep TEXT"           add a standing instruction to a session (no model request);
-                                         "/keep" alone lists them
   deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
