@@ -203,3 +203,23 @@ def test_an_interrupt_ends_the_turn_with_an_interrupted_result_and_130(tmp_path:
     [result] = results(lines)
     assert result["exit_reason"] == "interrupted" and result["signal"] == "SIGINT" and result["exit_code"] == 130
     assert "Traceback" not in err
+
+
+def test_an_interrupt_between_turns_ends_the_session_with_stdin_still_open(tmp_path: Path) -> None:
+    """A script that keeps the pipe open: Ctrl+C while deep-tui waits for the next line ends it (it used to wait
+    for the stdin reader, so for ever)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "run", "--data-dir", str(tmp_path / "data"), "--model", "offline",
+         "--output-format", "json", "--input-format", "stream-json"],
+        cwd=tmp_path, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write('{"prompt": "hello"}\n')
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["exit_reason"] == "success"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=120) == 130  # the bound is a hang guard, not a speed target
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

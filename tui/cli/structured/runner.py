@@ -14,6 +14,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from typing import Any, TextIO
@@ -67,12 +68,30 @@ async def _from_list(prompts: Iterable[str]) -> AsyncGenerator[str | None]:
 
 async def _stdin_prompts(err: TextIO) -> AsyncGenerator[str | None]:
     """One prompt per stdin line: ``{"type": "user", "prompt": "…"}`` (``type`` optional). ``None`` stands for
-    a bad line (said on stderr). Lines are read in a thread, so a signal still stops the wait."""
+    a bad line (said on stderr). A daemon thread reads stdin, so neither a signal between turns nor the exit
+    ever waits for a writer that keeps the pipe open."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def hand_over(raw: str | None) -> bool:
+        try:
+            loop.call_soon_threadsafe(lines.put_nowait, raw)
+        except RuntimeError:  # the loop is closed: nobody reads any more
+            return False
+        return True
+
+    def read() -> None:
+        try:
+            for raw in sys.stdin:
+                if not hand_over(raw):
+                    return
+        except (OSError, ValueError) as error:  # stdin closed or undecodable
+            logger.warning("stdin: %s", error)
+        hand_over(None)
+
+    threading.Thread(target=read, name="stdin-prompts", daemon=True).start()
     number = 0
-    while True:
-        raw = await asyncio.to_thread(sys.stdin.readline)
-        if not raw:
-            return
+    while (raw := await lines.get()) is not None:
         number += 1
         if not raw.strip():
             continue
