@@ -31,6 +31,8 @@ from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
+from tui.agent.skills.catalog import SkillCatalog, skills_instructions
+from tui.agent.skills.tools import skills_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
@@ -78,10 +80,12 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
         mcp: McpServers | None = None,
+        skills: SkillCatalog | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
         reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
-        they outlive the session)."""
+        they outlive the session). ``skills``: the skills offered (their names and descriptions in the
+        instructions, ``load_skill`` and ``read_skill_resource`` among the tools)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -151,12 +155,14 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
-        self._toolsets = parts.toolsets
+        self.skills = skills or SkillCatalog()
+        self._skills_instructions = [text] if (text := skills_instructions(self.skills)) else []
+        self._toolsets = [*parts.toolsets, *([skills_toolset(self.skills)] if self.skills else [])]
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
-                          self.project_instructions],
-            toolsets=[*parts.toolsets, *parts.extra_toolsets],
+                          self.project_instructions, *self._skills_instructions],
+            toolsets=[*self._toolsets, *parts.extra_toolsets],
             capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
                           CostCapability(self.cost)],
         )
@@ -352,7 +358,8 @@ class SessionRuntime(SessionRewinds, SessionTurns):
         return self.manager.plan_compaction(self.messages)
 
     def _instructions(self) -> list[str]:
-        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions()]
+        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions(),
+                *self._skills_instructions]
 
     def refresh_instructions(self) -> bool:
         """Look at the project instruction files again; when they changed, count them again and report the usage
