@@ -15,6 +15,7 @@ from pydantic_ai.tools import ToolDefinition
 from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.hooks.capability import HookCapability
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
@@ -30,6 +31,7 @@ from tui.agent.session.project_instructions import ProjectInstructionsSource
 from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
+from tui.agent.shell.execute_tool import ShellState
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
 from tui.agent.skills.tools import skills_toolset
@@ -163,7 +165,8 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
                           self.project_instructions, *self._skills_instructions],
             toolsets=[*self._toolsets, *parts.extra_toolsets],
-            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
+            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self._hooks(parts.shell),
+                          *self.manager.capabilities(),
                           CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
@@ -177,6 +180,20 @@ class SessionRuntime(SessionRewinds, SessionTurns):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _hooks(self, shell: ShellState) -> list[HookCapability]:
+        """The ``[[hooks.pre_tool]]`` / ``[[hooks.post_tool]]`` capability (none when no hook is configured); a
+        hook runs in the commands' sandbox, and not at all when the sandbox is on but cannot run."""
+        if not (self.settings.hooks.pre_tool or self.settings.hooks.post_tool):
+            return []
+        sandbox = shell.sandbox
+
+        def launch(command: str) -> tuple[list[str], dict[str, str] | None]:
+            if (why := sandbox.unavailable()) is not None:
+                return ["/bin/sh", "-c", "echo \"$0\" >&2; exit 1", f"hooks run sandboxed, and {why}"[:300]], None
+            return sandbox.argv(command), sandbox.environment()
+
+        return [HookCapability(self.settings.hooks, launch, self.info.warnings.append, self.handle.id)]
 
     def _attachment_budget(self) -> int:
         """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
