@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 FaultKind = Literal["faithful", "raises", "timeout", "garbage", "inflate", "drops", "extractive"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("faithful", "raises", "timeout", "garbage", "inflate", "drops", "extractive")
-ActionKind = Literal["turn", "resume", "fork", "compact"]
+ActionKind = Literal["turn", "resume", "fork", "compact", "keep", "mode"]
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,8 @@ class ToolCallSpec:
 
 @dataclass(frozen=True)
 class Action:
-    """One step of a session: a user turn (tool batches then an answer), a resume from disk, a fork, or a
-    manual ``/compact <focus>``."""
+    """One step of a session: a user turn (tool batches then an answer), a resume from disk, a fork, a
+    manual ``/compact <focus>``, a ``/keep <text>`` standing instruction, or a switch to the mode ``text``."""
 
     kind: ActionKind
     prompt: str = ""
@@ -34,6 +34,8 @@ class Action:
     """Tool-call batches of a turn, one model response each (several calls in one batch run in parallel)."""
     answer: str = ""
     focus: str = ""
+    text: str = ""
+    """The ``/keep`` line, or the mode switched to."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -45,7 +47,7 @@ class Action:
         batches = tuple(tuple(ToolCallSpec(c["tool"], dict(c["args"])) for c in batch)
                         for batch in data.get("batches", ()))
         return cls(kind=data["kind"], prompt=data.get("prompt", ""), batches=batches,
-                   answer=data.get("answer", ""), focus=data.get("focus", ""))
+                   answer=data.get("answer", ""), focus=data.get("focus", ""), text=data.get("text", ""))
 
 
 @dataclass(frozen=True)

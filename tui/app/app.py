@@ -347,6 +347,9 @@ class DeepTuiApp(App[int]):
     def action_mcp(self) -> None:
         self.main_screen.mcp()
 
+    def action_rewind(self) -> None:
+        self.main_screen.rewind()
+
     def action_memory(self) -> None:
         self.main_screen.toggle_panel("memory-tab")
 
