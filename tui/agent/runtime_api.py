@@ -22,6 +22,7 @@ from tui.chain.summary_plan import SummaryPlan
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
+    from tui.agent.extensions import Extensions
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
@@ -309,6 +310,8 @@ class RuntimeFactoryAPI(Protocol):
 
     mcp: McpServers | None
     """The process's MCP servers (``None``: none configured); the app starts them after its first frame."""
+    extensions: Extensions
+    """The skills and custom slash commands of the user and (when trusted) the project."""
 
     async def open_session(self, session_id: str) -> SessionRuntimeAPI: ...
 

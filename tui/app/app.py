@@ -31,7 +31,7 @@ from tui.app.approval_dialogs import CommandDialogApprover, DialogApprover
 from tui.app.chat.main_screen import Approvers, MainScreen
 from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
-from tui.app.command_registry import bindings
+from tui.app.command_registry import bindings, find, use_custom_commands
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.palette import DeepTuiCommands
@@ -191,8 +191,10 @@ class DeepTuiApp(App[int]):
         self._start_background()
 
     def _start_background(self) -> None:
-        """What the open session's factory runs in the background: the search index's refresh, the MCP servers."""
+        """What the open session's factory brings: its custom commands in the registry; in the background, the
+        search index's refresh and the MCP servers."""
         if self.factory is not None:
+            self._use_extensions(self.factory)
             self.factory.search.start_refresh(on_indexing=IndexNotes(self))
         self._start_mcp()
 
@@ -311,6 +313,31 @@ class DeepTuiApp(App[int]):
     def action_model(self, name: str = "") -> None:
         """``/model NAME`` switches the model; ``/model`` opens the chooser."""
         self.main_screen.models.open(name)
+
+    def _use_extensions(self, factory: RuntimeFactoryAPI) -> None:
+        """Offer the custom slash commands the factory read; say what was skipped (a clash, a bad file)."""
+        extensions = factory.extensions
+        skipped = use_custom_commands(list(extensions.commands.commands.values()))
+        for line in [*extensions.warnings, *skipped]:
+            logger.warning("%s", line)
+            self.notify(line, title="Skills and commands", severity="warning", timeout=10, markup=False)
+
+    def action_custom_command(self, name: str, arguments: str = "") -> None:
+        """A custom command chosen in the palette: its prompt is sent (``$ARGUMENTS`` empty)."""
+        command = find(name)
+        if command is not None and command.custom is not None:
+            self.main_screen.prompts.send(command.custom.expand(arguments))
+
+    def action_skills(self) -> None:
+        """``/skills``: the skills and custom commands, and what was skipped."""
+        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.skills_list import skills_listing
+
+        factory = self.session.factory
+        if factory is None:
+            self.notify("The session is still opening; try /skills again in a moment.", timeout=4)
+            return
+        self.push_screen(TextViewerModal("Skills and custom commands", skills_listing(factory.extensions)))
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

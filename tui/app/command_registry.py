@@ -1,4 +1,9 @@
-"""The one list of commands: slash commands, key bindings, the palette, help and the footer read it."""
+"""The one list of commands: slash commands, key bindings, the palette, help and the footer read it.
+
+The built-in commands come first; the user's and a trusted project's custom commands (``commands/NAME.md``) are
+added once the session's factory has read them (:func:`use_custom_commands`). A custom command never replaces a
+built-in of the same name: it is left out, and said.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 from textual.fuzzy import Matcher
+
+from tui.agent.slash_commands.custom import CustomCommand
 
 
 @dataclass(frozen=True)
@@ -21,10 +28,22 @@ class Command:
     argument: str | None = None
     """Shown as ``/name <argument>``; the text after the command is passed to the action."""
     in_footer: bool = True
+    custom: CustomCommand | None = None
+    """For a custom command: its file (the prompt it sends); ``None`` for a built-in."""
 
     @property
     def slash(self) -> str:
         return f"/{self.name}" + (f" [{self.argument}]" if self.argument else "")
+
+    @property
+    def origin(self) -> str | None:
+        """``user`` or ``project`` for a custom command (shown beside it); ``None`` for a built-in."""
+        return self.custom.origin if self.custom is not None else None
+
+    @property
+    def shown_description(self) -> str:
+        """The description as the completion, palette and F1 show it (a custom command's says whose it is)."""
+        return f"{self.description} ({self.origin})" if self.origin else self.description
 
 
 # The order is the footer's: on a narrow terminal the last ones are cut, so F1 (which lists them all) comes first.
@@ -44,10 +63,33 @@ COMMANDS: tuple[Command, ...] = (
     Command("rewind", "Take back what a prompt changed (Esc Esc)", "rewind", in_footer=False),
     Command("export", "Save this session as Markdown (or .json)", "export", argument="file",
             in_footer=False),
+    Command("skills", "Skills and custom commands: what is offered, whose, what was skipped", "skills",
+            in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 
+BUILT_IN_NAMES = frozenset(command.name for command in COMMANDS)
+_custom: tuple[Command, ...] = ()
 _BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def use_custom_commands(commands: list[CustomCommand]) -> list[str]:
+    """Offer ``commands`` from now on (replacing those offered before); returns a line for each one left out
+    because a built-in command has its name."""
+    global _custom, _BY_NAME
+    clashes = [f"/{command.name} ({command.path}) is a built-in command: the file is not used"
+               for command in commands if command.name in BUILT_IN_NAMES]
+    _custom = tuple(
+        Command(command.name, command.description, f"custom_command({command.name!r})", argument=command.argument_hint or "arguments",
+                in_footer=False, custom=command)
+        for command in commands if command.name not in BUILT_IN_NAMES)
+    _BY_NAME = {command.name: command for command in all_commands()}
+    return clashes
+
+
+def all_commands() -> tuple[Command, ...]:
+    """The built-in commands, then the custom ones."""
+    return COMMANDS + _custom
 
 
 def find(name: str) -> Command | None:
@@ -72,10 +114,10 @@ def rank(query: str, *, descriptions: bool = True) -> list[tuple[Command, float]
     """
     text = query.strip().lstrip("/")
     if not text:
-        return [(command, 0.0) for command in COMMANDS]
+        return [(command, 0.0) for command in all_commands()]
     matcher = Matcher(text)
     scored: list[tuple[int, float, int, Command]] = []
-    for order, command in enumerate(COMMANDS):
+    for order, command in enumerate(all_commands()):
         name_score = matcher.match(command.name)
         if name_score > 0:
             scored.append((1, name_score, -order, command))
@@ -89,7 +131,7 @@ def rank(query: str, *, descriptions: bool = True) -> list[tuple[Command, float]
 def closest(name: str, limit: int = 3) -> list[Command]:
     """The commands a mistyped name most likely meant (``/contxt`` → /context), best first."""
     name = name.strip().lstrip("/").lower()
-    names = [command.name for command in COMMANDS]
+    names = [command.name for command in all_commands()]
     found = difflib.get_close_matches(name, names, n=limit, cutoff=0.5)
     found += [command.name for command, _ in rank(name, descriptions=False) if command.name not in found]
     return [_BY_NAME[found_name] for found_name in found[:limit]]
@@ -99,7 +141,7 @@ def unknown_command_message(text: str) -> str:
     """What to tell someone who typed a command that does not exist."""
     name = text.split()[0]
     guesses = closest(name)
-    known = ", ".join(f"/{command.name}" for command in COMMANDS)
+    known = ", ".join(f"/{command.name}" for command in all_commands())
     guess = f" — did you mean {' or '.join('/' + command.name for command in guesses)}?" if guesses else "."
     return (f"{name} is not a command{guess} Known: {known}. "
             f"To send a message that starts with /, begin it with //.")

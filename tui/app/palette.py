@@ -7,7 +7,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from tui.app.command_registry import COMMANDS, Command, rank
+from tui.app.command_registry import Command, all_commands, rank
 
 FORK_HERE = "Fork at the selected message"
 
@@ -35,8 +35,8 @@ class DeepTuiCommands(Provider):
         if target is not None:
             yield DiscoveryHit(FORK_HERE, target.action_fork_here,  # type: ignore[attr-defined]
                                help="a new session with this message and everything before it")
-        for command in COMMANDS:
-            yield DiscoveryHit(f"/{command.name}", partial(self._run, command), help=command.description)
+        for command in all_commands():
+            yield DiscoveryHit(f"/{command.name}", partial(self._run, command), help=command.shown_description)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -47,4 +47,4 @@ class DeepTuiCommands(Provider):
         for command, score in rank(query):
             name = f"/{command.name}"
             shown = matcher.highlight(name) if matcher.match(name) > 0 else Content(name)
-            yield Hit(score, shown, partial(self._run, command), text=name, help=command.description)
+            yield Hit(score, shown, partial(self._run, command), text=name, help=command.shown_description)

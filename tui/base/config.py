@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tui.base.hooks_config import HooksConfigError, HookSettings, parse_hooks_table
 from tui.base.mcp_config import McpConfigError, McpSettings, parse_mcp_table
 from tui.base.nofollow import LinkRefusedError, open_file
 
@@ -198,6 +199,8 @@ class Settings:
     mcp: McpSettings = field(default_factory=McpSettings)
     rewind: RewindSettings = field(default_factory=RewindSettings)
     """``[rewind]``: restore points (see docs/usage.md, "Taking changes back")."""
+    hooks: HookSettings = field(default_factory=HookSettings)
+    """``[[hooks.EVENT]]``: commands run before/after tool calls (see :mod:`tui.base.hooks_config`)."""
     """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
@@ -231,7 +234,7 @@ _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "
 _CONTEXT_BOOL_KEYS = {"auto_compact"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind", "hooks"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -259,6 +262,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     tools = ToolSettings()
     rewind = RewindSettings()
     mcp = McpSettings()
+    hooks = HookSettings()
     for key, value in data.items():
         if key == "context":
             context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS,
@@ -273,6 +277,11 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
             try:
                 mcp = parse_mcp_table(value, source)
             except McpConfigError as error:
+                raise ConfigError(str(error)) from None
+        elif key == "hooks":
+            try:
+                hooks = parse_hooks_table(value, source)
+            except HooksConfigError as error:
                 raise ConfigError(str(error)) from None
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
@@ -291,7 +300,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         provider_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, rewind=rewind, **top)
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, rewind=rewind, hooks=hooks,
+                    **top)
 
 
 def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str],

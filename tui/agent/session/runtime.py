@@ -16,6 +16,7 @@ from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.plan_mode import USER_COMMAND_REFUSAL
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.hooks.capability import HookCapability
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
@@ -32,7 +33,10 @@ from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
+from tui.agent.shell.execute_tool import ShellState
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
+from tui.agent.skills.catalog import SkillCatalog, skills_instructions
+from tui.agent.skills.tools import skills_toolset
 from tui.agent.tasks.board import TaskBoard
 from tui.agent.tasks.todo_tools import todo_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
@@ -83,10 +87,12 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
         mcp: McpServers | None = None,
+        skills: SkillCatalog | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
         reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
-        they outlive the session)."""
+        they outlive the session). ``skills``: the skills offered (their names and descriptions in the
+        instructions, ``load_skill`` and ``read_skill_resource`` among the tools)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -163,13 +169,16 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
-        self._toolsets = parts.toolsets
+        self.skills = skills or SkillCatalog()
+        self._skills_instructions = [text] if (text := skills_instructions(self.skills)) else []
+        self._toolsets = [*parts.toolsets, *([skills_toolset(self.skills)] if self.skills else [])]
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
-                          self.project_instructions, self.tasks.instructions],
-            toolsets=[*parts.toolsets, *parts.extra_toolsets],
-            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
+                          self.project_instructions, self.tasks.instructions, *self._skills_instructions],
+            toolsets=[*self._toolsets, *parts.extra_toolsets],
+            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self._hooks(parts.shell),
+                          *self.manager.capabilities(),
                           CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
@@ -183,6 +192,20 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _hooks(self, shell: ShellState) -> list[HookCapability]:
+        """The ``[[hooks.pre_tool]]`` / ``[[hooks.post_tool]]`` capability (none when no hook is configured); a
+        hook runs in the commands' sandbox, and not at all when the sandbox is on but cannot run."""
+        if not (self.settings.hooks.pre_tool or self.settings.hooks.post_tool):
+            return []
+        sandbox = shell.sandbox
+
+        def launch(command: str) -> tuple[list[str], dict[str, str] | None]:
+            if (why := sandbox.unavailable()) is not None:
+                return ["/bin/sh", "-c", "echo \"$0\" >&2; exit 1", f"hooks run sandboxed, and {why}"[:300]], None
+            return sandbox.argv(command), sandbox.environment()
+
+        return [HookCapability(self.settings.hooks, launch, self.info.warnings.append, self.handle.id)]
 
     def _attachment_budget(self) -> int:
         """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
@@ -367,7 +390,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
 
     def _instructions(self) -> list[str]:
         return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions(),
-                self.tasks.instructions()]
+                self.tasks.instructions(), *self._skills_instructions]
 
     def refresh_instructions(self) -> bool:
         """Look at the project instruction files again; when they changed, count them again and report the usage

@@ -81,6 +81,9 @@ class PromptFlow:
 
     async def submitted(self, message: PromptInput.Submitted) -> None:
         """Run a command, send a prompt, or queue it while a turn runs or the session opens."""
+        if message.command is not None and message.command.custom is not None:  # the user's or project's file
+            self.send(message.command.custom.expand(message.argument))
+            return
         if message.command is not None:
             if message.command.argument and message.argument:  # "/compact keep the API", "/model NAME"
                 await self.host.run_command(f"{message.command.action}({message.argument!r})")
@@ -91,10 +94,15 @@ class PromptFlow:
         if message.text.startswith("!") and message.text[1:].strip():
             self._user_command(message.text)
             return
+        self.send(message.text)
+
+    def send(self, text: str) -> None:
+        """Send ``text`` as a prompt now, or queue it while a turn runs or the session opens."""
+        self.host.dismiss_welcome()
         if self._can_send() and not len(self.queue):
-            self.host.run_turn(message.text)
+            self.host.run_turn(text)
             return
-        self.queue.add(message.text)
+        self.queue.add(text)
         if self.host.state.factory is None:
             self.host.say("The session is still opening; your message is queued and will be sent as soon as "
                           "it is open.", timeout=4)

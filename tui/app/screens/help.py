@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from tui.app.command_registry import COMMANDS
+from tui.app.command_registry import all_commands
 from tui.app.screens.confirm import ButtonRow, DialogScreen
 
 EXTRA_KEYS = (
@@ -42,12 +42,12 @@ def _hanging(prefix: Content, text: str, width: int | None) -> Content:
 
 def help_text(width: int | None = None) -> Content:
     """The help; with ``width`` (the cells it has), each description wraps under itself."""
-    slash_width = max(len(command.slash) for command in COMMANDS)
+    slash_width = max(len(command.slash) for command in all_commands())
     lines = [Content.styled("Commands (type them, press their key, or use the palette)", "bold")]
-    for command in COMMANDS:
+    for command in all_commands():
         key = command.key_label or ""
         prefix = Content.assemble((f"{command.slash:<{slash_width}}  ", "$accent"), (f"{key:>4}  ", "bold"))
-        lines.append(_hanging(prefix, command.description, width))
+        lines.append(_hanging(prefix, command.shown_description, width))
     lines += [Content(""), Content.styled("Keys", "bold")]
     lines += [_hanging(Content.styled(f"{key:<{KEY_WIDTH}}", "bold"), text, width) for key, text in EXTRA_KEYS]
     lines += [Content(""), Content.styled("Letters typed while a chat message is selected go to the prompt. "

@@ -51,7 +51,7 @@ class CommandSuggestions(OptionList, can_focus=False):
         """List the commands matching ``typed`` (the text after the ``/``); hidden when none match."""
         self.show_items([
             Suggestion("command", command.name, Content.assemble((f"{command.slash:<18}", "bold $accent"),
-                                                                 (command.description, "$text-muted")), command)
+                                                                 (command.shown_description, "$text-muted")), command)
             for command, _ in rank(typed, descriptions=False)
         ])
 

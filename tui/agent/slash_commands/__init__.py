@@ -1,0 +1,1 @@
+"""Custom slash commands: ``commands/NAME.md`` files whose text ``/NAME args`` sends as a prompt."""
