@@ -186,7 +186,7 @@ async def test_a_bang_command_gets_a_restore_point_of_its_own(tmp_path: Path, wo
 def test_what_takes_a_snapshot_first() -> None:
     from pydantic_ai.tools import ToolDefinition
 
-    from tui.agent.rewind.capability import may_change_files
+    from tui.agent.rewind.restore_point_capability import may_change_files
     from tui.agent.tools.kinds import RUNS_COMMANDS_METADATA, WRITES_FILES_METADATA
     from tui.base.metadata_keys import MCP_SERVER_KEY
 

@@ -19,8 +19,8 @@ import pytest
 
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
 from tui.cli.main import main
-from tui.cli.structured.runner import parse_input_line
 from tui.cli.structured.schema import EXIT_REFUSED, SCHEMA_VERSION
+from tui.cli.structured.structured_run import parse_input_line
 
 
 @pytest.fixture

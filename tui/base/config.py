@@ -19,6 +19,7 @@ from typing import Any
 
 from tui.base.hooks_config import HooksConfigError, HookSettings, parse_hooks_table
 from tui.base.mcp_config import McpConfigError, McpSettings, parse_mcp_table
+from tui.base.mode_names import MODE_NAMES
 from tui.base.nofollow import LinkRefusedError, open_file
 
 
@@ -154,8 +155,6 @@ class ToolSettings:
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
-MODE_NAMES = ("default", "accept-writes", "plan")
-"""The session modes, in the order Shift+Tab cycles them (see :mod:`tui.agent.tasks.modes`)."""
 
 
 @dataclass(frozen=True)

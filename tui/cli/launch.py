@@ -229,7 +229,7 @@ def launch(args: argparse.Namespace) -> int:
     try:
         factory = open_factory(context)
         if args.output_format != "text":
-            from tui.cli.structured.runner import run_structured
+            from tui.cli.structured.structured_run import run_structured
 
             prompts = None if args.input_format == "stream-json" else [" ".join(args.prompt)]
             return run_structured(factory, request, prompts, stream=args.output_format == "stream-json")

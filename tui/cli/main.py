@@ -19,9 +19,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from tui import __version__
-from tui.base.config import MODE_NAMES
 from tui.base.console import redacted_stderr, silence_stdout
 from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
+from tui.base.mode_names import MODE_NAMES
 
 __all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
 

@@ -16,14 +16,14 @@ from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.plan_mode import USER_COMMAND_REFUSAL
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
-from tui.agent.hooks.capability import HookCapability
+from tui.agent.hooks.hook_capability import HookCapability
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
-from tui.agent.rewind.capability import RewindCapability
 from tui.agent.rewind.checkpoints import PromptCheckpoints
+from tui.agent.rewind.restore_point_capability import RewindCapability
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.session.context_breakdown import build_breakdown
 from tui.agent.session.event_history import EventHistory

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
-from tui.base.config import MODE_NAMES
+from tui.base.mode_names import MODE_NAMES
 
 SessionMode = Literal["default", "accept-writes", "plan"]
 

@@ -14,7 +14,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import ToolDefinition
 
-from tui.agent.hooks.runner import MAX_HOOK_OUTPUT, HookResult, run_hook
+from tui.agent.hooks.hook_process import MAX_HOOK_OUTPUT, HookResult, run_hook
 from tui.base.hooks_config import HookSettings, HookSpec
 from tui.text.terminal_text import visible
 
