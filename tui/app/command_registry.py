@@ -49,6 +49,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("mode", "Cycle the mode: default → auto-accept writes → plan", "cycle_mode", "shift+tab", "⇧tab",
             in_footer=False, priority=True),
     Command("mcp", "MCP servers: status and tools", "mcp", in_footer=False),
+    Command("rewind", "Take back what a prompt changed (Esc Esc)", "rewind", in_footer=False),
+    Command("export", "Save this session as Markdown (or .json)", "export", argument="file",
+            in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 
