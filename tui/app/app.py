@@ -298,6 +298,8 @@ class DeepTuiApp(App[int]):
         """Esc (cancel) is offered only while a turn runs."""
         if action == "cancel_turn":
             return self.main_screen.turn_running
+        if action == "cycle_mode":  # Shift+Tab moves the focus back in a dialog
+            return self.screen is self.main_screen
         return True
 
     async def action_cancel_turn(self) -> None:
@@ -362,6 +364,17 @@ class DeepTuiApp(App[int]):
 
     def action_evicted(self) -> None:
         self.main_screen.toggle_panel("evicted-tab")
+
+    def action_todos(self) -> None:
+        self.main_screen.toggle_panel("todos-tab")
+
+    def action_keep(self, text: str = "") -> None:
+        """``/keep TEXT`` adds a standing instruction; ``/keep`` lists them with delete."""
+        self.main_screen.tasks.keep(text)
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: default → auto-accept writes → plan."""
+        self.main_screen.tasks.cycle_mode()
 
     def action_sessions(self) -> None:
         self.main_screen.sessions.open_picker()

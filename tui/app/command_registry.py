@@ -30,6 +30,9 @@ class Command:
     in_footer: bool = True
     custom: CustomCommand | None = None
     """For a custom command: its file (the prompt it sends); ``None`` for a built-in."""
+    priority: bool = False
+    """The key wins over the focused widget's own use of it (Shift+Tab: focus the previous widget); the App's
+    ``check_action`` lets it fall through where it does not apply (in a dialog)."""
 
     @property
     def slash(self) -> str:
@@ -59,6 +62,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("memory", "Show the MEMORY.md editor", "memory", "ctrl+o", "^o"),
     Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
+    Command("todos", "Show the todo list and standing instructions", "todos", "ctrl+t", "^t", in_footer=False),
+    Command("keep", "Keep an instruction for the whole session (alone: list them)", "keep", argument="text",
+            in_footer=False),
+    Command("mode", "Cycle the mode: default → auto-accept writes → plan", "cycle_mode", "shift+tab", "⇧tab",
+            in_footer=False, priority=True),
     Command("mcp", "MCP servers: status and tools", "mcp", in_footer=False),
     Command("rewind", "Take back what a prompt changed (Esc Esc)", "rewind", in_footer=False),
     Command("export", "Save this session as Markdown (or .json)", "export", argument="file",
@@ -151,7 +159,7 @@ def bindings() -> list[Binding]:
     """App bindings for every command with a key (none clash with the prompt's own keys)."""
     return [
         Binding(command.key, command.action, command.name, show=command.in_footer,
-                key_display=command.key_label)
+                key_display=command.key_label, priority=command.priority)
         for command in COMMANDS
         if command.key
     ]

@@ -31,7 +31,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.agent.models.cost_events import CostUpdated
 from tui.agent.models.provider_events import ProviderEvent
-from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateChanged
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
@@ -40,6 +40,7 @@ from tui.app.chat.session_actions import SessionActions
 from tui.app.chat.session_state import SessionState
 from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
 from tui.app.chat.side_panels import SidePanels
+from tui.app.chat.task_controls import TaskControls
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
 from tui.app.double_escape import DoubleEscape
 from tui.app.widgets.blocks import ForkAt, ToolBlock
@@ -50,7 +51,9 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
+from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.widgets.todo_panel import TodoPanel
 from tui.app.widgets.turn_activity import TurnActivity
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 
@@ -117,6 +120,7 @@ class MainScreen(Screen[None]):
         self.models = ModelSwitching(self)
         self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.state.runtime)
+        self.tasks = TaskControls(self, lambda: self.state.runtime)
         self.rewinds = Rewinding(self)
         self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
         self._wire(state.runtime)
@@ -139,6 +143,7 @@ class MainScreen(Screen[None]):
             yield self.panels.slot()  # the panels are built just after the first frame
         yield TurnActivity(id="turn-activity")  # a line of its own while a turn runs
         yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
+        yield TaskLine(id="task-line")  # the mode and the todo in progress, above the gauge
         with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(MainScreen.usage)
             yield CostMeter(id="cost")
@@ -281,6 +286,7 @@ class MainScreen(Screen[None]):
                 status.clear()
             self.mark_restore_points()  # a cancelled turn or a !command may have one too
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
+            self.tasks.turn_ended(finished=event.state == WorkerState.SUCCESS and self.turns.finished)
 
     def awaiting_provider(self) -> bool:
         """A turn or a compaction is running: something may be waiting for the provider."""
@@ -291,6 +297,9 @@ class MainScreen(Screen[None]):
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.prompts.submitted(message)
+
+    def on_todo_panel_keep_delete_requested(self, message: TodoPanel.KeepDeleteRequested) -> None:
+        self.tasks.delete_keep(message.index)
 
     def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
         self.prompts.edit(message.text)
@@ -348,6 +357,7 @@ class MainScreen(Screen[None]):
         self.prompts.use_session(self.state.runtime)
         await self.show_current_session()
         self.show_warnings()
+        self.tasks.show()
         self.sessions.list_sessions_ahead()
 
     async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
@@ -363,6 +373,7 @@ class MainScreen(Screen[None]):
         self.query_one(CostMeter).show_session(runtime.session_cost)
         self.query_one(ProviderStatus).clear()  # whatever the last session was waiting for is over
         await self.panels.adopt(runtime)
+        self.tasks.show()
         await self.show_current_session()
         self.sessions.list_sessions_ahead()
         if self.app.screen is self:
@@ -437,6 +448,9 @@ class MainScreen(Screen[None]):
         if isinstance(event, CostUpdated):
             self.query_one(CostMeter).add(event)
             return
+        if isinstance(event, TaskStateChanged):
+            self.tasks.changed(event)
+            return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):
                 if self.awaiting_provider():
@@ -504,7 +518,9 @@ class MainScreen(Screen[None]):
         self.run_worker(run(), group="export")
 
     def toggle_panel(self, tab: str) -> None:
-        """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""
+        """Ctrl+O, Ctrl+L, Ctrl+B, Ctrl+T: show (or hide) the Memory, Log, Evicted or Todos panel."""
         if tab == "evicted-tab":
             self.panels.refresh_evicted(self.state.runtime)
+        if tab == "todos-tab":
+            self.tasks.show()
         self.panels.toggle(tab)

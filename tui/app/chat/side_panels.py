@@ -1,4 +1,4 @@
-"""The side panels (Memory, Log, Evicted): built and mounted after the first frame, toggled by their keys,
+"""The side panels (Memory, Log, Evicted, Todos): built and mounted after the first frame, toggled by their keys,
 and refilled when the chat switches sessions."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from tui.app.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from tui.chain.events import ChainEvent
+    from tui.store.task_state import TaskState
 
 __all__ = ["SidePanels"]
 
@@ -41,6 +42,7 @@ class SidePanels:
         from tui.app.widgets.event_log import EventLogPanel
         from tui.app.widgets.evicted_browser import EvictedBrowser
         from tui.app.widgets.memory_editor import MemoryEditor
+        from tui.app.widgets.todo_panel import TodoPanel
 
         runtime = self._runtime()
         side = TabbedContent(id="side", initial="memory-tab")
@@ -48,7 +50,8 @@ class SidePanels:
         for pane in (TabPane("Memory", MemoryEditor(runtime.memory_path), id="memory-tab"),
                      TabPane("Log", EventLogPanel(runtime.past_events(), inherited=runtime.inherited_events()),
                              id="log-tab"),
-                     TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab")):
+                     TabPane("Evicted", EvictedBrowser(runtime.evicted_outputs()), id="evicted-tab"),
+                     TabPane("Todos", TodoPanel(_task_state(runtime)), id="todos-tab")):
             side.compose_add_child(pane)  # as `with side:` does in a compose method
         return side
 
@@ -123,3 +126,10 @@ class PanelsSlot(Widget):
         if isinstance(parent, Widget):
             await parent.mount(self._panels.build(), after=self)
         await self.remove()
+
+
+def _task_state(runtime: SessionRuntimeAPI) -> TaskState | None:
+    """The session's todo list and /keep lines (``None`` for the stand-in shown while a session opens)."""
+    from tui.agent.runtime_api import TaskStateAPI
+
+    return runtime.task_state() if isinstance(runtime, TaskStateAPI) else None

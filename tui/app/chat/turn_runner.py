@@ -53,6 +53,8 @@ class TurnRunner:
 
     def __init__(self, host: TurnHost) -> None:
         self.host = host
+        self.finished = False
+        """The last turn ended with an answer (not cancelled, not failed)."""
 
     async def turn(self, prompt: str) -> None:
         """Send ``prompt`` and draw the turn as it streams."""
@@ -62,14 +64,14 @@ class TurnRunner:
         live = LiveTurn(chat)  # takes the turn's events and draws them at frame rate
         activity = self.host.activity
         activity.start()
-        finished = False
+        finished = self.finished = False
         try:
             async with aclosing(runtime.run_turn(prompt)) as events:  # closed here if drawing fails
                 async for event in events:
                     live.push(event)  # drawn at the next frame: the agent never waits for the screen
                     activity.count(event)
                     if isinstance(event, TurnFinished):
-                        finished = True
+                        finished = self.finished = True
                         self.host.turn_recorded()
         finally:
             activity.stop()
