@@ -16,8 +16,8 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelRe
 from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
-from tui.agent.tasks.events import TaskStateChanged
 from tui.agent.tasks.render import render_task_state
+from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import ToolCallFinished, TurnEvent, TurnFinished
 from tui.base.config import Settings, ToolSettings
 from tui.base.paths import DataDir

@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 
 from tests.app.app_support import wait_until
 from tui.agent.tasks.board import TaskBoard
-from tui.agent.tasks.events import TaskStateChanged
+from tui.agent.tasks.task_events import TaskStateChanged
 from tui.app.screens.keep_lines import KeepLinesModal
 from tui.app.screens.plan_offer import EDIT, START, plan_offer
 from tui.app.widgets.task_line import TaskLine

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.writes import WriteApprover
-from tui.agent.tasks.events import TaskStateChanged
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS, SessionMode, next_mode
+from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import TurnEvent
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, FilesRestored, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
@@ -239,7 +239,7 @@ class SessionRuntimeAPI(Protocol):
 class TaskStateAPI(Protocol):
     """What the app's Todo panel, compact line, ``/keep``, mode cycling (Shift+Tab) and ``/context``'s compaction
     controls need of a session (a :class:`SessionRuntimeAPI` that is open; changes arrive as
-    :class:`~tui.agent.tasks.events.TaskStateChanged` and usage events)."""
+    :class:`~tui.agent.tasks.task_events.TaskStateChanged` and usage events)."""
 
     @property
     def mode(self) -> SessionMode: ...

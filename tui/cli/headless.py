@@ -17,8 +17,8 @@ from typing import Any, TextIO
 
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
-from tui.agent.tasks.events import TaskStateChanged
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS
+from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import (
     McpServersStarting,
     PromptAttached,

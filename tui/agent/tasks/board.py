@@ -3,7 +3,7 @@
 :class:`TaskBoard` is the one place the todo list and the standing instructions change: the todo tools,
 ``/keep`` (the app and ``deep-tui run "/keep TEXT"``) and the Todo panel's delete all go through it. Every
 change is saved to ``sessions/<id>/todos.json`` first (atomic, no link followed) and then announced to the
-session's subscribers as a :class:`~tui.agent.tasks.events.TaskStateChanged`.
+session's subscribers as a :class:`~tui.agent.tasks.task_events.TaskStateChanged`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import mmap
 import os
 from collections.abc import Callable, Sequence
 
-from tui.agent.tasks.events import TaskStateChanged
 from tui.agent.tasks.modes import PLAN_MODE_INSTRUCTIONS
 from tui.agent.tasks.render import TASK_STATE_CAP_TOKENS, RenderedTaskState, render_task_state
+from tui.agent.tasks.task_events import TaskStateChanged
 from tui.base.nofollow import open_file
 from tui.chain.events import ChainEvent
 from tui.store.messages_file import MessagesFile

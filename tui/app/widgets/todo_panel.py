@@ -1,7 +1,7 @@
 """The Todo panel: the agent's todo list and the user's standing instructions (``/keep``), as they are now.
 
 Filled from :meth:`TodoPanel.show` with the session's :class:`~tui.store.task_state.TaskState` (the app calls it
-when a :class:`~tui.agent.tasks.events.TaskStateChanged` arrives). Every item is model text: shown literally,
+when a :class:`~tui.agent.tasks.task_events.TaskStateChanged` arrives). Every item is model text: shown literally,
 never as markup. A standing instruction's delete button posts :class:`TodoPanel.KeepDeleteRequested`; the panel
 never changes the state itself.
 """
