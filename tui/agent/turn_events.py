@@ -91,6 +91,14 @@ class McpServersStarting:
 
 
 @dataclass(frozen=True)
+class McpServersStarted:
+    """The servers a :class:`McpServersStarting` named are no longer starting (each ready, or failed with a notice
+    of its own): the turn goes on to its first request."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -110,4 +118,4 @@ class TurnFailed:
 
 
 TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
-             | PromptAttached | McpServersStarting | TurnFinished | TurnFailed)
+             | PromptAttached | McpServersStarting | McpServersStarted | TurnFinished | TurnFailed)

@@ -320,6 +320,13 @@ class DeepTuiApp(App[int]):
     def action_mcp(self) -> None:
         self.main_screen.dialogs.mcp()
 
+    def action_rewind(self) -> None:
+        self.main_screen.rewind()
+
+    def action_export(self, target: str = "") -> None:
+        """``/export [FILE]``: the session to a file; the path is shown."""
+        self.main_screen.export(target)
+
     def action_memory(self) -> None:
         self.main_screen.dialogs.toggle_panel("memory-tab")
 

@@ -41,6 +41,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
     Command("mcp", "MCP servers: status and tools", "mcp", in_footer=False),
+    Command("rewind", "Take back what a prompt changed (Esc Esc)", "rewind", in_footer=False),
+    Command("export", "Save this session as Markdown (or .json)", "export", argument="file",
+            in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 

@@ -8,7 +8,8 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.session_actions.SessionActions` (the picker, new, fork, rename),
 :class:`~tui.app.chat.model_switching.ModelSwitching` (``/model``),
 :class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files),
-:class:`~tui.app.chat.chat_dialogs.ChatDialogs` (compact, context, MCP, the panels) and
+:class:`~tui.app.chat.chat_dialogs.ChatDialogs` (compact, context, MCP, the panels),
+:class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks) and
 :class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
 """
 
@@ -35,11 +36,13 @@ from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
+from tui.app.chat.rewinding import Rewinding
 from tui.app.chat.session_actions import SessionActions
 from tui.app.chat.session_state import SessionState
 from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
 from tui.app.chat.side_panels import SidePanels
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
+from tui.app.double_escape import DoubleEscape
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
@@ -116,10 +119,13 @@ class MainScreen(Screen[None]):
         self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.state.runtime)
         self.dialogs = ChatDialogs(self)
+        self.rewinds = Rewinding(self)
         self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
         self._wire(state.runtime)
         self._welcome_done = False
         """The first prompt was sent: the welcome does not come back in this run."""
+        self._double_escape = DoubleEscape()
+        """Esc Esc in an empty prompt opens the rewind dialog."""
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -217,6 +223,9 @@ class MainScreen(Screen[None]):
     def start(self, work: Awaitable[None], group: str) -> None:
         self.run_worker(work, group=group, exclusive=True)
 
+    def switch_workers(self) -> list[Worker[Any]]:
+        return [worker for worker in self.workers if worker.group == "switch" and worker.is_running]
+
     def start_in_thread(self, work: Callable[[], None], group: str) -> None:
         self.run_worker(work, thread=True, group=group, exclusive=True)
 
@@ -236,6 +245,7 @@ class MainScreen(Screen[None]):
     def turn_recorded(self) -> None:
         self.sessions.list_sessions_ahead()
         self.refresh_title()
+        self.mark_restore_points()
 
     def refresh_title(self) -> None:
         """Show the current session (title, id, model) in the title bar, and what runs without asking."""
@@ -271,6 +281,7 @@ class MainScreen(Screen[None]):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
                 status.clear()
+            self.mark_restore_points()  # a cancelled turn or a !command may have one too
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
 
     def awaiting_provider(self) -> bool:
@@ -307,7 +318,15 @@ class MainScreen(Screen[None]):
         self.sessions.fork_at(message.upto)
 
     def on_key(self, event: events.Key) -> None:
-        """Letters typed while a chat message (or the compact button) is selected go to the prompt."""
+        """Letters typed while a chat message (or the compact button) is selected go to the prompt; Esc Esc in an
+        empty prompt (no turn running) opens the rewind dialog."""
+        if event.key == "escape":
+            if not self.turn_running and self.focused is self.prompt \
+                    and self._double_escape.press(prompt_empty=not self.prompt.text.strip()):
+                event.stop()
+                self.rewind()
+            return
+        self._double_escape.reset()
         if self.prompts.take_typing(event, self.focused):
             event.prevent_default()
             event.stop()
@@ -374,6 +393,11 @@ class MainScreen(Screen[None]):
             from tui.app.widgets.welcome import WelcomeBlock
 
             await chat.mount(WelcomeBlock.for_session(runtime, self.state.settings))
+        self.mark_restore_points()
+
+    def mark_restore_points(self) -> None:
+        """Mark each prompt in the chat that has a restore point."""
+        self.rewinds.mark_prompts()
 
     def dismiss_welcome(self) -> None:
         """The first prompt: the welcome has done its job."""
@@ -429,3 +453,22 @@ class MainScreen(Screen[None]):
             await self.chat.add_divider(event)
         elif isinstance(event, CompactionFailed):
             await self.chat.add_failed_compaction(event)
+
+    # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
+
+    def rewind(self) -> None:
+        """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""
+        self.rewinds.open()
+
+    def export(self, target: str = "") -> None:
+        """``/export [FILE]``: written in a thread; the path (or why not) is shown when done."""
+        if not self.ready:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        from tui.app.chat.export_action import export_current
+
+        async def run() -> None:
+            line, failed = await export_current(self.state.runtime, target)
+            self.notify(line, severity="error" if failed else "information", timeout=10, markup=False)
+
+        self.run_worker(run(), group="export")
