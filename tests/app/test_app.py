@@ -21,8 +21,8 @@ from tests.app.app_support import (
 )
 from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
+from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import COMMANDS
-from tui.app.palette import DeepTuiCommands
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen

@@ -27,14 +27,14 @@ from textual.widgets import Input, TextArea
 
 from tui.agent.mcp.status import McpNotice
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.app.approval_dialogs import CommandDialogApprover, DialogApprover
 from tui.app.chat.main_screen import Approvers, MainScreen
 from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
+from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
+from tui.app.dialog_approvers import CommandDialogApprover, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
-from tui.app.palette import DeepTuiCommands
 from tui.app.stop_signals import StopSignals
 from tui.app.terminal_driver import TerminalDriver, terminal_driver_for
 from tui.app.widgets.prompt_input import PromptInput
@@ -115,7 +115,7 @@ class DeepTuiApp(App[int]):
         """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
         ends, since nobody reads its stderr."""
         approvers = Approvers(
-            writes=DialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("writes")),
+            writes=WriteDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("writes")),
             commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")))
         self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default")
         """The chat: the screen under every dialog."""
@@ -307,10 +307,10 @@ class DeepTuiApp(App[int]):
         await self.main_screen.cancel_turn()
 
     def action_compact(self, focus: str = "") -> None:
-        self.main_screen.compact(focus)
+        self.main_screen.dialogs.compact(focus)
 
     def action_context(self) -> None:
-        self.main_screen.context()
+        self.main_screen.dialogs.context()
 
     def action_model(self, name: str = "") -> None:
         """``/model NAME`` switches the model; ``/model`` opens the chooser."""
@@ -347,7 +347,7 @@ class DeepTuiApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_mcp(self) -> None:
-        self.main_screen.mcp()
+        self.main_screen.dialogs.mcp()
 
     def action_rewind(self) -> None:
         self.main_screen.rewind()
@@ -357,13 +357,13 @@ class DeepTuiApp(App[int]):
         self.main_screen.export(target)
 
     def action_memory(self) -> None:
-        self.main_screen.toggle_panel("memory-tab")
+        self.main_screen.dialogs.toggle_panel("memory-tab")
 
     def action_log(self) -> None:
-        self.main_screen.toggle_panel("log-tab")
+        self.main_screen.dialogs.toggle_panel("log-tab")
 
     def action_evicted(self) -> None:
-        self.main_screen.toggle_panel("evicted-tab")
+        self.main_screen.dialogs.toggle_panel("evicted-tab")
 
     def action_todos(self) -> None:
         self.main_screen.toggle_panel("todos-tab")

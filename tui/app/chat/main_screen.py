@@ -8,13 +8,13 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.session_actions.SessionActions` (the picker, new, fork, rename),
 :class:`~tui.app.chat.model_switching.ModelSwitching` (``/model``),
 :class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files),
+:class:`~tui.app.chat.chat_dialogs.ChatDialogs` (compact, context, MCP, the panels),
 :class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks) and
 :class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -32,6 +32,7 @@ from textual.worker import Worker, WorkerState
 from tui.agent.models.cost_events import CostUpdated
 from tui.agent.models.provider_events import ProviderEvent
 from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateChanged
+from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
@@ -121,6 +122,7 @@ class MainScreen(Screen[None]):
         self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.state.runtime)
         self.tasks = TaskControls(self, lambda: self.state.runtime)
+        self.dialogs = ChatDialogs(self)
         self.rewinds = Rewinding(self)
         self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
         self._wire(state.runtime)
@@ -313,7 +315,7 @@ class MainScreen(Screen[None]):
     @on(Button.Pressed, "#compact-button")
     def _compact_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.compact()
+        self.dialogs.compact()
 
     def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
         from tui.app.screens.evicted_viewer import EvictedViewerScreen
@@ -466,39 +468,7 @@ class MainScreen(Screen[None]):
         elif isinstance(event, CompactionFailed):
             await self.chat.add_failed_compaction(event)
 
-    # -- the chat's commands (the App's registry actions call these) ---------------------------------
-
-    def compact(self, focus: str = "") -> None:
-        def done(result: object) -> None:
-            self.prompt.focus()
-
-        from tui.app.screens.compact_dialog import CompactDialog
-
-        self.app.push_screen(CompactDialog(self.state.runtime, focus=focus, autostart=bool(focus)), done)
-
-    def context(self) -> None:
-        if not self.ready:
-            return
-        from tui.app.screens.context_report import ContextScreen
-
-        runtime = self.state.runtime
-        report = runtime.context_breakdown()
-        if self.usage is not None:  # one figure with the gauge: the gauge's own
-            report = dataclasses.replace(report, counted=self.usage.tokens)
-        self.app.push_screen(ContextScreen(report, offline=runtime.info.offline))
-
-    def mcp(self) -> None:
-        from tui.app.screens.mcp_servers import McpServersScreen
-
-        factory = self.state.factory
-        if factory is None:
-            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
-            return
-        mcp = factory.mcp
-        if mcp is None:
-            self.app.push_screen(McpServersScreen(list))
-            return
-        self.app.push_screen(McpServersScreen(mcp.views, mcp.on_change))
+    # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
 
     def rewind(self) -> None:
         """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""
@@ -518,9 +488,7 @@ class MainScreen(Screen[None]):
         self.run_worker(run(), group="export")
 
     def toggle_panel(self, tab: str) -> None:
-        """Ctrl+O, Ctrl+L, Ctrl+B, Ctrl+T: show (or hide) the Memory, Log, Evicted or Todos panel."""
-        if tab == "evicted-tab":
-            self.panels.refresh_evicted(self.state.runtime)
+        """Ctrl+T (and the others through :class:`ChatDialogs`): the Todos panel is filled as it opens."""
         if tab == "todos-tab":
             self.tasks.show()
-        self.panels.toggle(tab)
+        self.dialogs.toggle_panel(tab)

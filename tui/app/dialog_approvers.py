@@ -1,6 +1,7 @@
 """The app's answer to "may the agent change this file / run this command?": a dialog, awaited inside the turn.
 
-The session's :class:`~tui.agent.approval.approval_gate.ApprovalGate` calls :class:`DialogApprover` from the running turn
+The session's :class:`~tui.agent.approval.approval_gate.ApprovalGate` calls :class:`WriteDialogApprover` (file writes
+and MCP calls) from the running turn
 (the turn worker); it pushes a :class:`~tui.app.screens.write_approval.WriteApprovalScreen` and waits for
 the user's answer. Cancelling the turn while the dialog is open (a session switch, quitting) closes the
 dialog; the unanswered call is then sealed like any stopped turn's.
@@ -19,14 +20,14 @@ from textual.screen import ModalScreen
 from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.agent.approval.writes import WriteDecision, WriteRequest
 
-__all__ = ["CommandDialogApprover", "DialogApprover"]
+__all__ = ["CommandDialogApprover", "WriteDialogApprover"]
 
 logger = logging.getLogger(__name__)
 
 Decision = TypeVar("Decision")
 
 
-class DialogApprover:
+class WriteDialogApprover:
     """A :data:`~tui.agent.approval.writes.WriteApprover` that asks the user in a modal dialog."""
 
     def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:

@@ -1,0 +1,90 @@
+"""The chat's dialog and panel commands: compact, the context report, the MCP servers, the side panels.
+
+:class:`ChatDialogs` carries them out for the chat screen (:class:`~tui.app.chat.main_screen.MainScreen`),
+reached through the small :class:`DialogHost` protocol; the App's registry actions call it. Each dialog is
+imported when first opened: none is needed for the first frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tui.app.chat.session_state import SessionState
+from tui.app.chat.side_panels import SidePanels
+from tui.chain.events import UsageEvent
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+
+__all__ = ["ChatDialogs", "DialogHost"]
+
+
+class DialogHost(Protocol):
+    """What the dialog commands need from the screen that owns the chat."""
+
+    state: SessionState
+    panels: SidePanels
+    usage: UsageEvent | None
+    """The gauge's usage (the context report shows the same figure)."""
+
+    @property
+    def ready(self) -> bool:
+        """The session is open (else the user is told it is still opening)."""
+
+    def focus_prompt(self) -> None: ...
+
+    def show_dialog(self, screen: Screen[Any] | str, done: Callable[[Any], None] | None = None) -> None: ...
+
+    def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+             timeout: float | None = None) -> None:
+        """A notification (plain text)."""
+
+
+class ChatDialogs:
+    """Opens the chat's dialogs and toggles its panels."""
+
+    def __init__(self, host: DialogHost) -> None:
+        self.host = host
+
+    def compact(self, focus: str = "") -> None:
+        """Ctrl+G, ``/compact [focus]``: the compaction dialog (with a focus, it starts at once)."""
+        from tui.app.screens.compact_dialog import CompactDialog
+
+        self.host.show_dialog(CompactDialog(self.host.state.runtime, focus=focus, autostart=bool(focus)),
+                              lambda _result: self.host.focus_prompt())
+
+    def context(self) -> None:
+        """F2: what fills the context window."""
+        if not self.host.ready:
+            return
+        from tui.app.screens.context_report import ContextScreen
+
+        runtime = self.host.state.runtime
+        report = runtime.context_breakdown()
+        usage = self.host.usage
+        if usage is not None:  # one figure with the gauge: the gauge's own
+            report = dataclasses.replace(report, counted=usage.tokens)
+        self.host.show_dialog(ContextScreen(report, offline=runtime.info.offline))
+
+    def mcp(self) -> None:
+        """``/mcp``: the MCP servers, their status and tools."""
+        from tui.app.screens.mcp_servers import McpServersScreen
+
+        factory = self.host.state.factory
+        if factory is None:
+            self.host.tell("The session is still opening…", severity="warning", timeout=3)
+            return
+        mcp = factory.mcp
+        if mcp is None:
+            self.host.show_dialog(McpServersScreen(list))
+            return
+        self.host.show_dialog(McpServersScreen(mcp.views, mcp.on_change))
+
+    def toggle_panel(self, tab: str) -> None:
+        """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""
+        if tab == "evicted-tab":
+            self.host.panels.refresh_evicted(self.host.state.runtime)
+        self.host.panels.toggle(tab)
