@@ -76,6 +76,35 @@ class PromptAttached:
 
 
 @dataclass(frozen=True)
+class SubagentActivity:
+    """News of a subagent the ``task`` call ``call_id`` runs: it started, is using a tool, made a request, ended.
+    Every string is terminal-safe; ``tokens`` and ``window`` are the subagent's own context, not the session's."""
+
+    call_id: str
+    number: int
+    name: str
+    description: str
+    state: str
+    """``starting``, ``running``, ``finished``, ``failed`` or ``cancelled``."""
+    tool: str | None = None
+    tokens: int = 0
+    window: int = 0
+    requests: int = 0
+    cost_usd: float | None = 0.0
+    history: str = ""
+    """Its messages.json (its transcript)."""
+    answer: str = ""
+    """The end of its answer once finished, or why it stopped."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "answer", redact(self.answer))
+
+    @property
+    def running(self) -> bool:
+        return self.state in ("starting", "running")
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -95,4 +124,4 @@ class TurnFailed:
 
 
 TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
-             | PromptAttached | TurnFinished | TurnFailed)
+             | PromptAttached | SubagentActivity | TurnFinished | TurnFailed)

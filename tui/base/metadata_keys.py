@@ -45,6 +45,9 @@ MCP_SERVER_KEY = "deep_tui_mcp_server"
 """In a tool definition's metadata (not in messages.json): the MCP server the tool belongs to (it asks first)."""
 RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 """In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""
+DELEGATES_KEY = "deep_tui_delegates"
+"""Tool metadata: the tool runs a subagent, whose own tool calls each have the time limit (the call itself has none)."""
+
 
 def saved_chars(metadata: Mapping[str, object]) -> int | None:
     """The saved output's size in characters, from a tool return's metadata (``None``: not recorded, or not a

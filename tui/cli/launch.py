@@ -46,6 +46,9 @@ class LaunchContext:
     """The ignored project config, waiting for the user's decision (the app asks; ``run`` says so)."""
     flag_values: Mapping[str, Any] = field(default_factory=dict)
     """The setting flags given (they win over every config file)."""
+    trusted_project: Path | None = None
+    """The project's root when its config is trusted and applies: its subagent definitions are read then (and
+    only then: an untrusted project's files are inert)."""
 
     def with_project(self, apply: bool) -> LaunchContext:
         """This context once the user has decided: the pending project config applied, or left out."""
@@ -59,7 +62,7 @@ class LaunchContext:
         except ConfigError as error:
             raise UserFacingError(str(error)) from None
         return replace(self, settings=settings, project_trusted=True, pending_project=None,
-                       project_servers=pending.config.servers)
+                       project_servers=pending.config.servers, trusted_project=pending.config.root)
 
 
 def resolve_context(args: argparse.Namespace) -> LaunchContext:
@@ -85,6 +88,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
     pending: PendingProject | None = None
     project_servers: tuple[McpServerConfig, ...] = ()
     mcp_notices: tuple[str, ...] = ()
+    trusted_project: Path | None = None
     try:
         layers = _present([read_config_file(user_config_file(), required=False)])
         if config_flag:  # the user's own choice: it takes the project config's place
@@ -98,6 +102,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             if trusted is not None:
                 layers += _present([trusted.layer])
                 project_servers = trusted.servers
+                trusted_project = trusted.root
         settings = settings_from_layers(layers).with_overrides(**flag_values)
     except ConfigError as error:
         raise UserFacingError(str(error)) from None
@@ -107,7 +112,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         raise UserFacingError(f"--workdir is not a directory: {workdir}")
     return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None),
                          project_trusted=pending is None, project_servers=project_servers, mcp_notices=mcp_notices,
-                         pending_project=pending, flag_values=flag_values)
+                         pending_project=pending, flag_values=flag_values, trusted_project=trusted_project)
 
 
 def _unread_mcp_json(chosen: str) -> tuple[str, ...]:
@@ -228,6 +233,7 @@ def open_factory(context: LaunchContext) -> RuntimeFactory:
 
     return RuntimeFactory.create(settings=context.settings, data_dir=context.data_dir, workdir=context.workdir,
                                  model_flag=context.model_flag, project_servers=context.project_servers,
+                                 trusted_project=context.trusted_project,
                                  mcp_notices=context.mcp_notices)
 
 

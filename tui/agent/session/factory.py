@@ -18,6 +18,7 @@ from tui.agent.models.choice import ModelChoice, build_model, choose_model
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.session.request import SessionRequest
 from tui.agent.session.runtime import SessionRuntime
+from tui.agent.subagents.definitions import SubagentCatalog, load_subagents
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir
@@ -33,10 +34,12 @@ class RuntimeFactory:
 
     def __init__(self, *, settings: Settings, data_dir: DataDir, workdir: Path, choice: ModelChoice,
                  chat_model: Model | None = None, project_servers: Sequence[McpServerConfig] = (),
-                 mcp_notices: Sequence[str] = ()) -> None:
+                 mcp_notices: Sequence[str] = (), trusted_project: Path | None = None) -> None:
         """``chat_model`` replaces the model built from ``choice`` (library use, tests); ``project_servers``:
         the MCP servers of a trusted project's ``.mcp.json`` (see :mod:`tui.trust.project`), started with the
-        user's own; ``mcp_notices``: lines said when the servers start (a ``.mcp.json`` left unread)."""
+        user's own; ``mcp_notices``: lines said when the servers start (a ``.mcp.json`` left unread);
+        ``trusted_project``: the root of the project when the user trusts it (its ``.deep-tui/agents/`` and
+        ``.claude/agents/`` are read then, never otherwise)."""
         self.chat_model = chat_model
         self.settings = settings
         self.data_dir = data_dir
@@ -49,11 +52,21 @@ class RuntimeFactory:
                                    notices=mcp_notices)
         """The MCP servers every session's agent is offered (``None``: none configured); started by the app
         after its first frame, or by ``run``, with :meth:`McpServers.start`."""
+        self.trusted_project = trusted_project
+        self._subagents: SubagentCatalog | None = None
+
+    @property
+    def subagents(self) -> SubagentCatalog:
+        """The subagent definitions (the user's, and the trusted project's), read once, when first needed."""
+        if self._subagents is None:
+            self._subagents = load_subagents(project_root=self.trusted_project)
+        return self._subagents
 
     @classmethod
     def create(
         cls, *, settings: Settings, data_dir: DataDir, workdir: Path, model_flag: str | None,
         project_servers: Sequence[McpServerConfig] = (), mcp_notices: Sequence[str] = (),
+        trusted_project: Path | None = None,
     ) -> RuntimeFactory:
         """Resolve the model now so a bad name or missing key fails before anything is created."""
         choice = choose_model(model_flag, settings.model)
@@ -61,7 +74,7 @@ class RuntimeFactory:
         if settings.summarization_model:
             build_model(settings.summarization_model, base_url=settings.base_url)
         return cls(settings=settings, data_dir=data_dir, workdir=workdir, choice=choice,
-                   project_servers=project_servers, mcp_notices=mcp_notices)
+                   project_servers=project_servers, mcp_notices=mcp_notices, trusted_project=trusted_project)
 
     # -- synchronous core (store work is quick; the async wrappers keep the UI free) --
 
@@ -104,6 +117,7 @@ class RuntimeFactory:
                 search=self.search,
                 connection=connection,
                 mcp=self.mcp,
+                subagents=self.subagents,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]

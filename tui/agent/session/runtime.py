@@ -25,9 +25,14 @@ from tui.agent.session.context_breakdown import build_breakdown
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
+from tui.agent.session.run_events import run_events
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
+from tui.agent.subagents.definitions import SubagentCatalog
+from tui.agent.subagents.pool import SubagentPool
+from tui.agent.subagents.runner import SubagentEnvironment
+from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
@@ -40,13 +45,15 @@ from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
 from tui.store.search.searcher import HistorySearch
+from tui.store.subagent_histories import SubagentHistories
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
 tools (read_file, write_file, edit_file, ls, glob, grep), shell commands (execute: sandboxed,
 each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
-or every session) and read_conversation_message (a recorded message, verbatim).
+or every session), read_conversation_message (a recorded message, verbatim) and task (a side task
+handed to a subagent with a fresh context: only its answer enters yours).
 Be concise and precise; prefer reading files over guessing."""
 
 
@@ -68,10 +75,12 @@ class SessionRuntime(SessionTurns):
         search: HistorySearch | None = None,
         connection: ProviderConnection | None = None,
         mcp: McpServers | None = None,
+        subagents: SubagentCatalog | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
         reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
-        they outlive the session)."""
+        they outlive the session). ``subagents``: the subagent definitions the ``task`` tool offers (the user's,
+        and a trusted project's)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -131,12 +140,24 @@ class SessionRuntime(SessionTurns):
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
-        self._toolsets = parts.toolsets
+        self.subagents = SubagentPool(
+            SubagentEnvironment(
+                settings=settings, data_dir=data_dir, chat_model=lambda: self._chat_model,
+                summarizer_model=lambda: self._summarizer_model,
+                toolsets=lambda: [*parts.toolsets, *parts.extra_toolsets],
+                capabilities=parts.subagent_capabilities,
+                instructions=lambda: [self.project_instructions()],
+                cost=self.cost, record_event=self._on_chain_event, run_events=run_events),
+            SubagentHistories(handle.directory), subagents or SubagentCatalog(),
+            build_model=lambda name: build_for_switch(name, settings, connection),
+            read_only=lambda: handle.read_only)
+        """The ``task`` tool's subagents (:mod:`tui.agent.subagents`)."""
+        self._toolsets = [*parts.toolsets, task_toolset(self.subagents)]
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
                           self.project_instructions],
-            toolsets=[*parts.toolsets, *parts.extra_toolsets],
+            toolsets=[*self._toolsets, *parts.extra_toolsets],
             capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())

@@ -1,0 +1,69 @@
+"""The ``task`` tool through the loopback OpenAI server: a subagent's requests carry none of the parent's history,
+only its answer enters the parent's context, its history is kept in its own messages.json, its cost adds to the
+session's, and the parent's events say what it did."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.agent.subagent_support import (
+    Script,
+    is_subagent,
+    loopback_session,
+    run_turn,
+    task_call,
+    tool_results,
+    user_text,
+)
+from tests.support.openai_server import ChatServerState, Reply, openai_chat_server
+from tui.agent.turn_events import SubagentActivity, ToolCallFinished, TurnFinished
+from tui.chain.events import SubagentRan
+from tui.store.subagent_histories import subagent_history_file, subagent_numbers
+
+
+def test_subagent_requests_carry_none_of_the_parents_history(tmp_path: Path) -> None:
+    import asyncio
+
+    script = Script(parent=[Reply(text="noted"),
+                            Reply(tool_calls=(task_call("call_t1", "find the answer", "SUBTASK: what is six times seven?"),)),
+                            Reply(text="The subagent says 42.")],
+                    subagent=lambda payload: Reply(text="SUBAGENT-ANSWER: 42"))
+    with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+        async def scenario() -> None:
+            async with loopback_session(tmp_path, base_url) as runtime:
+                await run_turn(runtime, "remember PARENT-SECRET-TOKEN for later")
+                events = await run_turn(runtime, "ask a subagent")
+                assert isinstance(events[-1], TurnFinished), events[-1]
+                activity = [event for event in events if isinstance(event, SubagentActivity)]
+                assert activity and activity[-1].state == "finished", events
+                assert {event.call_id for event in activity} == {"call_t1"}
+                assert activity[-1].number == 1 and activity[-1].name == "general-purpose"
+                finished = [event for event in events if isinstance(event, ToolCallFinished)]
+                assert finished[-1].tool_name == "task" and "SUBAGENT-ANSWER: 42" in finished[-1].preview
+                ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                assert len(ran) == 1 and ran[0].outcome == "finished" and ran[0].requests == 1
+                assert ran[0].answer_chars == len("SUBAGENT-ANSWER: 42")
+                session_dir = runtime.handle.directory
+                assert subagent_numbers(session_dir) == [1]
+                history = subagent_history_file(session_dir, 1).read_text()
+                assert "SUBTASK: what is six times seven?" in history and "SUBAGENT-ANSWER: 42" in history
+                assert "PARENT-SECRET-TOKEN" not in history
+                events_file = (session_dir / "events.jsonl").read_text()
+                assert '"kind": "subagent"' in events_file
+
+        asyncio.run(scenario())
+    sub_requests = [payload for payload in state.requests if is_subagent(payload)]
+    parent_requests = [payload for payload in state.requests if not is_subagent(payload)]
+    assert len(sub_requests) == 1
+    assert "PARENT-SECRET-TOKEN" not in json.dumps(sub_requests[0])
+    assert user_text(sub_requests[0]) == "SUBTASK: what is six times seven?"
+    assert "task" not in _tool_names(sub_requests[0])  # no nesting
+    assert {"read_file", "grep", "execute"} <= _tool_names(sub_requests[0])
+    assert "task" in _tool_names(parent_requests[0])
+    assert tool_results(parent_requests[-1]) == ["SUBAGENT-ANSWER: 42"]
+
+
+def _tool_names(payload: dict[str, Any]) -> set[str]:
+    return {tool["function"]["name"] for tool in payload.get("tools", [])}
