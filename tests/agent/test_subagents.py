@@ -67,3 +67,93 @@ def test_subagent_requests_carry_none_of_the_parents_history(tmp_path: Path) -> 
 
 def _tool_names(payload: dict[str, Any]) -> set[str]:
     return {tool["function"]["name"] for tool in payload.get("tools", [])}
+
+
+def test_several_task_calls_run_at_once_four_at_most(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    lock = threading.Lock()
+    four_in_flight = threading.Event()
+    seen = {"in_flight": 0, "most": 0, "answered": 0}
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        with lock:
+            seen["in_flight"] += 1
+            seen["most"] = max(seen["most"], seen["in_flight"])
+            if seen["in_flight"] == 4:
+                four_in_flight.set()
+        four_in_flight.wait(30)  # the first four wait for one another: they are in flight together
+        with lock:
+            seen["in_flight"] -= 1
+            seen["answered"] += 1
+        return Reply(text=f"answer to {user_text(payload)}")
+
+    calls = tuple(task_call(f"call_{n}", f"part {n}", f"PART-{n}") for n in range(5))
+    script = Script(parent=[Reply(tool_calls=calls), Reply(text="all five done")], subagent=subagent)
+    with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+        async def scenario() -> None:
+            async with loopback_session(tmp_path, base_url) as runtime:
+                events = await run_turn(runtime, "split the work")
+                assert isinstance(events[-1], TurnFinished), events[-1]
+                ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                assert sorted(event.number for event in ran) == [1, 2, 3, 4, 5]
+                assert all(event.outcome == "finished" for event in ran)
+
+        asyncio.run(scenario())
+    assert seen["most"] == 4 and seen["answered"] == 5
+    assert sorted(tool_results(state.requests[-1])) == sorted(f"answer to PART-{n}" for n in range(5))
+
+
+def test_cancelling_a_subagent_tells_the_parent(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    release = threading.Event()
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        release.wait(30)  # hangs until the test ends: only a cancel ends the subagent sooner
+        return Reply(text="too late")
+
+    script = Script(parent=[Reply(tool_calls=(task_call("call_c", "slow search", "search slowly"),)),
+                            Reply(text="understood")], subagent=subagent)
+    try:
+        with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+            async def scenario() -> None:
+                async with loopback_session(tmp_path, base_url) as runtime:
+                    def on_event(event: object) -> None:
+                        if isinstance(event, SubagentActivity) and event.state == "running":
+                            assert runtime.subagents.cancel(event.number)
+
+                    events = await run_turn(runtime, "look it up", on_event)
+                    assert isinstance(events[-1], TurnFinished), events[-1]
+                    states = [event.state for event in events if isinstance(event, SubagentActivity)]
+                    assert states[-1] == "cancelled"
+                    ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                    assert [event.outcome for event in ran] == ["cancelled"]
+                    assert not runtime.subagents.cancel(1)  # no longer running
+                    history = subagent_history_file(runtime.handle.directory, 1).read_text()
+                    assert "search slowly" in history  # what it was given is kept
+
+            asyncio.run(scenario())
+            parent_last = [payload for payload in state.requests if not is_subagent(payload)][-1]
+            assert "The user cancelled subagent 1 (slow search)" in tool_results(parent_last)[0]
+    finally:
+        release.set()
+
+
+def test_an_unknown_subagent_type_is_an_error_the_model_reads(tmp_path: Path) -> None:
+    import asyncio
+
+    script = Script(parent=[Reply(tool_calls=(task_call("call_u", "x", "y", subagent_type="nobody"),)),
+                            Reply(text="ok")])
+    with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+        async def scenario() -> None:
+            async with loopback_session(tmp_path, base_url) as runtime:
+                await run_turn(runtime, "go")
+                assert not [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+
+        asyncio.run(scenario())
+    result = tool_results(state.requests[-1])[0]
+    assert "there is no subagent type 'nobody'" in result and "general-purpose" in result
+    assert not any(is_subagent(payload) for payload in state.requests)

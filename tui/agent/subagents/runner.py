@@ -25,7 +25,9 @@ from pydantic_ai.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     ModelMessage,
+    ModelRequest,
     ModelResponse,
+    UserPromptPart,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
@@ -135,6 +137,7 @@ class SubagentRun:
                           CostCapability(self.cost)],
         )
         self._pending: list[asyncio.Task[None]] = []
+        self._prompt = ""
         self.final_messages: list[ModelMessage] = []
         """Its whole history once it ended."""
 
@@ -150,6 +153,7 @@ class SubagentRun:
         """Run the subagent to its answer. A cancellation by the user (:meth:`cancel`) ends it with a
         ``cancelled`` outcome; one of the parent's turn is recorded, then raised on."""
         self.manager.begin_user_turn()
+        self._prompt = prompt
         messages: list[ModelMessage] = []
         self.status.state = "running"
         await self._tell()
@@ -195,6 +199,8 @@ class SubagentRun:
     def _end(self, state: Literal["finished", "failed", "cancelled"], messages: list[ModelMessage], *,
              answer: str = "", reason: str = "") -> SubagentOutcome:
         """Record what the run exchanged (never raising: a failure to save is logged), update the status."""
+        if not messages:  # stopped before its first request: what it was given is kept all the same
+            messages = [ModelRequest(parts=[UserPromptPart(self._prompt)])]
         self.final_messages = messages
         try:
             self.manager.record_pending(messages)
