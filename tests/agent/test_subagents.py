@@ -52,6 +52,11 @@ def test_subagent_requests_carry_none_of_the_parents_history(tmp_path: Path) -> 
                 assert "PARENT-SECRET-TOKEN" not in history
                 events_file = (session_dir / "events.jsonl").read_text()
                 assert '"kind": "subagent"' in events_file
+                # the loopback model has no price: the session counts all four requests, the subagent's among them
+                assert runtime.session_cost.unpriced_requests == 4 and ran[0].cost_usd is None
+                breakdown = runtime.context_breakdown()
+                assert [event.number for event in breakdown.subagents] == [1]
+                assert runtime.subagent_definitions().listing() == [] and runtime.running_subagents() == []
 
         asyncio.run(scenario())
     sub_requests = [payload for payload in state.requests if is_subagent(payload)]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.turn_events import TurnEvent
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
@@ -68,6 +68,9 @@ class ContextBreakdown:
     counted: int | None = None
     """The gauge's figure: the provider's count at the last request plus an estimate of what came after
     (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""
+    subagents: tuple[SubagentRan, ...] = ()
+    """The session's subagents, oldest first: each one's own context (on its own window, none of it in this one),
+    requests and cost (included in ``session_cost``)."""
 
     @property
     def total(self) -> int:

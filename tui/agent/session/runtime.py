@@ -22,30 +22,27 @@ from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.session.context_breakdown import build_breakdown
+from tui.agent.session.delegation import SessionSubagents
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
-from tui.agent.session.run_events import run_events
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.subagents.definitions import SubagentCatalog
-from tui.agent.subagents.pool import SubagentPool
-from tui.agent.subagents.runner import SubagentEnvironment
 from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
 from tui.store.search.searcher import HistorySearch
-from tui.store.subagent_histories import SubagentHistories
 
 BASE_INSTRUCTIONS = """\
 You are deep-tui's assistant, working in the user's project directory with file
@@ -57,7 +54,7 @@ handed to a subagent with a fresh context: only its answer enters yours).
 Be concise and precise; prefer reading files over guessing."""
 
 
-class SessionRuntime(SessionTurns):
+class SessionRuntime(SessionTurns, SessionSubagents):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
 
@@ -140,18 +137,7 @@ class SessionRuntime(SessionTurns):
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
-        self.subagents = SubagentPool(
-            SubagentEnvironment(
-                settings=settings, data_dir=data_dir, chat_model=lambda: self._chat_model,
-                summarizer_model=lambda: self._summarizer_model,
-                toolsets=lambda: [*parts.toolsets, *parts.extra_toolsets],
-                capabilities=parts.subagent_capabilities,
-                instructions=lambda: [self.project_instructions()],
-                cost=self.cost, record_event=self._on_chain_event, run_events=run_events),
-            SubagentHistories(handle.directory), subagents or SubagentCatalog(),
-            build_model=lambda name: build_for_switch(name, settings, connection),
-            read_only=lambda: handle.read_only)
-        """The ``task`` tool's subagents (:mod:`tui.agent.subagents`)."""
+        self.subagents = self._subagent_pool(parts, subagents, data_dir, connection)
         self._toolsets = [*parts.toolsets, task_toolset(self.subagents)]
         self.agent: Agent[None, str] = Agent(
             chat_model,
@@ -393,7 +379,8 @@ class SessionRuntime(SessionTurns):
         turn = self.cost.turn
         failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]
         too_little = sum(1 for event in failed if event.freed_too_little)
-        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),
+        subagents = tuple(event for event in self.past_events() if isinstance(event, SubagentRan))
+        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(), subagents=subagents,
                                    freed_too_little=too_little, other_failed_compactions=len(failed) - too_little,
                                    counted=self.last_usage.tokens if self.last_usage is not None else None,
                                    turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
