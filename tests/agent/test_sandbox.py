@@ -83,15 +83,17 @@ async def test_secret_stores_in_the_home_directory_are_hidden(work: Path, monkey
 
 
 @requires_bwrap
-async def test_git_hooks_and_config_stay_read_only(work: Path) -> None:
+async def test_the_git_directory_stays_read_only(work: Path) -> None:
     (work / ".git" / "hooks").mkdir(parents=True)
     (work / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (work / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
     done = await run(sandbox_for(work, [], network=False, enabled=True),
                      "echo evil > .git/hooks/pre-commit; echo '[core] fsmonitor = evil' >> .git/config;"
                      " echo ok > .git/HEAD; echo end")
     assert not (work / ".git" / "hooks" / "pre-commit").exists()
     assert (work / ".git" / "config").read_text() == "[core]\n"
-    assert (work / ".git" / "HEAD").read_text() == "ok\n" and done.output.endswith("end\n")
+    assert (work / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n" and done.output.endswith("end\n")
+    assert done.output.count("Read-only file system") == 3
 
 
 @pytest.fixture

@@ -207,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NO_SANDBOX_WARNING = ("deep-tui: warning: --no-sandbox: shell commands (the agent's and !command) run WITHOUT a "
+                      "sandbox: they can read and change anything you can")
+"""Printed on stderr at start whenever ``--no-sandbox`` is given (docs/usage.md, "Running shell commands")."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``deep-tui`` console script."""
     # deep-tui owns the terminal: pydantic-ai's first-run banner would corrupt the screen.
@@ -235,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.disable()
     from tui.cli.launch import launch
 
+    if getattr(args, "sandbox", None) is False and args.command in (None, "run", "serve"):
+        print(NO_SANDBOX_WARNING, file=sys.stderr)
     with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
         return _launch(launch, args)
 

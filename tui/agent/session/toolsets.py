@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ from tui.agent.tools.time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir, user_config_dir
 from tui.store.search.searcher import HistorySearch
+from tui.trust.known_dirs import record_data_dir
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -70,6 +74,10 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
+    try:
+        record_data_dir(data_dir.root)  # commands of every later session, wherever, never see this one
+    except OSError as error:
+        logger.warning("cannot record the data directory %s among the known ones: %s", data_dir.root, error)
     history = history_toolset(search or HistorySearch(data_dir), session_id, turn_start)
     shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed),
                        saved_dir=data_dir.large_results_dir)

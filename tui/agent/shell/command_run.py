@@ -11,6 +11,7 @@ so they interleave exactly as the command wrote them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tui.agent.shell.output_pipe import OutputPipe
-from tui.agent.shell.sandbox import Sandbox
+from tui.agent.shell.sandbox import Launch, Sandbox
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class CommandRun:
     finished: float | None = None
     error: str = ""
     """Why the command could not start (``ending == "failed_to_start"``)."""
+    notes: list[str] = field(default_factory=list)
+    """What the sandbox found after the command (a ``.git`` it made, moved aside): shown before the status."""
 
     @property
     def output(self) -> str:
@@ -65,7 +68,10 @@ class CommandRun:
         return (self.finished or time.monotonic()) - self.started
 
     def status_line(self) -> str:
-        """How it ended, for the model and the user: ``[exit status 0 · 1.2 s]``."""
+        """How it ended, for the model and the user: ``[exit status 0 · 1.2 s]`` (after the sandbox's notes)."""
+        return "\n".join([*self.notes, self._ending_line()])
+
+    def _ending_line(self) -> str:
         seconds = f"{self.duration:.1f} s"
         if self.ending == "timeout":
             return f"[timed out after {seconds}: the command and everything it started were killed]"
@@ -102,23 +108,52 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
     the command (``run.ending`` becomes ``cancelled``) and re-raises; pass ``run`` to keep its output then."""
     run = run if run is not None else CommandRun(command)
     run.cap_bytes = cap_bytes
-    pipe = OutputPipe(cap_bytes)  # drained by its own thread: the command never waits for the app to draw
+    if "\0" in command:
+        run.ending, run.error, run.finished = "failed_to_start", "it contains a NUL byte", time.monotonic()
+        return run
+    preparing = asyncio.ensure_future(asyncio.to_thread(sandbox.launch, command))
+    try:
+        launch = await asyncio.shield(preparing)  # shielded: a placeholder it makes must be removed again
+    except asyncio.CancelledError:
+        run.ending, run.finished = "cancelled", time.monotonic()
+        with contextlib.suppress(OSError, ValueError):
+            (await preparing).finish()
+        raise
+    except (OSError, ValueError) as error:
+        run.ending, run.error, run.finished = "failed_to_start", _reason(error), time.monotonic()
+        return run
+    try:
+        return await _run_launched(launch, sandbox, run, timeout, on_output)
+    finally:
+        finishing = asyncio.ensure_future(asyncio.to_thread(launch.finish))
+        run.notes.extend(await asyncio.shield(finishing))
+
+
+def _reason(error: OSError | ValueError) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)
+
+
+async def _run_launched(launch: Launch, sandbox: Sandbox, run: CommandRun, timeout: float,
+                        on_output: OutputSink | None) -> CommandRun:
+    pipe = OutputPipe(run.cap_bytes)  # drained by its own thread: the command never waits for the app to draw
     starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *sandbox.argv(command), stdin=asyncio.subprocess.DEVNULL, stdout=pipe.write_fd,
+        *launch.argv, stdin=asyncio.subprocess.DEVNULL, stdout=pipe.write_fd,
         stderr=asyncio.subprocess.STDOUT, cwd=sandbox.policy.workdir, env=sandbox.environment(),
-        start_new_session=True))
+        start_new_session=True, pass_fds=launch.pass_fds))
     try:
         # shielded: a cancel while asyncio starts the process would kill the shell alone, leaving its children
         process = await asyncio.shield(starting)
-    except OSError as error:
+    except (OSError, ValueError) as error:
         pipe.close()
-        run.ending, run.error, run.finished = "failed_to_start", error.strerror or str(error), time.monotonic()
+        run.ending, run.error, run.finished = "failed_to_start", _reason(error), time.monotonic()
         return run
     except asyncio.CancelledError:
         run.ending = "cancelled"
         try:
             started = await starting
-        except OSError:
+        except (OSError, ValueError):
             pipe.close()
         else:
             kill_group(started.pid)
@@ -126,6 +161,7 @@ async def run_command(sandbox: Sandbox, command: str, *, timeout: float, on_outp
             await _reap(started, asyncio.create_task(_read(pipe, run, None, started.pid)))
         run.finished = time.monotonic()
         raise
+    launch.started()
     pipe.start()
     reader = asyncio.create_task(_read(pipe, run, on_output, process.pid))
     exited = asyncio.ensure_future(process.wait())

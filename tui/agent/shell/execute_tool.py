@@ -99,6 +99,8 @@ def shell_toolset(shell: ShellState) -> FunctionToolset[None]:
         are in the environment; nothing can be typed into it (stdin is empty)."""
         if not command.strip():
             raise refuse("the command is empty")
+        if "\0" in command:
+            raise refuse("the command contains a NUL byte, which no shell command can hold; nothing was run")
         unavailable = shell.sandbox.unavailable()
         if unavailable:
             raise refuse(unavailable)

@@ -25,12 +25,29 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import re
+import platform
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tui.agent.shell.git_guard import (
+    GIT,
+    PLACEHOLDERS,
+    GitEntries,
+    block_new_entries,
+    read_only_targets,
+    scan_git_entries,
+)
+from tui.agent.shell.mount_plan import MountPlan
+from tui.agent.shell.secret_env import clean_environment, is_secret_variable
+from tui.agent.shell.socket_filter import filter_descriptor, filter_program
+from tui.base.paths import user_config_dir
+from tui.trust.known_dirs import known_data_dirs
+
+__all__ = ["HIDDEN_HOME_PATHS", "HIDDEN_SYSTEM_PATHS", "NO_SANDBOX_FLAG", "Launch", "Sandbox", "SandboxPolicy",
+           "bwrap_arguments", "clean_environment", "find_bwrap", "is_secret_variable", "probe", "sandbox_for"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,42 +64,7 @@ HIDDEN_HOME_PATHS: tuple[str, ...] = (
 HIDDEN_SYSTEM_PATHS: tuple[str, ...] = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman")
 """Sockets that would give a command root on the host."""
 
-SECRET_NAME = re.compile(r"API_?KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE_KEY|ACCESS_KEY|SESSION_KEY|AUTH(?!OR)|COOKIE",
-                         re.IGNORECASE)
-"""A variable whose name says it holds a secret (``OPENAI_API_KEY``, ``GITHUB_TOKEN``, ``SSH_AUTH_SOCK``…)."""
-
-PROVIDER_PREFIXES: tuple[str, ...] = (
-    "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "VERTEX", "AWS_", "AZURE_", "GROQ_", "MISTRAL_", "COHERE_", "CO_",
-    "DEEPSEEK_", "OPENROUTER_", "TOGETHER_", "HF_", "HUGGING", "XAI_", "FIREWORKS_", "CEREBRAS_", "PERPLEXITY_",
-    "VOYAGE_", "LOGFIRE_", "OLLAMA_", "LITELLM_", "DEEP_TUI_", "GH_", "GITHUB_", "GITLAB_", "NPM_", "TWINE_",
-    "PYPI_", "DOCKER_", "KUBE", "VAULT_", "DATABASE_", "PG", "MYSQL_", "REDIS_",
-)
-"""Model providers' and services' variables (endpoints, keys, projects): never passed to a command."""
-
-EXACT_NAMES = frozenset({"GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "KRB5CCNAME", "XAUTHORITY", "DISPLAY",
-                         "WAYLAND_DISPLAY", "SSH_AGENT_PID", "SSH_CONNECTION", "SSH_CLIENT"})
-
-CREDENTIALS_IN_URL = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
-"""A value like ``postgres://user:password@host``."""
-
 NO_SANDBOX_FLAG = "--no-sandbox"
-
-
-def is_secret_variable(name: str, value: str) -> bool:
-    """Whether the variable ``name=value`` is kept from commands."""
-    upper = name.upper()
-    return (bool(SECRET_NAME.search(upper)) or upper.startswith(PROVIDER_PREFIXES) or upper in EXACT_NAMES
-            or bool(CREDENTIALS_IN_URL.search(value)))
-
-
-def clean_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` without secrets (:func:`is_secret_variable`); ``TERM`` is set to ``dumb`` (output is captured,
-    not drawn by a terminal) and caches go to the private ``/tmp``."""
-    kept = {name: value for name, value in environ.items() if not is_secret_variable(name, value)}
-    kept["TERM"] = "dumb"
-    kept["XDG_CACHE_HOME"] = "/tmp/.cache"
-    kept["PYTHONDONTWRITEBYTECODE"] = "1"
-    return kept
 
 
 def find_bwrap() -> Path | None:
@@ -112,12 +94,14 @@ class SandboxPolicy:
     hidden: tuple[Path, ...] = ()
     """deep-tui's own directories (data dir, user config dir): hidden whether inside the workdir or not."""
     network: bool = False
+    known_dirs: Callable[[], Sequence[Path]] = known_data_dirs
+    """The other data directories deep-tui knows of (read at each command: one may have been added)."""
 
     def masks(self) -> list[Path]:
         """The existing paths to cover, resolved, outside the private ``/tmp`` unless under the workdir, never
         the workdir itself or one of its parents (that would hide the workdir)."""
         home = Path.home()
-        candidates = [*self.hidden, *(home / name for name in HIDDEN_HOME_PATHS),
+        candidates = [*self.hidden, *self.known_dirs(), *(home / name for name in HIDDEN_HOME_PATHS),
                       *(Path(name) for name in HIDDEN_SYSTEM_PATHS), Path(f"/run/user/{os.getuid()}")]
         workdir = self.workdir.resolve()
         seen: list[Path] = []
@@ -139,25 +123,77 @@ class SandboxPolicy:
         return seen
 
 
-def bwrap_arguments(bwrap: Path, policy: SandboxPolicy) -> list[str]:
-    """The ``bwrap`` command line up to (not including) the command."""
-    workdir = str(policy.workdir.resolve())
-    args = [str(bwrap), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", workdir, workdir]
-    git = policy.workdir.resolve() / ".git"
-    for protected in (git / "hooks", git / "config"):
-        if protected.exists() and not protected.is_symlink():
-            args += ["--ro-bind", str(protected), str(protected)]
-    for path in policy.masks():
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
-    args += ["--unshare-all"]
-    if policy.network:
-        args += ["--share-net"]
-    args += ["--new-session", "--die-with-parent", "--chdir", workdir, "--"]
-    return args
+@dataclass
+class Launch:
+    """One command's sandbox, ready to start: the process to run, the descriptors it must inherit, and what
+    to check once it has ended (:meth:`finish`)."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+    workdir: Path | None = None
+    git_before: GitEntries | None = None
+    placeholder: str | None = None
+    frozen: frozenset[str] = frozenset()
+
+    def started(self) -> None:
+        """The process is running (bubblewrap has read the filter): close our copies of its descriptors."""
+        for descriptor in self.pass_fds:
+            try:
+                os.close(descriptor)
+            except OSError as error:
+                logger.debug("closing %d: %s", descriptor, error)
+        self.pass_fds = ()
+
+    def finish(self) -> list[str]:
+        """The command and everything it started are gone: remove the placeholder, and move aside any ``.git``
+        it made (:func:`~tui.agent.shell.git_guard.block_new_entries`). Lines to tell the model and the user."""
+        self.started()
+        if self.placeholder is not None:
+            PLACEHOLDERS.release(self.placeholder)
+            self.placeholder = None
+        if self.workdir is None or self.git_before is None:
+            return []
+        after = scan_git_entries(self.workdir, self.frozen)
+        return block_new_entries(self.git_before, after, self.workdir, PLACEHOLDERS)
+
+
+def bwrap_arguments(bwrap: Path, policy: SandboxPolicy, *, seccomp_fd: int | None = None) -> list[str]:
+    """The ``bwrap`` command line up to (not including) the command (:mod:`tui.agent.shell.mount_plan`)."""
+    plan, _ = mount_plan(policy)
+    return [str(bwrap), *plan.args, *namespace_arguments(policy.network, seccomp_fd), "--chdir", plan.workdir, "--"]
+
+
+def mount_plan(policy: SandboxPolicy, *, on_scanned: Callable[[GitEntries], None] | None = None,
+               ) -> tuple[MountPlan, GitEntries]:
+    """The mounts for ``policy`` and the ``.git`` entries found under the workdir (kept read-only).
+    ``on_scanned`` runs between the scan and the mounts of the ``.git`` entries (the placeholder is made
+    there)."""
+    plan = MountPlan.start(policy.workdir)
+    workdir = Path(plan.workdir)
+    plan.guard_home(Path.home())
+    masks = [str(path) for path in policy.masks()]
+    entries = scan_git_entries(workdir, [*plan.frozen, *masks])
+    if on_scanned is not None:
+        on_scanned(entries)
+    for entry in sorted(entries.found):
+        for target in read_only_targets(entry, workdir):
+            if not plan.is_mount_point(target):
+                plan.read_only(target)
+    top = os.path.join(plan.workdir, GIT)
+    if os.path.isdir(top) and not os.path.islink(top) and not plan.is_mount_point(top):
+        plan.read_only(top)  # the placeholder
+    for path in masks:
+        plan.hide(path)
+    return plan, entries
+
+
+def namespace_arguments(network: bool, seccomp_fd: int | None) -> list[str]:
+    """Every namespace of its own (the network's shared only with ``network``), no capability, the socket
+    filter, a new terminal session, and death with deep-tui."""
+    args = ["--unshare-all", *(["--share-net"] if network else []), "--cap-drop", "ALL"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return [*args, "--new-session", "--die-with-parent"]
 
 
 @dataclass
@@ -183,8 +219,39 @@ class Sandbox:
                     f"{NO_SANDBOX_FLAG} to run commands unsandboxed")
         return None
 
+    def launch(self, command: str) -> Launch:
+        """Everything needed to start ``command`` (a ``/bin/sh -c`` line); may take a moment (it scans the
+        workdir for ``.git`` entries): call it off the event loop. The caller must call :meth:`Launch.finish`
+        once the command has ended, whatever happened."""
+        if not self.enabled or self.bwrap is None:
+            return Launch([SHELL, "-c", command])
+        program = filter_program()
+        if program is None:
+            raise OSError(f"no system-call filter for this architecture ({platform.machine()})")
+        workdir = self.policy.workdir.resolve()
+        _ensure_config_dir(self.policy)
+        launch = Launch([], (), workdir)
+        top = str(workdir / GIT)
+
+        def scanned(entries: GitEntries) -> None:
+            launch.git_before = entries
+            if not os.path.lexists(top) and PLACEHOLDERS.acquire(top):
+                launch.placeholder = top
+
+        try:
+            plan, _ = mount_plan(self.policy, on_scanned=scanned)
+            launch.frozen = frozenset(plan.frozen)
+            descriptor = filter_descriptor(program)
+            launch.pass_fds = (descriptor,)
+            launch.argv = [str(self.bwrap), *plan.args, *namespace_arguments(self.policy.network, descriptor),
+                           "--chdir", plan.workdir, "--", SHELL, "-c", command]
+        except BaseException:
+            launch.finish()
+            raise
+        return launch
+
     def argv(self, command: str) -> list[str]:
-        """The process to start for ``command`` (a ``/bin/sh -c`` line)."""
+        """The process for ``command`` without the socket filter or the after-run check (for showing it)."""
         if not self.enabled or self.bwrap is None:
             return [SHELL, "-c", command]
         return [*bwrap_arguments(self.bwrap, self.policy), SHELL, "-c", command]
@@ -200,15 +267,33 @@ class Sandbox:
         return f"commands run in a bubblewrap sandbox (workdir writable, {network})"
 
 
+def _ensure_config_dir(policy: SandboxPolicy) -> None:
+    """The user config directory exists before a command runs, so it is hidden (a mount point) rather than
+    missing — a command must not be able to create it and put a config of its own there."""
+    config = user_config_dir()
+    if config in policy.hidden and not config.exists():
+        try:
+            config.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            logger.warning("cannot create the config directory %s: %s", config, error)
+
+
 @functools.lru_cache(maxsize=4)
 def probe(bwrap: str, network: bool) -> str | None:
     """Run ``true`` in a sandbox like the commands' (cached per process); the failure, or ``None``."""
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-all",
-            *(["--share-net"] if network else []), "--new-session", "--die-with-parent", "--", SHELL, "-c", "true"]
+    program = filter_program()
+    if program is None:
+        return f"no system-call filter for this architecture ({platform.machine()})"
+    descriptor = filter_descriptor(program)
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            *namespace_arguments(network, descriptor), "--", SHELL, "-c", "true"]
     try:
-        done = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
+        done = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False,
+                              pass_fds=(descriptor,))
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
+    finally:
+        os.close(descriptor)
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
         return detail[-1] if detail else f"bwrap exited with status {done.returncode}"

@@ -58,6 +58,9 @@ def is_user_command(message: ModelMessage) -> bool:
 async def run_user_command(sandbox: Sandbox, command: str, *, on_output: Callable[[str], Awaitable[None]],
                            large_results_dir: Path, large_result_tokens: int, number: int) -> UserCommandResult:
     """Run ``command``; a cancellation (Esc) kills it and propagates. ``number`` names a saved large output."""
+    if "\0" in command:
+        return UserCommandResult(command, "the command contains a NUL byte, which no shell command can hold; "
+                                          "nothing was run", ran=False)
     unavailable = sandbox.unavailable()
     if unavailable:
         return UserCommandResult(command, unavailable, ran=False)

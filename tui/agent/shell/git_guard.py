@@ -1,0 +1,214 @@
+"""Keeping a command from planting a git repository that runs code later, outside the sandbox.
+
+Git runs what a repository's config and hooks name (``core.fsmonitor``, ``core.hooksPath``, ``core.pager``,
+``.git/hooks/*``…) whenever the user runs ``git status`` there. A command may write the working directory, so
+it could make or replace a ``.git`` — in the working directory or in any subdirectory — whose config names a
+script of its own. Three measures (tested in ``tests/agent/test_sandbox_escapes.py``):
+
+1. Before the command starts, every ``.git`` under the working directory (directory, ``gitdir:`` file, or a
+   link into the working directory) is found (:func:`scan_git_entries`) and bound read-only over itself — its
+   config, hooks, index and everything else — and so is a ``gitdir:`` file's target inside the working
+   directory. A mount point cannot be moved, replaced or removed, so ``mv .git .git-orig`` fails too.
+2. When the working directory has no ``.git``, an empty read-only directory is put there for the time of the
+   command (:class:`Placeholders`): nothing can be created in its place. Git skips a ``.git`` that is not a
+   repository, so a parent repository works as before, inside and outside the sandbox.
+3. After the command (and everything it started) has ended, the scan runs again: a ``.git`` that was not there
+   before — ``git init`` or ``git clone`` in a subdirectory, or a planted one — is renamed to
+   ``.git.blocked-by-deep-tui`` (:func:`block_new_entries`), and the model and the user are told where it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+GIT = ".git"
+BLOCKED_SUFFIX = ".blocked-by-deep-tui"
+SCAN_ENTRY_LIMIT = 400_000
+"""Directory entries one scan looks at, at most (a larger tree is scanned in part, and the note says so)."""
+GITFILE_MAX_BYTES = 4096
+
+
+@dataclass
+class GitEntries:
+    """The ``.git`` entries under a working directory: path → (device, inode) of the entry itself."""
+
+    found: dict[str, tuple[int, int]] = field(default_factory=dict)
+    complete: bool = True
+    """``False`` when the scan stopped at :data:`SCAN_ENTRY_LIMIT`."""
+
+
+def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT) -> GitEntries:
+    """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included); no link is followed and no
+    ``.git`` or ``skip`` directory is entered."""
+    entries = GitEntries()
+    skipped = set(skip)
+    pending = [str(workdir)]
+    seen = 0
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                for entry in listing:
+                    seen += 1
+                    if seen > limit:
+                        entries.complete = False
+                        return entries
+                    if entry.name == GIT:
+                        try:
+                            info = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        entries.found[entry.path] = (info.st_dev, info.st_ino)
+                    elif entry.is_dir(follow_symlinks=False) and entry.path not in skipped:
+                        pending.append(entry.path)
+        except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
+            logger.debug("git scan: cannot list %s: %s", directory, error)
+    return entries
+
+
+def read_only_targets(entry: str, workdir: Path) -> list[str]:
+    """What to bind read-only for the ``.git`` entry at ``entry``: itself, and where it points inside
+    ``workdir`` (a ``gitdir:`` file's git directory, a link's target). A link whose target is ``workdir``
+    or one of its parents is left to the after-run check (binding it would make the working directory
+    read-only)."""
+    root = os.path.realpath(workdir)
+    targets: list[str] = []
+    try:
+        info = os.lstat(entry)
+    except OSError:
+        return targets
+    if stat.S_ISLNK(info.st_mode):
+        target = os.path.realpath(entry)
+        if _strictly_inside(target, root) and os.path.exists(target):
+            targets.append(target)
+        return targets
+    targets.append(entry)
+    if stat.S_ISREG(info.st_mode):
+        pointed = _gitdir_of(entry)
+        if pointed is not None and _strictly_inside(pointed, root) and os.path.isdir(pointed) \
+                and not _is_under_git_dir(pointed, root):
+            targets.append(pointed)
+    return targets
+
+
+def _gitdir_of(gitfile: str) -> str | None:
+    """The git directory a ``.git`` file names (``gitdir: PATH``), resolved; ``None`` if it names none."""
+    try:
+        descriptor = os.open(gitfile, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        head = os.read(descriptor, GITFILE_MAX_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    first = head.splitlines()[0] if head else ""
+    if not first.startswith("gitdir:"):
+        return None
+    named = first[len("gitdir:"):].strip()
+    if not named:
+        return None
+    return os.path.realpath(os.path.join(os.path.dirname(gitfile), named))
+
+
+def _strictly_inside(path: str, root: str) -> bool:
+    return path != root and path.startswith(root.rstrip("/") + "/")
+
+
+def _is_under_git_dir(path: str, root: str) -> bool:
+    relative = os.path.relpath(path, root)
+    return GIT in relative.split(os.sep)
+
+
+def block_new_entries(before: GitEntries, after: GitEntries, workdir: Path,
+                      placeholders: Placeholders | None = None) -> list[str]:
+    """Rename every ``.git`` in ``after`` that was not in ``before`` (same path, same inode) out of git's way
+    (a placeholder of ours is not one); one line per entry, for the model and the user."""
+    notes: list[str] = []
+    for path, identity in sorted(after.found.items()):
+        if before.found.get(path) == identity or (placeholders is not None and placeholders.made(path, identity)):
+            continue
+        shown = os.path.relpath(path, workdir)
+        target = _free_name(path + BLOCKED_SUFFIX)
+        try:
+            os.rename(path, target)
+        except OSError as error:
+            logger.warning("cannot move the planted %s aside: %s", path, error)
+            notes.append(f"[deep-tui: the command made {shown}, which git outside the sandbox would read; it could "
+                         f"not be moved aside ({error.strerror}): do not run git there before you have checked it]")
+            continue
+        logger.warning("a command made %s; renamed to %s", path, target)
+        notes.append(f"[deep-tui: the command made {shown}; it was renamed to {os.path.relpath(target, workdir)}, "
+                     "since a repository's config and hooks can run code when git is used there outside the "
+                     "sandbox. Check it, then rename it back yourself if you want it]")
+    if not after.complete:
+        notes.append("[deep-tui: the working directory is too large to check entirely for new .git entries]")
+    return notes
+
+
+def _free_name(base: str) -> str:
+    candidate, number = base, 1
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+class Placeholders:
+    """Empty directories put where a ``.git`` is missing, for as long as a command runs there (several
+    commands may run at once in one working directory: the last one to end removes it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users: dict[str, tuple[int, tuple[int, int]]] = {}
+
+    def acquire(self, path: str) -> bool:
+        """Make the empty directory ``path`` if nothing is there (or count one more user of ours); whether a
+        placeholder is now in place."""
+        with self._lock:
+            if path in self._users:
+                count, identity = self._users[path]
+                self._users[path] = (count + 1, identity)
+                return True
+            try:
+                os.mkdir(path, 0o755)
+                info = os.lstat(path)
+            except OSError as error:
+                logger.debug("no placeholder at %s: %s", path, error)
+                return False
+            self._users[path] = (1, (info.st_dev, info.st_ino))
+            return True
+
+    def made(self, path: str, identity: tuple[int, int]) -> bool:
+        """Whether the entry ``identity`` at ``path`` is a placeholder made here (and still in use)."""
+        with self._lock:
+            return path in self._users and self._users[path][1] == identity
+
+    def release(self, path: str) -> None:
+        """One command at ``path`` ended: the last one removes the placeholder, if it is still the empty
+        directory made here."""
+        with self._lock:
+            count, identity = self._users.get(path, (0, (0, 0)))
+            if count > 1:
+                self._users[path] = (count - 1, identity)
+                return
+            self._users.pop(path, None)
+            try:
+                info = os.lstat(path)
+                if (info.st_dev, info.st_ino) == identity and stat.S_ISDIR(info.st_mode):
+                    os.rmdir(path)
+            except OSError as error:
+                logger.warning("cannot remove the placeholder %s: %s", path, error)
+
+
+PLACEHOLDERS = Placeholders()
+"""The process's placeholders (one table: two sessions may share a working directory)."""
