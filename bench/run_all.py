@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import BenchResult, report
 
 MODULES = ("bench_store", "bench_startup", "bench_resume", "bench_chain", "bench_app", "bench_search", "bench_ux",
-           "bench_stream", "bench_terminal_stream", "bench_chat_scale", "bench_tools", "bench_shell")
+           "bench_stream", "bench_terminal_stream", "bench_chat_scale", "bench_tools", "bench_shell", "bench_subagents")
 
 
 def main() -> int:
