@@ -34,10 +34,13 @@ class Action:
     """Tool-call batches of a turn, one model response each (several calls in one batch run in parallel)."""
     answer: str = ""
     focus: str = ""
+    subtasks: tuple[Action, ...] = ()
+    """What each subagent a ``task`` call of this turn starts does (matched by its prompt): tool batches, answer."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["batches"] = [[asdict(call) for call in batch] for batch in self.batches]
+        data["subtasks"] = [subtask.to_dict() for subtask in self.subtasks]
         return data
 
     @classmethod
@@ -45,7 +48,13 @@ class Action:
         batches = tuple(tuple(ToolCallSpec(c["tool"], dict(c["args"])) for c in batch)
                         for batch in data.get("batches", ()))
         return cls(kind=data["kind"], prompt=data.get("prompt", ""), batches=batches,
-                   answer=data.get("answer", ""), focus=data.get("focus", ""))
+                   answer=data.get("answer", ""), focus=data.get("focus", ""),
+                   subtasks=tuple(cls.from_dict(item) for item in data.get("subtasks", ())))
+
+    def without_subagents(self) -> Action:
+        """This action with no ``task`` call (a batch of only those is dropped) and no subtasks."""
+        batches = tuple(batch for batch in (tuple(c for c in b if c.tool != "task") for b in self.batches) if batch)
+        return Action(self.kind, self.prompt, batches, self.answer, self.focus)
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,10 @@ class SessionSpec:
                    disagreement=float(data["disagreement"]), model_counts=bool(data["model_counts"]),
                    tool_heavy=bool(data["tool_heavy"]),
                    actions=tuple(Action.from_dict(a) for a in data["actions"]))
+
+    def without_subagents(self) -> SessionSpec:
+        """The session with no subagent traffic (the floor's bare agent has no ``task`` tool)."""
+        return self.with_actions(tuple(action.without_subagents() for action in self.actions))
 
     def with_actions(self, actions: tuple[Action, ...]) -> SessionSpec:
         return SessionSpec(self.seed, self.window, self.fault, self.disagreement, self.model_counts,
