@@ -162,3 +162,42 @@ def test_an_unknown_subagent_type_is_an_error_the_model_reads(tmp_path: Path) ->
     result = tool_results(state.requests[-1])[0]
     assert "there is no subagent type 'nobody'" in result and "general-purpose" in result
     assert not any(is_subagent(payload) for payload in state.requests)
+
+
+def test_what_a_subagent_read_is_searchable_from_the_parent(tmp_path: Path) -> None:
+    import asyncio
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        if not tool_results(payload):
+            return Reply(tool_calls=(("call_r", "read_file", json.dumps({"path": "notes.txt"})),))
+        return Reply(text="the notes name a marker")
+
+    def parent(payload: dict[str, Any]) -> Reply:
+        results = tool_results(payload)
+        if "read the notes" in user_text(payload) and not results:
+            return Reply(tool_calls=(task_call("call_n", "read the notes", "read notes.txt"),))
+        if "which marker" in user_text(payload):
+            if len(results) == 1:
+                return Reply(tool_calls=(("call_s", "search_conversation_history",
+                                          json.dumps({"query": "ZEBRA-MARKER-991"})),))
+            if len(results) == 2:
+                return Reply(tool_calls=(("call_m", "read_conversation_message",
+                                          json.dumps({"message": 3, "subagent": 1})),))
+        return Reply(text="ok")
+
+    def respond(payload: dict[str, Any]) -> Reply:
+        return subagent(payload) if is_subagent(payload) else parent(payload)
+
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("the marker is ZEBRA-MARKER-991\n")
+    with openai_chat_server(ChatServerState(responder=respond)) as (base_url, state):
+        async def scenario() -> None:
+            async with loopback_session(tmp_path, base_url) as runtime:
+                await run_turn(runtime, "read the notes")
+                await run_turn(runtime, "which marker was it?")
+
+        asyncio.run(scenario())
+    search, read = tool_results(state.requests[-1])[-2:]
+    assert "subagent 1 of this session" in search and "ZEBRA-MARKER-991" in search
+    assert "read_conversation_message(message=3, subagent=1)" in search
+    assert "subagent 1" in read and "the marker is ZEBRA-MARKER-991" in read

@@ -3,7 +3,8 @@
 Each subagent the ``task`` tool runs gets the next number ``n`` (1, 2, …) and a folder of its own holding its whole
 history in ``messages.json`` (appended in place, one message a line, exactly like the session's: see
 :mod:`tui.store.messages_file`) and its own chain's events in ``events.jsonl``. No link is followed on the way
-(:mod:`tui.base.nofollow`). No pydantic-ai import here beyond what :class:`MessagesFile` needs.
+(:mod:`tui.base.nofollow`). pydantic-ai is imported only when a folder is made (``deep-tui search`` lists them
+without it).
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.nofollow import open_dir
 from tui.store.events_file import EventLog
-from tui.store.messages_file import MessagesFile
+
+if TYPE_CHECKING:  # pydantic-ai: loaded when a subagent starts, not by the search that lists subagents
+    from tui.store.messages_file import MessagesFile
 
 SUBAGENTS_DIR_NAME = "subagents"
 
@@ -65,6 +69,8 @@ class SubagentHistories:
     def create(self) -> SubagentHistory:
         """A new, empty folder for the next subagent. Raises ``OSError`` when it cannot be made (a full disk, a
         planted link)."""
+        from tui.store.messages_file import MessagesFile
+
         with self._lock:
             if self._next is None:
                 self._next = max(subagent_numbers(self.session_dir), default=0) + 1
