@@ -4,6 +4,7 @@ session's, and the parent's events say what it did."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,72 @@ def test_what_a_subagent_read_is_searchable_from_the_parent(tmp_path: Path) -> N
     assert "subagent 1 of this session" in search and "ZEBRA-MARKER-991" in search
     assert "read_conversation_message(message=3, subagent=1)" in search
     assert "subagent 1" in read and "the marker is ZEBRA-MARKER-991" in read
+
+
+def test_a_failing_subagent_is_an_error_the_parent_reads(tmp_path: Path) -> None:
+    import asyncio
+
+    from tests.agent.subagent_support import GUARD
+    from tui.base.config import ProviderSettings, Settings
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        raise ConnectionError("the loopback drops the subagent's request")  # the connection closes, no answer
+
+    script = Script(parent=[Reply(tool_calls=(task_call("call_f", "doomed", "try"),)), Reply(text="it failed")],
+                    subagent=subagent)
+    with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+        async def scenario() -> None:
+            settings = Settings(base_url=base_url, provider=ProviderSettings(read_timeout=GUARD, retries=0))
+            async with loopback_session(tmp_path, base_url, settings=settings) as runtime:
+                events = await run_turn(runtime, "try it")
+                assert isinstance(events[-1], TurnFinished), events[-1]
+                ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                assert [event.outcome for event in ran] == ["failed"] and ran[0].reason
+                assert "try" in subagent_history_file(runtime.handle.directory, 1).read_text()
+
+        asyncio.run(scenario())
+    result = tool_results(state.requests[-1])[0]
+    assert "subagent 1 (doomed) failed:" in result
+
+
+def test_cancelling_the_parents_turn_stops_and_records_its_subagents(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    release = threading.Event()
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        release.wait(30)
+        return Reply(text="too late")
+
+    script = Script(parent=[Reply(tool_calls=(task_call("call_a", "first", "one"), task_call("call_b", "second", "two")))],
+                    subagent=subagent)
+    try:
+        with openai_chat_server(ChatServerState(responder=script)) as (base_url, _state):
+            async def scenario() -> None:
+                async with loopback_session(tmp_path, base_url) as runtime:
+                    running: set[int] = set()
+                    both = asyncio.Event()
+
+                    async def drive() -> None:
+                        async for event in runtime.run_turn("go"):
+                            if isinstance(event, SubagentActivity) and event.state == "running":
+                                running.add(event.number)
+                                if len(running) == 2:
+                                    both.set()
+
+                    turn = asyncio.create_task(drive())
+                    await asyncio.wait_for(both.wait(), 30)
+                    turn.cancel()  # Esc on the whole turn
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await turn
+                    ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                    assert sorted(event.outcome for event in ran) == ["cancelled", "cancelled"]
+                    assert all("turn was cancelled" in event.reason for event in ran)
+                    assert runtime.running_subagents() == []
+                    for number in (1, 2):
+                        assert subagent_history_file(runtime.handle.directory, number).exists()
+
+            asyncio.run(scenario())
+    finally:
+        release.set()
