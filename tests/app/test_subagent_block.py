@@ -1,0 +1,117 @@
+"""The chat's block for a subagent: live activity (tool, its own gauge, requests, cost), its transcript from its own
+messages.json on demand, and cancel (Esc or the button) reported up to the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from tests.app.app_support import wait_until
+from tui.agent.turn_events import SubagentActivity
+from tui.app.widgets.subagent_block import SubagentBlock, mini_gauge
+from tui.store.messages_file import MessagesFile
+
+STYLES = Path(__file__).resolve().parents[2] / "styles" / "deep_tui.tcss"
+SnapCompare = Callable[..., bool]
+
+
+class BlockApp(App[None]):
+    CSS_PATH = STYLES
+
+    def __init__(self, block: SubagentBlock) -> None:
+        super().__init__()
+        self.block = block
+        self.cancelled: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.block
+
+    def on_subagent_block_cancel_requested(self, message: SubagentBlock.CancelRequested) -> None:
+        self.cancelled.append(message.number)
+
+
+def running(history: str = "", **changes: Any) -> SubagentActivity:
+    values: dict[str, Any] = dict(call_id="call_1", number=2, name="explore", description="find the config loader",
+                                  state="running", tool="grep", tokens=12_400, window=40_000, requests=3,
+                                  cost_usd=0.0123, history=history)
+    values.update(changes)
+    return SubagentActivity(**values)
+
+
+def write_history(path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    MessagesFile(path).append([
+        ModelRequest(parts=[UserPromptPart("find where the config is loaded")]),
+        ModelResponse(parts=[ToolCallPart("grep", {"pattern": "load_config"}, "c1")]),
+        ModelRequest(parts=[ToolReturnPart("grep", "src/config.py:12: def load_config():", "c1")]),
+        ModelResponse(parts=[TextPart("The config is loaded in `src/config.py`, line 12.")]),
+    ])
+    return str(path)
+
+
+def test_the_gauge_reads_the_subagents_own_window() -> None:
+    assert mini_gauge(12_400, 40_000).plain == "▰▰▰▱▱▱▱▱▱▱ 31% 12.4k/40k"
+    assert mini_gauge(0, 0).plain == "▱▱▱▱▱▱▱▱▱▱ –"
+
+
+def test_a_running_subagent_at_80x24(snap_compare: SnapCompare) -> None:
+    block = SubagentBlock("call_1", "find the config loader")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        block.update_activity(running())
+        await pilot.pause()
+
+    assert snap_compare(BlockApp(block), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_a_finished_subagent_with_its_transcript_open_at_60x20(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    history = write_history(tmp_path / "subagents" / "2" / "messages.json")
+    block = SubagentBlock("call_1", "find the config loader")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        block.update_activity(running(history, state="finished", tool=None, requests=2,
+                                      answer="The config is loaded in src/config.py, line 12."))
+        await pilot.pause()  # laid out with the answer's line before the button is clicked
+        await pilot.click(".subagent-transcript-button")
+        await wait_until(pilot, lambda: bool(block.query(".user-block")))
+        await pilot.pause()
+
+    assert snap_compare(BlockApp(block), terminal_size=(60, 20), run_before=run_before)
+
+
+async def test_esc_and_the_cancel_button_ask_to_cancel_and_the_transcript_toggles(tmp_path: Path) -> None:
+    history = write_history(tmp_path / "messages.json")
+    block = SubagentBlock("call_1", "\x1b[31mred\x1b[0m description")
+    app = BlockApp(block)
+    async with app.run_test() as pilot:
+        assert "\x1b" not in str(block.query_one(".subagent-title").render())
+        block.update_activity(running(history))
+        await pilot.pause()
+        await pilot.click(".subagent-cancel")
+        assert app.cancelled == [2]
+        block.focus()
+        await pilot.press("escape")
+        assert app.cancelled == [2, 2]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(block.query(".tool-block")))
+        assert block.open
+        await pilot.click(".subagent-transcript-button")
+        assert not block.open
+        block.update_activity(running(history, state="cancelled", answer="cancelled by the user"))
+        await pilot.pause()
+        assert not block.query_one(".subagent-cancel").display and block.has_class("-cancelled")
+        await pilot.press("escape")
+        assert app.cancelled == [2, 2]  # nothing to cancel any more
+
+
+async def test_a_task_refused_before_it_started_shows_why() -> None:
+    block = SubagentBlock("call_9", "x")
+    async with BlockApp(block).run_test() as pilot:
+        block.set_result("there is no subagent type 'nobody'; the types are: general-purpose")
+        await pilot.pause()
+        assert block.has_class("-failed") and "no subagent type" in str(block.query_one(".subagent-activity").render())
