@@ -115,3 +115,22 @@ async def test_a_task_refused_before_it_started_shows_why() -> None:
         block.set_result("there is no subagent type 'nobody'; the types are: general-purpose")
         await pilot.pause()
         assert block.has_class("-failed") and "no subagent type" in str(block.query_one(".subagent-activity").render())
+
+
+def test_the_event_log_and_context_lines_for_subagents() -> None:
+    from tui.app.widgets.subagent_rows import subagent_context_lines, subagent_event_row
+    from tui.chain.events import SubagentRan
+
+    done = SubagentRan(number=1, name="explore", description="find \x1b[2Jthe loader", outcome="finished", tokens=9_000,
+                       peak_tokens=30_000, window=40_000, requests=4, cost_usd=0.0123, compactions=1, answer_chars=812)
+    failed = SubagentRan(number=2, name="general-purpose", description="count files", outcome="failed", requests=1,
+                         window=40_000, cost_usd=None, reason="provider unreachable")
+    row = subagent_event_row(done, ("14:00:00  ", "$text-muted")).plain
+    assert row.startswith("14:00:00  ⤷ subagent 1 explore · finished  find ␛[2Jthe loader")
+    assert "4 requests · context 9k/40k (peak 30k) · $0.01 · 1 compaction · answer 812 chars" in row
+    assert "provider unreachable" in subagent_event_row(failed, ("", "")).plain
+    lines = [line.plain for line in subagent_context_lines([done, failed])]
+    assert "2 subagents (their context is their own, on their own windows; their cost, price unknown, is in the " \
+           "session's):" in lines
+    assert any("explore" in line and "peak 30k/40k" in line for line in lines)
+    assert subagent_context_lines([]) == []
