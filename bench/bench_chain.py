@@ -29,10 +29,18 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
+from tui.agent.tools.file_tools import file_toolset
+from tui.agent.tools.kinds import ToolKinds
+from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import ContextSettings
 from tui.chain.estimate import TokenEstimator
 from tui.chain.manager import ContextManager
 from tui.chain.tool_compaction import compact_tool_calls
+
+_ROOT = Path(tempfile.gettempdir())
+FILE_WRITING_TOOLS = ToolKinds.of(tool.tool_def for tool in file_toolset(
+    PathPolicy(workdir=_ROOT, data_root=_ROOT / "data")).tools.values()).file_writing
+"""The file-writing tools' names, as a session derives them from its tools' marks."""
 
 
 class _Recorder:
@@ -81,7 +89,7 @@ def _overhead(size: int, directory: Path) -> BenchResult:
     """
     manager = ContextManager(settings=ContextSettings(), large_results_dir=directory, recorder=_Recorder(),
                              event_sink=lambda event: None, summarizer_model=None, config_window=100_000_000,
-                             chat_model=None)
+                             chat_model=None, file_writing_tools=FILE_WRITING_TOOLS)
     history = _history(size)
     manager.mark_recorded(history, list(range(len(history))))
     tools = [ToolDefinition(name=f"tool_{n}", description="does a thing", parameters_json_schema={"type": "object"})
@@ -114,7 +122,7 @@ def _in_real_runs(size: int, directory: Path, samples: int = 41) -> list[BenchRe
 
     manager = ContextManager(settings=ContextSettings(), large_results_dir=directory, recorder=_Recorder(),
                              event_sink=lambda event: None, summarizer_model=None, config_window=100_000_000,
-                             chat_model=None)
+                             chat_model=None, file_writing_tools=FILE_WRITING_TOOLS)
     hook_ms: list[float] = []
     timed_hook = manager.before_request
     timed_after = manager.after_response
@@ -172,7 +180,7 @@ def main() -> list[BenchResult]:
 
         def tier2() -> None:  # a fresh directory each time: every copy is really written
             compact_tool_calls(history, estimator=estimator, large_results_dir=root / f"t2-{next(runs)}",
-                               protect_recent_tokens=4_000).save()
+                               protect_recent_tokens=4_000, file_writing_tools=FILE_WRITING_TOOLS).save()
 
         figures.append(result("tier 2 on a 1,000-message history (250 outputs saved)", median_ms(tier2, runs=9),
                               "ms", 20.0))

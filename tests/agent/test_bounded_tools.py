@@ -188,7 +188,8 @@ def test_read_file_of_one_enormous_line_stays_small(work: Path) -> None:
     (read,), peak = peak_memory_of(work, [("read_file", {"path": "minified.js"})])
     assert peak < 16 * 1024 * 1024, f"peak {peak / 1e6:.0f} MB"
     text = str(read.content)
-    assert "[line cut: 40,000,010 characters]" in text and "     2\tnext" in text and "of 2]" in text
+    assert "[line cut: 40,000,010 characters; read on with read_file(path='minified.js', offset=0, char_offset=2000)]" \
+        in text and "     2\tnext" in text and "of 2]" in text
     assert len(text) < file_reading.LINE_CHAR_LIMIT + 200
 
 

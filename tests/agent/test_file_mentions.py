@@ -133,6 +133,19 @@ def test_matching_prefers_the_file_name_and_short_paths() -> None:
     assert match_files(paths, "zzz") == []
 
 
+def test_matching_puts_the_most_contiguous_match_first() -> None:
+    """``@mod_39_4`` in a tree of ``module_<i>_<jj>.py``: ``module_39_40`` … ``module_39_49`` hold ``_39_4`` in one
+    piece and come before ``module_39_04`` (``mod`` … ``_39_`` … ``4``), though it sorts first by name."""
+    paths = [f"src/pkg_{j}/module_{i}_{j:02d}.py" for i in range(100) for j in range(100)]
+    paths += ["notes/mod_39_4.md", "mod_39/part_4.py", "src/pkg_34/module_139_34.py"]
+    ranked = match_files(paths, "mod_39_4", limit=len(paths))
+    assert ranked[0] == "notes/mod_39_4.md", "the whole query in one piece comes first"
+    assert ranked[1:11] == [f"src/pkg_{j}/module_39_{j}.py" for j in range(40, 50)], "then mod + _39_4 in a name"
+    assert ranked[11] == "mod_39/part_4.py", "then two pieces across a directory (mod_39 + _4)"
+    assert ranked[12] == "src/pkg_4/module_39_04.py", "then three pieces (mod + _39_ + 4), the shortest first"
+    assert "src/pkg_34/module_139_34.py" in ranked, "a match the first place of a piece would miss is still found"
+
+
 async def test_a_turn_sends_the_attachment_records_it_and_reports_it(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -167,3 +180,30 @@ def test_absolute_and_home_paths_are_refused(tmp_path: Path, typed: str) -> None
     if attached.attachments:
         assert attached.attachments[0].kind == "refused"
         assert len(attached.content) == 1
+
+
+def test_many_small_files_are_budgeted_as_a_whole_and_the_rest_saved_in_one_file(tmp_path: Path) -> None:
+    """Issue 29: each file under the per-file limit, together over the prompt's budget — the first go inline, the
+    rest are saved in one file (one eviction event) behind short stubs; past 20, files are named, not attached."""
+    work = tmp_path / "work"
+    work.mkdir()
+    data = work / ".deep-tui"
+    events: list[ChainEvent] = []
+    attacher = MentionAttacher(PathPolicy(workdir=work, data_root=data), data / "large_tool_results",
+                               lambda: 1_000, events.append, budget_tokens=lambda: 900)
+    for number in range(24):
+        (work / f"m{number}.py").write_text("".join(f"ROW_{number}_{row} = {row}\n" for row in range(20)))
+    attached = attacher.attach("look at " + " ".join(f"@m{number}.py" for number in range(24)))
+    assert isinstance(attached.content, list)
+    items = [item for item in attached.content[1:] if isinstance(item, str)]
+    assert sum(len(json.dumps(item)) // 4 for item in items) <= 900
+    inline = [n for n in range(20) if any(f"ROW_{n}_19 = 19" in item for item in items)]
+    assert inline and inline == list(range(len(inline))) and len(inline) < 20
+    [event] = [event for event in events if isinstance(event, EvictedEvent)]
+    saved = Path(event.path).read_text(encoding="utf-8")
+    assert all(f"ROW_{n}_19 = 19" in saved for n in range(len(inline), 20))
+    kinds = [a.kind for a in attached.attachments]
+    assert kinds == ["text"] * len(inline) + ["preview"] * (20 - len(inline)) + ["refused"] * 4
+    assert attached.attachments[-1].describe() == "m23.py not attached: more than 20 files in one prompt"
+    assert [attachment_label(item) for item in items] == [f"[@m{n}.py, {(work / f'm{n}.py').stat().st_size} bytes]"
+                                                         for n in range(20)], "each file still named in the record"

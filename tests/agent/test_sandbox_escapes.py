@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ToolReturnPart
 
 from tests.agent.shell_support import CommandModel, open_runtime, requires_bwrap, turn
 from tui.agent.shell.command_run import CommandRun, run_command
@@ -134,6 +135,26 @@ async def test_an_existing_nested_repository_stays_read_only(work: Path, outside
     assert "mv=1" in done.output and "config=0" not in done.output
     host_git(work / "vendor" / "lib", "status")
     assert not marker.exists() and "fsmonitor" not in (work / "vendor" / "lib" / ".git" / "config").read_text()
+
+
+@requires_bwrap
+@requires_git
+async def test_a_hooks_directory_in_the_tree_stays_read_only(work: Path, outside: Path) -> None:
+    assert host_git(work, "init", "-q").returncode == 0
+    assert host_git(work, "config", "core.hooksPath", ".husky/_").returncode == 0
+    (work / ".husky" / "_").mkdir(parents=True)
+    (work / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (work / ".husky" / "_" / "pre-commit").chmod(0o755)
+    marker = outside / "ran.txt"
+    attack = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > .husky/_/pre-commit; echo hook=$?; "
+              f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > .husky/_/post-commit; echo new=$?; "
+              "mv .husky/_ .husky/old; echo mv=$?")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), attack)
+    assert "hook=0" not in done.output and "new=0" not in done.output and "mv=0" not in done.output
+    (work / "a.txt").write_text("a\n", encoding="utf-8")
+    host_git(work, "add", "a.txt")
+    assert host_git(work, "commit", "-qm", "a").returncode == 0
+    assert not marker.exists()
 
 
 @requires_bwrap
@@ -367,9 +388,27 @@ async def test_a_nul_byte_in_a_command_is_a_tool_error_and_the_turn_goes_on(tmp_
     events = await turn(runtime)
     assert isinstance(events[-1], TurnFinished)
     [returned] = model.returns
-    assert returned.part_kind == "retry-prompt" or getattr(returned, "outcome", "") in ("failed", "error")
+    assert isinstance(returned, ToolReturnPart) and returned.outcome == "failed"  # a tool error, not a crash
     assert "NUL byte" in str(returned.content) and not (work / "nul.txt").exists()
     await runtime.aclose()
+
+
+@requires_bwrap
+def test_run_with_a_nul_byte_in_a_command_exits_0(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from pydantic_ai import models
+
+    from tests.support.openai_server import ChatServerState, openai_chat_server
+    from tui.cli.main import main
+
+    monkeypatch.chdir(work)
+    call = json.dumps({"command": "echo a\x00b > nul.txt"})
+    with openai_chat_server(ChatServerState(reply="ok", tool_calls=[("c1", "execute", call)])) as (url, served), \
+            models.override_allow_model_requests(True):
+        assert main(["run", "--allow-commands", "--model", "openai-chat:loopback", "--base-url", url, "go"]) == 0
+    tool_text = next(m for m in served.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    assert "NUL byte" in tool_text and "embedded null byte" not in capsys.readouterr().err
+    assert not (work / "nul.txt").exists()
 
 
 @requires_bwrap
@@ -395,3 +434,25 @@ def test_no_sandbox_prints_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyP
            "they can read and change anything you can" in capsys.readouterr().err
     assert main(["run", "--model", "offline", "hello"]) == 0
     assert "--no-sandbox" not in capsys.readouterr().err
+
+
+def test_a_cached_scan_still_finds_a_git_planted_deep_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.agent.shell import git_guard
+
+    monkeypatch.setattr(git_guard, "RACY_SECONDS", 0.0)  # every directory counts as settled: all cached
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "x" / "y").mkdir(parents=True)
+    cache = git_guard.ScanCache()
+    listed: list[str] = []
+    real_list = git_guard._list
+    monkeypatch.setattr(git_guard, "_list", lambda path, identity: listed.append(path) or real_list(path, identity))
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}
+    assert len(listed) == 6
+    listed.clear()
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {} and listed == []  # nothing changed
+    (deep / ".git").mkdir()
+    found = git_guard.scan_git_entries(tmp_path, cache=cache).found
+    assert list(found) == [str(deep / ".git")] and listed == [str(deep)]  # only the changed directory
+    (deep / ".git").rename(deep / "moved")
+    assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}

@@ -95,3 +95,18 @@ def test_a_subagent_on_a_small_window_never_sends_a_request_over_it(tmp_path: Pa
     assert read_chars > 4 * window
     for payload in subagent:  # what was sent: well under the window's worth of characters
         assert len(json.dumps(payload)) < 4 * window
+
+
+def test_a_prompt_too_big_for_the_subagents_window_is_refused_with_why(tmp_path: Path) -> None:
+    call = task_call("call_big", "read this", "x " * 20_000)
+    script = Script(parent=[Reply(tool_calls=(call,)), Reply(text="ok")])
+    with openai_chat_server(ChatServerState(responder=script)) as (base_url, state):
+        async def scenario() -> None:
+            async with loopback_session(tmp_path, base_url, settings=small_window(base_url, 16_000)) as runtime:
+                await run_turn(runtime, "go")
+                ran = [event for event in runtime.past_events() if isinstance(event, SubagentRan)]
+                assert ran[0].outcome == "failed" and "point it to files" in ran[0].reason
+
+        asyncio.run(scenario())
+    assert not any(is_subagent(payload) for payload in state.requests)
+    assert "more than half of what the subagent's window lets a request carry" in tool_results(state.requests[-1])[0]

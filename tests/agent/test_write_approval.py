@@ -281,6 +281,7 @@ def test_tier2_points_a_write_that_did_not_happen_at_a_saved_copy_of_its_argumen
     but a saved copy of the arguments, byte for byte, that read_file gives back."""
     import re
 
+    from tests.chain.support import FILE_WRITING_TOOLS
     from tui.chain.estimate import TokenEstimator
     from tui.chain.tool_compaction import compact_tool_calls
 
@@ -296,7 +297,7 @@ def test_tier2_points_a_write_that_did_not_happen_at_a_saved_copy_of_its_argumen
     messages += [m for n in range(6) for m in (ModelRequest(parts=[UserPromptPart(f"more {n} " + "p" * 8000)]),
                                                ModelResponse(parts=[TextPart("r" * 8000)]))]
     result = compact_tool_calls(messages, estimator=TokenEstimator(), large_results_dir=tmp_path,
-                                protect_recent_tokens=2_000)
+                                protect_recent_tokens=2_000, file_writing_tools=FILE_WRITING_TOOLS)
     result.save()
     not_done, done = result.messages[1].parts
     assert isinstance(done, ToolCallPart) and "the result is on disk" in done.args_as_dict()["note"]

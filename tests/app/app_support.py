@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -106,15 +107,26 @@ async def dialog_answered(app: DeepTuiApp, pilot, kind: type[ApprovalDialog[Any]
     await wait_idle(app, pilot)
 
 
+PATIENCE = float(os.environ.get("DEEP_TUI_TEST_PATIENCE", "180"))
+"""How long a test waits for something before it calls it a hang. A guard, never a timing: every wait ends as soon as
+what it waits for has happened, so a loaded 2-core machine (where a sandboxed command can take seconds to start) only
+makes a test slower, never failed. ``DEEP_TUI_TEST_PATIENCE`` changes it (in seconds)."""
+
+
 async def wait_until(pilot, condition: Callable[[], object], what: str = "the condition",  # type: ignore[no-untyped-def]
-                     timeout: float = 10.0) -> None:
-    """Let the app run until ``condition()`` is true; fails the test after ``timeout`` seconds."""
+                     timeout: float | None = None) -> None:
+    """Let the app run until ``condition()`` is true: checked after the app has handled what is pending, then at
+    every turn of its event loop (a few ms apart). Fails the test, naming ``what``, only if it never happens
+    (:data:`PATIENCE`; a ``timeout`` can only make that longer, never shorter)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    patience = max(PATIENCE, timeout or 0.0)
+    deadline = loop.time() + patience
+    await pilot.pause()
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        await pilot.pause(0.02)
+            raise AssertionError(f"{what} never happened (waited {patience:g} s: a hang, or DEEP_TUI_TEST_PATIENCE "
+                                 "is too low for this machine)")
+        await pilot.pause(0.01)
 
 
 def slow_model(text: str = "slow answer " * 40, delay: float = 0.05) -> FunctionModel:
@@ -154,14 +166,12 @@ def reply_model(text: str) -> FunctionModel:
                          model_name="scripted")
 
 
-async def wait_idle(app: DeepTuiApp, pilot, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    """Until the running turn (if any) has finished and the screen settled."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    await pilot.pause(0.05)
-    while app.runtime.busy and loop.time() < deadline:
-        await pilot.pause(0.05)
+async def wait_idle(app: DeepTuiApp, pilot, timeout: float | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Until the running turn (if any) has finished, every worker it started has ended and the screen settled
+    (``timeout`` as in :func:`wait_until`)."""
+    await pilot.pause()
+    await wait_until(pilot, lambda: not app.runtime.busy, "the end of the turn", timeout)
     pending = [worker for worker in app.workers if worker.group != "memory-watch"]
     if pending:  # an empty list would mean "every worker", including the endless file watcher
-        await app.workers.wait_for_complete(pending)
-    await pilot.pause(0.05)
+        await asyncio.wait_for(app.workers.wait_for_complete(pending), max(PATIENCE, timeout or 0.0))
+    await pilot.pause()

@@ -141,7 +141,7 @@ async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path
         await read_spec_three_times(app, pilot)
         await pilot.press(*"/compact keep the notes", "enter")
         dialog = await compact_dialog_opened(app, pilot)
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish", timeout=20)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish")
         result = dialog.result
         assert isinstance(result, CompactionFinished), result
         assert result.focus == "keep the notes" and result.strategy == "summary"

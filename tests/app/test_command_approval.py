@@ -246,7 +246,7 @@ async def test_escape_stops_a_user_command(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.query(ToolBlock) and app.query_one(ToolBlock).output_view is not None,
                          "the command's output")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.runtime.busy, "the command to stop", timeout=2)
+        await wait_until(pilot, lambda: not app.runtime.busy, "the command to stop")
         await wait_idle(app, pilot)
         assert "begun" in app.query_one(ToolBlock).output_view.shown_text  # type: ignore[union-attr]
 

@@ -41,7 +41,7 @@ async def test_ten_thousand_tiny_writes_end_on_screen_and_are_saved_whole(tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         app.query_one(PromptInput).text = TINY_WRITES
         await pilot.press("enter")
-        await wait_idle(app, pilot, timeout=30)
+        await wait_idle(app, pilot)
         [block] = app.query(ToolBlock)
         assert block.output_view is not None and not block.collapsed
         lines = expected_lines(10_000).splitlines()

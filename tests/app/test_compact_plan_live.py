@@ -32,7 +32,7 @@ async def test_the_preview_is_refreshed_after_a_run(tmp_path: Path) -> None:
         before = _plan(app)
         assert "Will summarize" in before and "earlier summary" not in before
         await pilot.click("#run")
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=20)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction")
         assert isinstance(dialog.result, CompactionFinished), dialog.result
         await wait_until(pilot, lambda: _plan(app) != before, "the preview to follow the new history")
         after = _plan(app)
@@ -51,7 +51,7 @@ async def test_a_turn_that_ends_while_the_dialog_is_open_is_counted_in(tmp_path:
         before = _plan(app)
         gate.set()
         await wait_until(pilot, lambda: not app.runtime.busy, "the turn to end")
-        await wait_until(pilot, lambda: _plan(app) != before, "the preview to count the turn", timeout=5)
+        await wait_until(pilot, lambda: _plan(app) != before, "the preview to count the turn")
         assert _plan(app) == str(app.screen.query_one("#plan").render())
         await pilot.press("escape")
         await wait_idle(app, pilot)

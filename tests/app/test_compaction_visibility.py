@@ -126,7 +126,7 @@ async def test_a_summary_that_keeps_few_identifiers_says_how_many_it_lacks(tmp_p
         await pilot.click("#compact-button")
         dialog = await compact_dialog_opened(app, pilot)
         await pilot.click("#run")
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=20)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction")
         event = dialog.result
         assert isinstance(event, CompactionFinished) and event.retention_score is not None
         assert [bool("<must_include>" in prompt) for prompt in prompts] == [False, True], "a second pass was asked"

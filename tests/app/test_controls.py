@@ -66,7 +66,7 @@ async def test_the_compact_button_opens_the_dialog_and_its_buttons_run_and_close
         await pilot.click("#focus")
         await pilot.press(*"the IDs")
         await pilot.click("#run")
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=20)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction")
         assert isinstance(dialog.result, CompactionFinished) and dialog.result.focus == "the IDs"
         await pilot.click("#close")
         await wait_until(pilot, lambda: on_main_screen(app), "the dialog to close")

@@ -67,7 +67,7 @@ async def test_a_manual_compaction_divider_shows_and_hides_its_originals_live(tm
         await read_spec_three_times(app, pilot)
         await pilot.press(*"/compact keep the notes", "enter")
         dialog = await compact_dialog_opened(app, pilot)
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish", timeout=20)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish")
         assert isinstance(dialog.result, CompactionFinished)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.query(CompactionDivider), "the divider")

@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 from textual.worker import WorkerState
 
-from tests.app.app_support import wait_until
+from tests.app.app_support import PATIENCE, wait_until
 from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.base.atomic import write_atomic
@@ -254,7 +254,7 @@ async def test_real_watchfiles_picks_up_external_write(tmp_path: Path) -> None:
     app = EditorApp(path)
     async with app.run_test() as pilot:
         editor = app.query_one(MemoryEditor)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         attempt = 0
         expected = ""
         while time.monotonic() < deadline:
@@ -342,7 +342,7 @@ async def test_a_missing_memory_directory_is_not_created_but_followed_once_it_ap
         await wait_until(pilot, lambda: any(worker.group == "memory-watch" and worker.state == WorkerState.RUNNING
                                             for worker in app.workers), "the watcher to be waiting")
         assert not (tmp_path / "data").exists(), "opening the editor creates nothing on disk"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         path.parent.mkdir(parents=True)
         path.write_text("- written by the agent\n", encoding="utf-8")
         while editor.text != "- written by the agent\n" and time.monotonic() < deadline:

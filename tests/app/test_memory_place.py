@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets.text_area import Selection
 from textual.worker import WorkerState
 
-from tests.app.app_support import make_app, make_factory, wait_until
+from tests.app.app_support import PATIENCE, make_app, make_factory, wait_until
 from tests.app.test_memory_editor import EditorApp
 from tui.app.screens.confirm import ChoiceModal
 from tui.app.widgets.memory_editor import MemoryEditor
@@ -28,7 +28,7 @@ async def test_typing_after_a_live_reload_goes_where_the_user_was_not_onto_the_o
         await pilot.press(*"# Memory", "enter", *"- likes tea", "enter", "ctrl+s")
         await wait_until(pilot, lambda: path.exists(), "the save")
         outside = "# Memory\n- likes tea\n- outside fact\n"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         while editor.text != outside and time.monotonic() < deadline:
             path.write_text(outside, encoding="utf-8")  # again now and then: the watcher may not be listening yet
             for _ in range(10):

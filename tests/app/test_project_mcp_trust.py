@@ -65,7 +65,7 @@ async def test_trust_starts_the_projects_server_and_offers_its_tools(clone: Path
         factory = app.factory
         assert factory is not None and factory.mcp is not None
         mcp = factory.mcp
-        await wait_until(pilot, lambda: "echo" in mcp.current_tools(), "the project's server's tools", timeout=20)
+        await wait_until(pilot, lambda: "echo" in mcp.current_tools(), "the project's server's tools")
         assert [server.name for server in mcp.servers] == ["tester"]
         assert (tmp_path / "started").exists()
     record = TrustStore(trust_store_file()).lookup(clone)

@@ -14,18 +14,20 @@ from pydantic_ai import models
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
 from textual.widgets._footer import FooterKey
 
-from tests.app.app_support import OPENED, wait_idle, wait_until
+from tests.app.app_support import OPENED, PATIENCE, wait_idle, wait_until
 from tests.support.openai_server import ChatServerState, Fault, fail_with, openai_chat_server
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
+from tui.app.screens.context_report import ContextScreen
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.blocks import NoticeBlock
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir
 
-GUARD = 30.0
+GUARD = PATIENCE
+"""A hang guard (app_support.PATIENCE), not a timing: every wait below ends when what it waits for happens."""
 PATIENT = ProviderSettings(connect_timeout=2.0, read_timeout=20.0, retries=2, backoff_initial=0.05,
                            backoff_max=0.2, retry_after_max=30.0)
 """Timeouts long enough that only Esc can end a hang within the test."""
@@ -170,5 +172,27 @@ async def test_no_waiting_line_outlives_the_answer(tmp_path: Path, server: tuple
             await asyncio.sleep(STALL_NOTICE_SECONDS * 2 + 0.5)  # longer than the silence that shows "waiting"
             await pilot.pause()
             assert status(app) == "" and not app.query_one(ProviderStatus).display, seen
+
+    await asyncio.wait_for(scenario(), GUARD)
+
+
+async def test_context_after_a_cancelled_request_does_not_say_no_request_was_made(
+        tmp_path: Path, server: tuple[str, ChatServerState]) -> None:
+    """F2 after Esc stopped the first request: it was made and reported no usage ("no model request yet" was
+    wrong); after an answered one, its price."""
+    base_url, state = server
+    fail_with(state, Fault(hang=True))
+
+    async def scenario() -> None:
+        async with provider_app(tmp_path, base_url) as (app, pilot):
+            await pilot.press(*"hello", "enter")
+            await wait_until(pilot, lambda: state.requests, "the request")
+            await pilot.press("escape")
+            await wait_idle(app, pilot)
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen), "/context")
+            text = str(app.screen.query_one("#breakdown").render())
+            assert "cost  session $0.00, no request answered yet" in text, text
+            assert "no model request yet" not in text
 
     await asyncio.wait_for(scenario(), GUARD)

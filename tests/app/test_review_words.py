@@ -104,3 +104,4 @@ def test_help_at_60x20_snapshot(snap_compare, tmp_path: Path) -> None:  # type: 
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=(60, 20), run_before=scroll_to_the_keys)
+

@@ -198,7 +198,7 @@ async def test_the_compact_dialog_keeps_its_buttons_after_a_run(tmp_path: Path, 
         await pilot.press("ctrl+g")
         dialog = await compact_dialog_opened(app, pilot)
         await pilot.click("#run")
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction", timeout=60)
+        await wait_until(pilot, lambda: dialog.result is not None, "the compaction")
         await pilot.pause()
         assert isinstance(dialog.result, CompactionFinished)
         for button_id in ("#run", "#close"):

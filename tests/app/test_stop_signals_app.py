@@ -47,7 +47,7 @@ async def test_a_signal_mid_answer_records_it_and_ends_the_app(tmp_path: Path, s
         app.run_turn("tell me a long story")
         await wait_until(pilot, lambda: len(streamed) >= 6, "some words to arrive")
         os.kill(os.getpid(), signum)
-        await wait_until(pilot, lambda: app.return_code is not None, "the app to end", timeout=10)
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to end")
     assert app.return_code == 128 + signum.value
     assert signal.getsignal(signum) is signal.SIG_DFL, "the handler goes with the app"
     messages = json.loads((tmp_path / "data" / "sessions" / session_id / "messages.json").read_text())
@@ -61,7 +61,7 @@ async def test_a_signal_with_no_turn_running_just_ends_the_app(tmp_path: Path) -
     app = make_app(make_factory(tmp_path))
     async with app.run_test() as pilot:
         os.kill(os.getpid(), signal.SIGTERM)
-        await wait_until(pilot, lambda: app.return_code is not None, "the app to end", timeout=10)
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to end")
     assert app.return_code == 128 + signal.SIGTERM.value
     assert isinstance(app.stop_signals, StopSignals) and app.stop_signals.received is signal.SIGTERM
 

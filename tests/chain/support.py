@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +19,22 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from tui.agent.tools.file_tools import file_toolset
+from tui.agent.tools.kinds import ToolKinds
+from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import ContextSettings
 from tui.chain.events import ChainEvent
 from tui.chain.manager import ContextManager
+
+
+def _file_writing_tools() -> frozenset[str]:
+    """The file-writing tools' names as a session derives them from its tools' marks."""
+    root = Path(tempfile.gettempdir())
+    return ToolKinds.of(tool.tool_def for tool in file_toolset(PathPolicy(workdir=root, data_root=root / "data")).tools.values()
+                        ).file_writing
+
+
+FILE_WRITING_TOOLS = _file_writing_tools()
 
 
 @dataclass
@@ -108,6 +122,7 @@ def make_harness(tmp_path: Path, *, window: int = 10_000, summarizer: Summarizer
         summarizer_model=summarizer.model() if summarizer else None,
         config_window=window,
         chat_model=None,
+        file_writing_tools=FILE_WRITING_TOOLS,
     )
     return Harness(manager, recorder, events, [])
 

@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tests.chain.support import history
+from tests.chain.support import FILE_WRITING_TOOLS, history
 from tui.chain.cut_points import find_cut_index, tool_pairs_intact
 from tui.chain.estimate import TokenEstimator
 from tui.chain.events import ChainEvent, EvictedEvent
@@ -107,7 +107,8 @@ def test_tier2_is_idempotent_and_never_mutates_its_input(tmp_path: Path) -> None
     snapshot = [json.dumps(m.parts[0].content if hasattr(m.parts[0], "content") else str(m.parts[0]), default=str)
                 for m in messages]
     estimator = TokenEstimator()
-    first = compact_tool_calls(messages, estimator=estimator, large_results_dir=tmp_path, protect_recent_tokens=2_000)
+    first = compact_tool_calls(messages, estimator=estimator, large_results_dir=tmp_path, protect_recent_tokens=2_000,
+                               file_writing_tools=FILE_WRITING_TOOLS)
     assert first.pointered_returns > 0 and first.masked_args == 1 and len(first.messages) == len(messages)
     assert first.tokens_after < first.tokens_before
     assert [json.dumps(m.parts[0].content if hasattr(m.parts[0], "content") else str(m.parts[0]), default=str)
@@ -116,7 +117,7 @@ def test_tier2_is_idempotent_and_never_mutates_its_input(tmp_path: Path) -> None
     assert isinstance(elided, ToolCallPart) and elided.args_as_dict()["path"] == "big.py"
     assert messages[-1] is first.messages[-1] and messages[-4] is first.messages[-4], "recent output is protected"
     second = compact_tool_calls(first.messages, estimator=estimator, large_results_dir=tmp_path,
-                                protect_recent_tokens=2_000)
+                                protect_recent_tokens=2_000, file_writing_tools=FILE_WRITING_TOOLS)
     assert second.pointered_returns == 0 and second.masked_args == 0
     assert all(a is b for a, b in zip(first.messages, second.messages, strict=True))
     assert tool_pairs_intact(first.messages)
@@ -204,7 +205,7 @@ async def test_compress_callbacks_see_the_cut_and_can_inject_text(tmp_path: Path
 
     manager = ContextManager(settings=ContextSettings(), large_results_dir=tmp_path, recorder=ListRecorder(),
                              event_sink=lambda event: None, summarizer_model=None, config_window=50_000,
-                             chat_model=None, on_before_compress=before, on_after_compress=after)
+                             chat_model=None, file_writing_tools=FILE_WRITING_TOOLS, on_before_compress=before, on_after_compress=after)
     messages = history(10, 2_000)
     outcome = await manager.compact(messages)
     assert seen["discarded"] == seen["cutoff"] and 0 < seen["cutoff"] < len(messages)

@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from tests.chain.counting_server import counting_server
-from tests.chain.support import history, make_harness, seed
+from tests.chain.support import FILE_WRITING_TOOLS, history, make_harness, seed
 from tui.agent.models.choice import build_model
 from tui.base.config import ContextSettings, Settings
 from tui.chain.budget import WindowBudget
@@ -156,11 +156,13 @@ def test_context_window_from_the_flag_is_said_to_come_from_the_flag(tmp_path: Pa
     from tui.chain.manager import ContextManager
 
     manager = ContextManager(settings=flagged.context, large_results_dir=tmp_path, recorder=harness.recorder,
-                             event_sink=lambda e: None, summarizer_model=None, config_window=9_000, chat_model=None)
+                             event_sink=lambda e: None, summarizer_model=None, config_window=9_000, chat_model=None,
+                             file_writing_tools=FILE_WRITING_TOOLS)
     assert manager.window_source == "flag"
     configured = ContextManager(settings=ContextSettings(window=9_000), large_results_dir=tmp_path,
                                 recorder=harness.recorder, event_sink=lambda e: None, summarizer_model=None,
-                                config_window=9_000, chat_model=None)
+                                config_window=9_000, chat_model=None,
+                                file_writing_tools=FILE_WRITING_TOOLS)
     assert configured.window_source == "config"
 
 

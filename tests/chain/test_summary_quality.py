@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tests.chain.support import SummarizerScript, history, make_harness, seed
+from tests.chain.support import FILE_WRITING_TOOLS, SummarizerScript, history, make_harness, seed
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.eviction import build_preview
 from tui.chain.retention import extract_identifiers, retention_score
@@ -129,7 +129,8 @@ def test_tier2_reclaims_before_any_summary_at_small_windows_with_the_defaults(tm
     recorder = ListRecorder()
     manager = ContextManager(settings=ContextSettings(), large_results_dir=tmp_path / "saved", recorder=recorder,
                              event_sink=events.append, summarizer_model=SummarizerScript().model(),
-                             config_window=8_000, chat_model=None)
+                             config_window=8_000, chat_model=None,
+                             file_writing_tools=FILE_WRITING_TOOLS)
     messages = history(5, 4_400)  # five reads of ~1.1k tokens: past the compaction threshold of the 6.8k limit
     recorder.messages.extend(messages)
     manager.mark_recorded(messages, list(range(len(messages))))

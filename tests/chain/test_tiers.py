@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import CompactionPart, ModelRequest, ToolReturnPart
 
-from tests.chain.support import SummarizerScript, history, make_harness, seed
+from tests.chain.support import FILE_WRITING_TOOLS, SummarizerScript, history, make_harness, seed
 from tui.chain.cut_points import tool_pairs_intact
 from tui.chain.estimate import TokenEstimator
 from tui.chain.events import CompactionFailed, CompactionFinished, UsageEvent
@@ -129,7 +129,8 @@ def test_retention_second_pass_adds_missing_identifiers(tmp_path: Path) -> None:
     events: list = []
     manager = ContextManager(settings=ContextSettings(), large_results_dir=tmp_path, recorder=ListRecorder(),
                              event_sink=events.append, summarizer_model=FunctionModel(summarize),
-                             config_window=50_000, chat_model=None)
+                             config_window=50_000, chat_model=None,
+                             file_writing_tools=FILE_WRITING_TOOLS)
     messages = history(10, 2000)
     messages[0].parts[0].content = 'run `make deploy-staging` and never touch "the prod database"'  # type: ignore[union-attr]
     import asyncio

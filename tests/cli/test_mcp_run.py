@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.openai_server import ChatServerState, openai_chat_server
+
 ENV = {**os.environ, "PYDANTIC_AI_NO_BANNER": "1", "DEEP_TUI_MODEL": "offline"}
 for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "DEEP_TUI_HOME"):
     ENV.pop(key, None)
@@ -25,9 +27,44 @@ def test_run_reports_a_failed_server_and_an_ignored_project_file_and_goes_on(tmp
                             cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     mcp_lines = [line for line in result.stderr.splitlines() if "MCP" in line or ".mcp.json" in line]
+    mcp_lines = [line for line in mcp_lines if line != "deep-tui: starting MCP servers (gone)…"]  # if still starting
     assert len(mcp_lines) == 2, result.stderr
     assert any(line.startswith("deep-tui: MCP server gone failed to start: ") for line in mcp_lines)
     assert "deep-tui: .mcp.json ignored: with --data-dir the project's config is not read, so its MCP servers were " \
            "not started" in mcp_lines
     assert not (tmp_path / "pwned").exists()  # the project's server was never started
     assert result.stdout.strip()  # the offline model answered
+
+
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;cHduZWQ=\x07\x9b31m"
+"""A terminal title, a clear screen, a clipboard write (OSC 52) and a C1 CSI: what a server's log tries."""
+
+
+def test_a_servers_log_notifications_reach_run_stderr_and_the_log_made_visible(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    repository = Path(__file__).resolve().parents[2]
+    (data / "config.toml").write_text(
+        '[tools]\nmcp = "always"\n\n[mcp.servers.attack]\ncommand = "sh"\n'
+        'args = ["-c", \'exec "$PY" -m tests.support.mcp_server --attacks\']\n'
+        f'env = {{ PY = {json.dumps(sys.executable)}, PYTHONPATH = {json.dumps(str(repository))} }}\n',
+        encoding="utf-8")
+    calls = [(f"call_{level}", "log", json.dumps({"level": level, "text": f"{level} {ESCAPES} end",
+                                                   "logger_name": f"name{ESCAPES}"}))
+             for level in ("warning", "error", "info")]
+    env = {**ENV, "OPENAI_API_KEY": "sk-test-0123456789"}
+    env.pop("DEEP_TUI_MODEL")
+    with openai_chat_server(ChatServerState(reply="all logged", tool_calls=calls)) as (url, state):
+        result = subprocess.run([sys.executable, "-m", "tui.cli", "--data-dir", str(data), "run", "-m",
+                                 "openai-chat:gpt-4o", "--base-url", url, "log it"],
+                                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "all logged" in result.stdout
+    said = [line for line in result.stderr.splitlines() if "MCP server attack" in line]
+    visible_escapes = "␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"
+    assert said == [f"deep-tui: warning: MCP server attack (name{visible_escapes}) says: {level} {visible_escapes} end"
+                    for level in ("warning", "error")], result.stderr  # info: the log only
+    for text in (result.stdout, result.stderr, (data / "deep-tui.log").read_text(encoding="utf-8")):
+        assert not any(character in text for character in "\x1b\x07\x9b")
+    assert f"says: info {visible_escapes} end" in (data / "deep-tui.log").read_text(encoding="utf-8")
+    assert len([request for request in state.requests if request.get("tools")]) == 4  # three calls, then the answer

@@ -39,10 +39,10 @@ def test_closing_the_terminal_mid_answer_ends_the_app_and_keeps_the_answer(
                                  "--model", "openai-chat:loopback", "--base-url", base_url],
                                 cwd=work, env=env, width=80, height=24, shell_ignores_hangup=shell_ignores_hangup)
         try:
-            terminal.wait_for("loopback", timeout=30)
+            terminal.wait_for("loopback")
             terminal.type("tell me a long story")
             terminal.send("Enter")
-            terminal.wait_for("word20 ", timeout=30)
+            terminal.wait_for("word20 ")
             terminal.kill_session()
             closed = time.monotonic()
             status = terminal.wait_exit(timeout=EXIT_SECONDS)

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 PANE_COMMAND = Path(__file__).with_name("pane_command.py")
+PATIENCE = float(os.environ.get("DEEP_TUI_TEST_PATIENCE", "180"))
+"""How long a wait lasts before the test calls it a hang (as in tests/app/app_support.py): a guard, not a timing,
+since every wait ends when what it waits for shows."""
 
 
 def deep_tui_command() -> list[str]:
@@ -48,7 +51,7 @@ class TmuxTerminal:
     @property
     def pid(self) -> int:
         """The command's process id (waits for it to start)."""
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE
         while not (self._record / "pid").exists():
             if time.monotonic() > deadline:
                 raise AssertionError(f"the command never started; screen was:\n{self.screen()}")
@@ -60,7 +63,7 @@ class TmuxTerminal:
         status = self._record / "status"
         return int(status.read_text()) if status.exists() else None
 
-    def wait_exit(self, timeout: float = 10.0) -> int:
+    def wait_exit(self, timeout: float = PATIENCE) -> int:
         """Wait for the command to end by itself; its exit status."""
         deadline = time.monotonic() + timeout
         while (status := self.exit_status()) is None and _alive(self.pid):
@@ -87,7 +90,7 @@ class TmuxTerminal:
     def type(self, text: str) -> None:
         subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
 
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+    def wait_for(self, text: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until ``text`` shows; fail with the last screen otherwise."""
         deadline = time.monotonic() + timeout
         screen = ""
@@ -98,7 +101,7 @@ class TmuxTerminal:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} did not appear within {timeout}s; screen was:\n{screen}")
 
-    def wait_gone(self, text: str, timeout: float = 20.0) -> str:
+    def wait_gone(self, text: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until ``text`` no longer shows (a dialog closed)."""
         deadline = time.monotonic() + timeout
         while text in (screen := self.screen()):

@@ -46,8 +46,8 @@ def seeded(tmp_path: Path) -> tuple[RuntimeFactory, str, str]:
     return factory, handle.id, titled.id
 
 
-async def until(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, condition, "the picker", timeout)
+async def until(pilot, condition) -> None:  # type: ignore[no-untyped-def]
+    await wait_until(pilot, condition, "the picker")
 
 
 def picker(app: DeepTuiApp) -> SessionPickerScreen:

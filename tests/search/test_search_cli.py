@@ -115,3 +115,25 @@ def test_search_output_never_carries_terminal_escapes(data: DataDir, capsys: pyt
     code, out, _ = run(capsys, "search", "--data-dir", str(data.root), "garnet")
     assert code == 0 and out.startswith(session)
     assert not any(character in out for character in "\x1b\x07\x9b")
+
+
+def test_search_starts_from_the_data_dir_alone(data: DataDir, tmp_path: Path) -> None:
+    """Issue 29 §21: `deep-tui search` reads no config, project trust or model — not even a broken config.toml
+    stops it — and loads neither pydantic-ai nor Textual (its start-up is most of its time; the figure is in
+    bench/bench_search.py)."""
+    import subprocess
+    import sys
+
+    make_session(data, exchange("where is parse_config?", "in src/config.py"))
+    HistorySearch(data).refresh()  # an up-to-date index (indexing a new history parses it with pydantic-ai)
+    (data.root / "config.toml").write_text("this is [not toml\n", encoding="utf-8")
+    probe = ("import sys\nfrom tui.cli.main import main\ncode = main(sys.argv[1:])\n"
+             "loaded = sorted({m.split('.')[0] if not m.startswith('tui.') else '.'.join(m.split('.')[:3])"
+             " for m in sys.modules})\nprint('LOADED', *loaded, file=sys.stderr)\nraise SystemExit(code)")
+    done = subprocess.run([sys.executable, "-c", probe, "search", "--data-dir", str(data.root), "parse_config"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "where is «parse_config»?" in done.stdout
+    loaded = set(done.stderr.split("LOADED", 1)[1].split())
+    assert not loaded & {"pydantic_ai", "pydantic", "textual", "tui.cli.launch", "tui.trust.project",
+                         "tui.base.config", "tui.agent", "tui.app"}, loaded

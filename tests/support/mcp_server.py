@@ -12,6 +12,10 @@ Run as ``python -m tests.support.mcp_server`` (or by path). Tools:
 
 ``MCP_TEST_PID_FILE`` (when set): the server writes its pid there, so a test can kill it mid-session.
 ``--http PORT``: serve streamable HTTP on 127.0.0.1:PORT (path ``/mcp``) instead of stdio.
+``--attacks``: one more tool, ``log(level, text, logger_name)``: sends ``text`` as a log notification (escape
+sequences and all: a hostile server's way onto the user's terminal), then returns ``logged``.
+``--wait-for FILE``: start serving only once FILE exists (a server slow to start, as on a loaded machine:
+the test decides when it is ready).
 ``--hang``: read stdin and never answer the handshake (a server that never starts).
 ``--exit``: exit at once with status 3 (a command that fails to start).
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -38,7 +43,7 @@ def big_text(size: int) -> str:
     return "".join(lines)[:size]
 
 
-def build_server() -> MCPServer:
+def build_server(*, attacks: bool = False) -> MCPServer:
     server = MCPServer("deep-tui-test")
 
     @server.tool()
@@ -77,6 +82,14 @@ def build_server() -> MCPServer:
         """The names of the server's environment variables, one a line."""
         return "\n".join(sorted(os.environ))
 
+    if attacks:
+
+        @server.tool()
+        async def log(level: str, text: str, ctx: Context, logger_name: str = "") -> str:
+            """Send text as a log notification of the given level."""
+            await ctx.log(level, text, logger_name=logger_name or None)  # type: ignore[arg-type]
+            return "logged"
+
     return server
 
 
@@ -92,11 +105,16 @@ def main() -> None:
         for _line in sys.stdin:  # never answers
             pass
         return
+    if "--wait-for" in sys.argv:
+        ready = sys.argv[sys.argv.index("--wait-for") + 1]
+        while not os.path.exists(ready):
+            time.sleep(0.02)
+    attacks = "--attacks" in sys.argv
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
-        build_server().run("streamable-http", host="127.0.0.1", port=port)
+        build_server(attacks=attacks).run("streamable-http", host="127.0.0.1", port=port)
         return
-    build_server().run("stdio")
+    build_server(attacks=attacks).run("stdio")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ request with a scripted reply, records the requests it received, and binds to
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import struct
@@ -80,6 +81,9 @@ class ChatServerState:
     error_body: str | None = None
     """With a ``Fault.status``: the error message to send instead of "loopback fault <status>" (a 401 that
     echoes the key it was sent: ``"{key}"`` is replaced with the request's bearer token)."""
+    keep_alive: bool = False
+    """Answer in HTTP/1.1 and keep the connection open for the next request, as real providers do (a streamed
+    answer is then sent whole, with its length): the client's pool holds a live connection until it closes."""
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -128,17 +132,25 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        protocol_version = "HTTP/1.1" if state.keep_alive else "HTTP/1.0"
+
         def _stream(self, state: ChatServerState, model: str, usage: dict[str, int], payload: dict[str, Any]) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}))
-            finish = _stream_scripted_reply(self.wfile, state, model, payload)
-            self.wfile.write(_chunk(model, {}, finish=finish))
+            out: Any = io.BytesIO() if state.keep_alive else self.wfile
+            if not state.keep_alive:
+                self.end_headers()
+            out.write(_chunk(model, {"role": "assistant", "content": ""}))
+            finish = _stream_scripted_reply(out, state, model, payload)
+            out.write(_chunk(model, {}, finish=finish))
             tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
                     "created": int(time.time()), "model": model, "choices": [], "usage": usage}
-            self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
-            self.wfile.write(b"data: [DONE]\n\n")
+            out.write(f"data: {json.dumps(tail)}\n\n".encode())
+            out.write(b"data: [DONE]\n\n")
+            if state.keep_alive:
+                self.send_header("Content-Length", str(len(out.getvalue())))
+                self.end_headers()
+                self.wfile.write(out.getvalue())
 
         def do_POST(self) -> None:
             state.authorizations.append(self.headers.get("Authorization", ""))

@@ -105,6 +105,19 @@ class SubagentActivity:
 
 
 @dataclass(frozen=True)
+class McpServersStarting:
+    """The turn waits for the MCP servers still starting (each within its handshake budget) before its first
+    request, so that their tools are offered: say so, or the wait looks like a hung request."""
+
+    names: tuple[str, ...]
+    """The servers' names from the config (letters, digits, ``-`` and ``_``)."""
+
+    def describe(self) -> str:
+        """``starting MCP servers (github, docs)…``"""
+        return f"starting MCP servers ({', '.join(self.names)})…"
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -124,4 +137,4 @@ class TurnFailed:
 
 
 TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
-             | PromptAttached | SubagentActivity | TurnFinished | TurnFailed)
+             | PromptAttached | McpServersStarting | SubagentActivity | TurnFinished | TurnFailed)

@@ -7,6 +7,7 @@ them back, so a key typed twice could silently drift and lose a summary or a sav
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 """On a tool return: where its full output was saved (eviction or tool-call compaction)."""
@@ -35,6 +36,9 @@ SEAL_METADATA_KEY = "deep_tui_sealed"
 USER_COMMAND_KEY = "deep_tui_user_command"
 """On the request recording a ``!command`` the user ran: ``{"command", "status", "saved_path"}``."""
 
+REWIND_KEY = "deep_tui_rewind"
+"""On the request recording a rewind of the files: ``{"message", "session", "files"}`` (what was restored)."""
+
 DAMAGED_METADATA_KEY = "deep_tui_damaged"
 """On the placeholder for messages a damaged messages.json lost."""
 
@@ -48,9 +52,32 @@ RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 DELEGATES_KEY = "deep_tui_delegates"
 """Tool metadata: the tool runs a subagent, whose own tool calls each have the time limit (the call itself has none)."""
 
+WRITES_MEMORY_KEY = "deep_tui_writes_memory"
+"""In a tool definition's metadata (not in messages.json): the tool changes MEMORY.md (the Memory panel follows)."""
 
 def saved_chars(metadata: Mapping[str, object]) -> int | None:
     """The saved output's size in characters, from a tool return's metadata (``None``: not recorded, or not a
     count — metadata comes from messages.json, which may have been edited)."""
     value = metadata.get(SAVED_CHARS_KEY)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _field(item: object, name: str) -> object:
+    """``item[name]`` of a JSON record, else the attribute ``name`` of a pydantic-ai object."""
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+
+
+def summary_info(message: object) -> dict[str, Any] | None:
+    """The :data:`SUMMARY_METADATA_KEY` metadata of a deep-tui summary message, else ``None`` — the one reading
+    of it. ``message`` is a pydantic-ai ``ModelRequest`` (the chain, the store) or its record as messages.json
+    holds it (a dict: a resumed session's tail is drawn before pydantic-ai is imported)."""
+    parts = _field(message, "parts")
+    if _field(message, "kind") != "request" or not isinstance(parts, (list, tuple)):
+        return None
+    for part in parts:
+        metadata = _field(part, "metadata")
+        if _field(part, "part_kind") == "compaction" and isinstance(metadata, Mapping):
+            info = metadata.get(SUMMARY_METADATA_KEY)
+            if isinstance(info, dict):
+                return info
+    return None

@@ -92,6 +92,11 @@ class DataDir:
         """Evicted tool outputs, shared by all sessions so forks keep working pointers."""
         return self.root / "large_tool_results"
 
+    @property
+    def mcp_logs_dir(self) -> Path:
+        """Each stdio MCP server's stderr, ``NAME.log`` (its last start only)."""
+        return self.root / "mcp-logs"
+
     def memory_file(self, agent_name: str = "main") -> Path:
         return self.root / agent_name / "MEMORY.md"
 

@@ -90,6 +90,10 @@ class Compactor:
     accountant: TokenAccountant
     summarizer: Summarizer
     emit: Callable[[ChainEvent], None]
+    file_writing_tools: frozenset[str] = frozenset()
+    """The tools whose old arguments tier 2 turns into pointers to the written file (given by the agent)."""
+    tool_vocabulary: frozenset[str] = frozenset()
+    """The offered tools' names and argument names (``path``, ``limit``): not identifiers a summary must keep."""
     on_before_compress: BeforeCompress | None = None
     on_after_compress: AfterCompress | None = None
     stats: CompactionStats = field(default_factory=CompactionStats)
@@ -149,6 +153,7 @@ class Compactor:
         result = compact_tool_calls(messages, estimator=self.accountant.estimator,
                                     large_results_dir=self.large_results_dir,
                                     protect_recent_tokens=0 if everything else self.protect_recent_tokens,
+                                    file_writing_tools=self.file_writing_tools,
                                     include_current_turn=everything, reach_current_turn=reach_current_turn,
                                     preview_chars=preview_chars)
         saved = self.accountant.scaled(result.tokens_saved)
@@ -207,7 +212,7 @@ class Compactor:
         """The summary text with its retention score and missing identifiers; a second pass is asked for
         what the first lost, and a failed second pass keeps the first (raises only if the first fails)."""
         text = await self.summarizer.summarize(body, previous_summary=previous, focus=focus)
-        identifiers = extract_identifiers(body)
+        identifiers = extract_identifiers(body, vocabulary=self.tool_vocabulary)
         score, missing = retention_score(text, identifiers)
         if score < RETENTION_TARGET and missing:  # the extractive summary takes the list too
             try:

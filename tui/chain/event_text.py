@@ -9,11 +9,13 @@ from tui.chain.events import (
     CompactionFinished,
     CompactionStarted,
     EvictedEvent,
+    FilesRestored,
     MemoryChanged,
     SubagentRan,
     UsageEvent,
 )
 from tui.text.cost_text import compaction_cost_text, format_usd
+from tui.text.terminal_text import visible
 from tui.text.token_text import human_tokens
 from tui.text.tool_call_text import call_source
 from tui.text.wording import plural
@@ -85,6 +87,8 @@ def describe_event(event: ChainEvent) -> str:
         return f"memory changed: {event.path}"
     if isinstance(event, SubagentRan):
         return subagent_line(event)
+    if isinstance(event, FilesRestored):
+        return restored_line(event)
     return event.kind
 
 
@@ -103,3 +107,16 @@ def subagent_line(event: SubagentRan) -> str:
     elif event.reason:
         parts.append(event.reason)
     return f"subagent {event.number} ({event.name}) {event.outcome}: {event.description} — {', '.join(parts)}"
+
+
+def restored_line(event: FilesRestored) -> str:
+    """``rewind: 3 files back to before message 7 (kept yours: a.py; undo: rewind 12)``."""
+    text = f"rewind: {plural(event.count, 'file')} back to before message {event.message}"
+    notes = []
+    if event.kept:
+        notes.append("kept yours: " + ", ".join(visible(path) for path in event.kept[:5]))
+    if event.failed:
+        notes.append(f"{plural(len(event.failed), 'path')} not restored: {visible(event.failed[0])}")
+    if event.undo is not None:
+        notes.append(f"undo: rewind {event.undo}")
+    return text + (f" ({'; '.join(notes)})" if notes else "")

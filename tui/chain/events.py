@@ -226,10 +226,31 @@ class SubagentRan(ChainEvent):
     tool_call_id: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
+class FilesRestored(ChainEvent):
+    """A rewind put the working directory's files back to how they were before a prompt (``/rewind``)."""
+
+    kind: ClassVar[str] = "files_restored"
+    message: int
+    """The prompt's message number: the files are as they were before it."""
+    source_session: str
+    """The session whose restore point it was (a fork made by the same rewind names its parent)."""
+    count: int
+    """How many paths were written or removed."""
+    files: tuple[str, ...] = ()
+    """The first of them (at most 50)."""
+    kept: tuple[str, ...] = ()
+    """Files changed outside deep-tui that the user chose to keep as they were."""
+    undo: int | None = None
+    """The message number whose restore point undoes this rewind (``None``: none could be taken)."""
+    failed: tuple[str, ...] = ()
+    """Paths that could not be restored, each with why."""
+
+
 EVENT_TYPES: dict[str, type[ChainEvent]] = {
     cls.kind: cls
     for cls in (UsageEvent, EvictedEvent, CompactionStarted, CompactionFinished, CompactionFailed, MemoryChanged,
-                SubagentRan)
+                SubagentRan, FilesRestored)
 }
 
 

@@ -55,7 +55,7 @@ from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import outgoing_messages
 from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
-from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key
+from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, tool_vocabulary
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
@@ -85,7 +85,10 @@ class CompactionOutcome:
 
 
 class ContextManager:
-    """One session's chain; ``capabilities()`` plugs it into a pydantic-ai ``Agent``."""
+    """One session's chain; ``capabilities()`` plugs it into a pydantic-ai ``Agent``.
+
+    ``file_writing_tools``: the names of the tools that write files (tier 2 points their old arguments at the
+    written file); the agent derives them from its tools' marks, the chain knows no tool by name."""
 
     def __init__(
         self,
@@ -97,6 +100,7 @@ class ContextManager:
         summarizer_model: Model | None,
         config_window: int | None,
         chat_model: Model | None,
+        file_writing_tools: frozenset[str],
         token_counter: TokenCounter | None = None,
         calibration_path: Path | None = None,
         on_usage_update: UsageCallback | None = None,
@@ -119,7 +123,8 @@ class ContextManager:
             accountant=self.accountant,
             summarizer=Summarizer(summarizer_model, timeout=settings.summarizer_timeout,
                                   chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2),
-            emit=self._emit, on_before_compress=on_before_compress, on_after_compress=on_after_compress,
+            emit=self._emit, file_writing_tools=file_writing_tools, on_before_compress=on_before_compress,
+            on_after_compress=on_after_compress,
         )
         self.fixed_tokens = 0
         self.last_tokens: int | None = None
@@ -210,6 +215,7 @@ class ContextManager:
         """What instructions and tool definitions cost, before the first request measures them (so a
         ``/compact`` or a usage figure right after opening a session counts them)."""
         self.fixed_tokens = self.accountant.fixed_tokens(instructions, tools)
+        self.compactor.tool_vocabulary = tool_vocabulary(tools)
 
     def begin_user_turn(self) -> None:
         """A new user turn: automatic summarization may run (once) again."""
@@ -252,6 +258,7 @@ class ContextManager:
         parameters = request_context.model_request_parameters
         self.fixed_tokens = self.accountant.fixed_tokens(
             instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
+        self.compactor.tool_vocabulary = tool_vocabulary(parameters.function_tools)
         tokens = await self.accountant.count(history, self.fixed_tokens)
         tokens = await self._checked_count(request_context, history, tokens,
                                            near=self.budget.at(self.settings.compaction_threshold))

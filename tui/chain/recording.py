@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest
 
 
 class Recorder(Protocol):
@@ -22,6 +22,9 @@ class RecordingLedger:
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
         self._indices: dict[int, tuple[ModelMessage, int]] = {}
+        self._request_parts: dict[int, tuple[object, int]] = {}
+        """The parts of recorded requests: pydantic-ai merges two requests in a row (a ``!command`` or a rewind's
+        note, then another) into a new object holding the same parts, which is no new message."""
 
     def index_of(self, message: ModelMessage) -> int | None:
         hit = self._indices.get(id(message))
@@ -29,6 +32,21 @@ class RecordingLedger:
 
     def remember(self, message: ModelMessage, index: int) -> None:
         self._indices[id(message)] = (message, index)
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                self._request_parts[id(part)] = (part, index)
+
+    def _merged_index(self, message: ModelMessage) -> int | None:
+        """The index of the last recorded request ``message`` merges (all its parts recorded), else ``None``."""
+        if not isinstance(message, ModelRequest) or not message.parts:
+            return None
+        indices = []
+        for part in message.parts:
+            hit = self._request_parts.get(id(part))
+            if hit is None or hit[0] is not part:
+                return None
+            indices.append(hit[1])
+        return max(indices)
 
     def mark_recorded(self, messages: Sequence[ModelMessage], indices: Sequence[int]) -> None:
         for message, index in zip(messages, indices, strict=True):
@@ -39,6 +57,10 @@ class RecordingLedger:
         new: list[ModelMessage] = []
         for message in reversed(messages):
             if self.index_of(message) is not None:
+                break
+            merged = self._merged_index(message)
+            if merged is not None:
+                self.remember(message, merged)
                 break
             new.append(message)
         if not new:

@@ -1,10 +1,13 @@
 """Facts about a model request the chain needs: the calibration key of its model, its ``max_tokens``, the
-instruction texts it carries."""
+instruction texts it carries, its tools' vocabulary."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.accounting import request_instructions
 
@@ -29,3 +32,14 @@ def instruction_texts(request_context: ModelRequestContext) -> list[str]:
         return [part.content for part in parts if part.content]
     instructions = request_instructions(request_context.messages)
     return [instructions] if instructions else []
+
+
+def tool_vocabulary(tools: Sequence[ToolDefinition]) -> frozenset[str]:
+    """The tools' names and their arguments' names, lower-cased (the retention check leaves them out)."""
+    names: set[str] = set()
+    for tool in tools:
+        names.add(tool.name.lower())
+        properties = tool.parameters_json_schema.get("properties")
+        if isinstance(properties, dict):
+            names.update(str(name).lower() for name in properties)
+    return frozenset(names)

@@ -6,14 +6,17 @@ another, like the hash suffix of a saved output's path, is part of it and not co
 taken from the span itself (the whole of it, not what was sent to the summarizer), after deep-tui's own
 notices are removed — "401 lines" and "553 tokens" in an eviction notice describe deep-tui's bookkeeping,
 not the work. They are ranked: what the user said first, then the assistant and its tool calls, then tool
-output, so the list a summary is judged on starts with what matters most.
+output, so the list a summary is judged on starts with what matters most. The names of the tools and of
+their arguments (`read_file`, `path`, `offset`, `limit`) are the agent's vocabulary, not the work's: a summary
+is not asked to keep them.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import suppress
 
 from pydantic_ai.messages import (
     CompactionPart,
@@ -52,10 +55,11 @@ _NOTICES = (
     # tier 2: "[older output of X compacted to save context (12,345 characters); saved at …]"
     re.compile(r"compacted to save context \(\d[\d,]* characters\)"),
     re.compile(r"\d[\d,]* characters of [\w, ]+ elided to save context"),
-    re.compile(r"read_file\(path='[^']*', offset=\d+, limit=\d+\)"),
+    re.compile(r"read_file\(path='[^']*'(?:, \w+=\d+)*\)"),
     # previews and pages
     re.compile(r"\[… \d[\d,]* (?:lines omitted|characters cut) …\]"),
-    re.compile(r"\[line cut: \d[\d,]* characters\]"),
+    re.compile(r"\[line cut: \d[\d,]* characters[^\]\n]*\]"),
+    re.compile(r"\[line \d+, characters [\d,]+-[\d,]+ of [\d,]+\]"),
     re.compile(r"\[lines \d+-\d+ of \d+\]"),
     re.compile(r"… stopped after [\d,]+ \w+[^\n]*"),
     re.compile(r"\[deep-tui: [^\]]*\]"),
@@ -137,12 +141,28 @@ def _sources(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, str]]:
                     yield 1, f"{part.tool_name}({part.args_as_json_str()})"
 
 
-def extract_identifiers(messages: Sequence[ModelMessage], limit: int = IDENTIFIER_LIMIT) -> list[str]:
+def tool_vocabulary(messages: Sequence[ModelMessage]) -> set[str]:
+    """The names of the tools called in ``messages`` and of their arguments, lower-cased."""
+    names: set[str] = set()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart):
+                    names.add(part.tool_name.lower())
+                    with suppress(ValueError, AssertionError):  # arguments that are not a JSON object: no names
+                        names.update(str(key).lower() for key in part.args_as_dict(raise_if_invalid=True))
+    return names
+
+
+def extract_identifiers(messages: Sequence[ModelMessage], limit: int = IDENTIFIER_LIMIT, *,
+                        vocabulary: Collection[str] = ()) -> list[str]:
     """The span's identifiers, most important first, each once (case-insensitive), at most ``limit``.
 
     What was said and done comes first, in order of appearance (each at its best rank); then tool output's
     first identifiers that were not said, at most ``limit × TOOL_OUTPUT_SHARE``. Tool output is scanned only
-    until that many are found (it is most of a span's text)."""
+    until that many are found (it is most of a span's text). Tool and argument names — those of the calls in
+    the span and ``vocabulary`` (the tools' definitions) — are not identifiers."""
+    ignored = {name.lower() for name in vocabulary} | tool_vocabulary(messages)
     said: dict[str, tuple[int, int, str]] = {}
     outputs: list[str] = []
     order = 0
@@ -152,12 +172,14 @@ def extract_identifiers(messages: Sequence[ModelMessage], limit: int = IDENTIFIE
             continue
         for identifier in [text.strip()] if rank == QUOTED_RANK else identifiers_in(strip_notices(text)):
             key = identifier.lower()
+            if key in ignored:
+                continue
             if key not in said or said[key][0] > rank:
                 said[key] = (rank, order, identifier)
             order += 1
     chosen = [identifier for _, _, identifier in sorted(said.values())][:limit]
     room = min(int(limit * TOOL_OUTPUT_SHARE), limit - len(chosen))
-    seen = set(said)
+    seen = set(said) | ignored
     for text in outputs:
         if room <= 0:
             break

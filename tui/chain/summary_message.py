@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic_ai.messages import CompactionPart, ModelMessage, ModelRequest, SystemPromptPart
 
-from tui.base.metadata_keys import SUMMARY_METADATA_KEY
+from tui.base.metadata_keys import SUMMARY_METADATA_KEY, summary_info
+
+__all__ = ["make_summary_message", "summary_info", "summary_text", "with_kept_from"]
 
 
 def make_summary_message(
@@ -38,19 +40,8 @@ def make_summary_message(
     return ModelRequest(parts=parts)
 
 
-def summary_info(message: ModelMessage) -> dict[str, Any] | None:
-    """The summary's metadata, or ``None`` when ``message`` is not a deep-tui summary."""
-    if not isinstance(message, ModelRequest):
-        return None
-    for part in message.parts:
-        if isinstance(part, CompactionPart) and isinstance(part.metadata, dict):
-            info = part.metadata.get(SUMMARY_METADATA_KEY)
-            if isinstance(info, dict):
-                return info
-    return None
-
-
 def summary_text(message: ModelMessage) -> str | None:
+    """The summary's text, or ``None`` when ``message`` is not a deep-tui summary."""
     if summary_info(message) is None:
         return None
     assert isinstance(message, ModelRequest)

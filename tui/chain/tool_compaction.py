@@ -20,7 +20,6 @@ from tui.base.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAV
 from tui.chain.estimate import TokenEstimator, text_tokens
 from tui.chain.safe_names import unique_output_name, write_new_file
 
-FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 MIN_MASKABLE_TOKENS = 50
 OVERSIZED_ARGS_TOKENS = 2_000
 """Arguments this large on a call of any other tool (a 10 MB path) are elided by the pre-flight's last resort."""
@@ -191,17 +190,21 @@ def _elide_oversized_args(part: ToolCallPart, preview_chars: int, bundle: _Bundl
     return replace(part, args=new_args)
 
 
-def _applied_write_ids(messages: Sequence[ModelMessage]) -> set[str]:
+def _applied_write_ids(messages: Sequence[ModelMessage], file_writing_tools: frozenset[str]) -> set[str]:
     """Calls whose result says the write happened: a denied, failed or interrupted write's arguments are the
     only copy of what it meant to write (the file does not have it), so they are pointed at a saved copy instead."""
     return {part.tool_call_id for message in messages if isinstance(message, ModelRequest) for part in message.parts
-            if isinstance(part, ToolReturnPart) and part.tool_name in FILE_WRITING_TOOLS and part.outcome == "success"}
+            if isinstance(part, ToolReturnPart) and part.tool_name in file_writing_tools and part.outcome == "success"}
 
 
 def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEstimator, large_results_dir: Path,
-                       protect_recent_tokens: int, preview_chars: int = DEFAULT_PREVIEW_CHARS,
-                       include_current_turn: bool = False, reach_current_turn: bool = False) -> ToolCompactionResult:
+                       protect_recent_tokens: int, file_writing_tools: frozenset[str],
+                       preview_chars: int = DEFAULT_PREVIEW_CHARS, include_current_turn: bool = False,
+                       reach_current_turn: bool = False) -> ToolCompactionResult:
     """Rewrite tool activity older than the protection window; see the module docstring.
+
+    ``file_writing_tools``: the names of the tools whose arguments hold what they wrote (``path`` and the text),
+    as the agent's tool marks say (the chain knows no tool by name).
 
     By default the running turn is protected whole. ``reach_current_turn`` (before a lossy step: a summary or
     the pre-flight's fallback) protects only the request about to be sent and the newest output up to
@@ -217,7 +220,7 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                                      reach_current_turn=reach_current_turn)
     result = ToolCompactionResult(list(messages), before, before)
     bundle = _Bundle(large_results_dir)
-    written = _applied_write_ids(messages)
+    written = _applied_write_ids(messages, file_writing_tools)
     for index in range(protected_from):
         message = messages[index]
         new_parts: list[Any] = []
@@ -235,13 +238,13 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                 part = _mask_return(part, bundle, preview_chars)
                 result.pointered_returns += 1
                 changed = True
-            elif (isinstance(part, ToolCallPart) and part.tool_name in FILE_WRITING_TOOLS
+            elif (isinstance(part, ToolCallPart) and part.tool_name in file_writing_tools
                   and not part.args_as_dict().get(ELIDED_ARG)
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
                 part = _elide_args(part, preview_chars, None if part.tool_call_id in written else bundle)
                 result.masked_args += 1
                 changed = True
-            elif (include_current_turn and isinstance(part, ToolCallPart) and part.tool_name not in FILE_WRITING_TOOLS
+            elif (include_current_turn and isinstance(part, ToolCallPart) and part.tool_name not in file_writing_tools
                   and text_tokens(part.args_as_json_str()) >= OVERSIZED_ARGS_TOKENS
                   and not part.args_as_dict().get(ELIDED_ARG)):
                 part = _elide_oversized_args(part, preview_chars, bundle)

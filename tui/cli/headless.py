@@ -15,10 +15,10 @@ from collections.abc import Coroutine
 from contextlib import aclosing
 from typing import Any, TextIO
 
-from tui.agent.approval.approval_gate import EXECUTE_TOOL_NAME
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.turn_events import (
+    McpServersStarting,
     PromptAttached,
     SubagentActivity,
     TextDelta,
@@ -163,6 +163,8 @@ async def _run_turn(
                     elif isinstance(event, PromptAttached):
                         for line in event.lines:
                             print(f"deep-tui: attached {line}", file=err, flush=True)
+                    elif isinstance(event, McpServersStarting):
+                        print(f"deep-tui: {event.describe()}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
                     elif isinstance(event, SubagentActivity) and event.running and event.number not in started:
@@ -191,7 +193,7 @@ async def _run_turn(
             out.write("\n")
         commands = runtime.write_gate.commands
         refused_commands = commands.refused if commands is not None else 0  # asked for, and nobody to ask here
-        refused -= refused_by_name.get(EXECUTE_TOOL_NAME, 0)
+        refused -= sum(refused_by_name.get(name, 0) for name in runtime.write_gate.command_tools)
         if refused_commands:
             print(f"deep-tui: {plural(refused_commands, 'shell command')} refused: 'run' runs commands only with "
                   "--allow-commands (or [tools] commands = \"always\" in config.toml)", file=err)

@@ -165,11 +165,15 @@ def launch(args: argparse.Namespace) -> int:
     # The app draws on the terminal: its log goes to the file only; the headless commands also
     # print warnings on stderr.
     configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
-                      stderr=args.command in ("run", "sessions", "serve"))
+                      stderr=args.command in ("run", "sessions", "serve", "rewind"))
     if args.command == "sessions":
         from tui.cli.session_commands import run_sessions_command
 
         return run_sessions_command(args, context.data_dir)
+    if args.command == "rewind":
+        from tui.cli.rewind_command import run_rewind_command
+
+        return run_rewind_command(args, context.data_dir, context.workdir)
     if args.command == "search":
         from tui.cli.search_command import run_search_command
 

@@ -39,6 +39,10 @@ commands:
   deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
+  deep-tui rewind [--session ID] [N] [--code | --conversation] [--dry-run] [--force]
+                                         list the restore points, or put the files (and/or the
+                                         conversation) back to before message N
+  deep-tui sessions prune                remove restore points of deleted sessions from <data-dir>/checkpoints
   deep-tui search QUERY... [--session ID] [--json]
                                          find messages in every session's full history
   deep-tui serve [--host H] [--port P] [app options]
@@ -161,6 +165,34 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     _add_storage_options(delete, suppress=True)
 
+    prune = actions.add_parser("prune", help="remove restore points no session has any more",
+                               description="Remove the restore points of sessions that were deleted, and the "
+                                           "snapshots nothing refers to, from <data-dir>/checkpoints.")
+    _add_storage_options(prune, suppress=True)
+
+    rewind = commands.add_parser(
+        "rewind", help="put the files (and/or the conversation) back to before a prompt",
+        description="Before the first change of each prompt (a write, an edit, a command, an MCP tool call, a "
+                    "!command) deep-tui snapshots the working directory into <data-dir>/checkpoints. Without N, "
+                    "list the session's restore points, newest first, with the files each prompt changed. With N "
+                    "(the prompt's message number, as 'search' numbers messages): restore the files to how they "
+                    "were before it and fork the conversation at the message before it (the default), only the "
+                    "files (--code), or only the fork (--conversation). A file changed outside deep-tui since the "
+                    "restore point stops the rewind with one line and exit status 2, nothing written, unless "
+                    "--force. The files as they were are kept first, so a rewind can be undone: it prints the "
+                    "number that undoes it.")
+    _add_storage_options(rewind, suppress=True)
+    rewind.add_argument("message", nargs="?", type=int, metavar="N", help="the prompt's message number")
+    rewind.add_argument("--session", metavar="ID", help="the session (any unique id prefix; default: the newest)")
+    rewind_mode = rewind.add_mutually_exclusive_group()
+    rewind_mode.add_argument("--code", action="store_true", help="restore only the files")
+    rewind_mode.add_argument("--conversation", action="store_true",
+                             help="only fork the conversation at the message before N (no file changes)")
+    rewind.add_argument("--dry-run", action="store_true", help="print what would change and the diff; change nothing")
+    rewind.add_argument("--force", action="store_true",
+                        help="take the restore point's version of files changed outside deep-tui too")
+    rewind.add_argument("--workdir", metavar="DIR", help="the working directory (default: current directory)")
+
     search = commands.add_parser(
         "search", help="search every session's full history",
         description="Search every session's full history (summarized turns, tool results and saved outputs "
@@ -225,6 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the prompt is empty")
     if args.command == "trust" and args.list and args.directory:
         parser.error("trust --list takes no directory")
+    if args.command == "rewind" and args.message is None and (args.code or args.conversation or args.dry_run
+                                                              or args.force):
+        parser.error("--code, --conversation, --dry-run and --force need N, the prompt's message number")
+    if args.command == "rewind" and args.message is not None and args.message < 1:
+        parser.error("N must be a message number (1 or more)")
     if args.command == "search" and args.limit < 1:
         parser.error("--limit must be at least 1")
     if getattr(args, "context_window", None) is not None and args.context_window < 1000:
@@ -234,6 +271,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "retries", None) is not None and not (0 <= args.retries <= 20):
         parser.error("--retries must be between 0 and 20")
 
+    if args.command == "search":  # the data directory alone: no config, trust or model (a quick command)
+        gc.disable()  # the collector's passes over the start-up's imports only add to a quick command's time
+        from tui.cli.search_command import search_entry
+
+        with redacted_stderr():
+            return _launch(search_entry, args)
     if args.command is None:
         # The app's start-up allocates a lot and frees little: the collector's passes over the growing
         # heap would only delay the first frame. The app enables it again once its session is open.

@@ -10,6 +10,7 @@ bad query or session id. Against an up-to-date index nothing here imports pydant
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import time
@@ -23,6 +24,24 @@ if TYPE_CHECKING:
 
 PROGRESS_EVERY = 1.0
 """Seconds between two updates of the progress line on a terminal (ten times that between lines in a log)."""
+
+
+def search_entry(args: argparse.Namespace) -> int:
+    """``deep-tui search`` straight from the entry point: only the data directory matters, so no config file,
+    project trust or model is read (each would cost the command's start-up, the most of its time)."""
+    from tui.base.errors import UserFacingError
+    from tui.base.log_setup import configure_logging
+
+    data_dir = DataDir.resolve(getattr(args, "data_dir", None))
+    unusable = data_dir.unusable_reason()
+    if unusable:
+        raise UserFacingError(unusable)
+    configure_logging(data_dir.root, debug=bool(getattr(args, "debug", False)))
+    from tui.store.search import searcher  # noqa: F401  (imported before the collector runs again)
+
+    gc.freeze()  # what the start-up made lives as long as the process: the collector need not look at it again
+    gc.enable()  # indexing a lot of changed history makes garbage
+    return run_search_command(args, data_dir)
 
 
 def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
-    """Carry out ``sessions [--json] | rename ID TITLE | delete ID [--yes]``."""
+    """Carry out ``sessions [--json] | rename ID TITLE | delete ID [--yes] | prune``."""
     from tui.base.errors import UserFacingError
     from tui.store import SessionStore
     from tui.store.store_errors import StoreError
@@ -45,11 +45,41 @@ def run_sessions_command(args: argparse.Namespace, data_dir: DataDir) -> int:
                     return 1
             store.delete(session_id)
             _search(data_dir).forget(session_id)
+            _forget_restore_points(data_dir, session_id)
             print(f"deleted {session_id}")
             return 0
+        if args.sessions_command == "prune":
+            return _prune(store, data_dir)
         return _list(store, as_json=args.json)
     except StoreError as error:
         raise UserFacingError(str(error)) from None
+
+
+def _forget_restore_points(data_dir: DataDir, session_id: str) -> None:
+    """The deleted session's snapshots go too (a failure is said, the session is deleted all the same)."""
+    from tui.agent.rewind.maintenance import forget_session
+    from tui.agent.rewind.shadow_repo import ShadowRepoError
+
+    try:
+        forget_session(data_dir.root, session_id)
+    except (OSError, ShadowRepoError) as error:
+        print(f"deep-tui: its restore points stay in {data_dir.root / 'checkpoints'} ({error}); "
+              "'deep-tui sessions prune' removes them", file=sys.stderr)
+
+
+def _prune(store: object, data_dir: DataDir) -> int:
+    from tui.agent.rewind.maintenance import prune
+    from tui.agent.rewind.shadow_repo import ShadowRepoError
+    from tui.base.errors import UserFacingError
+
+    live = {meta.id for meta in store.list_sessions()}  # type: ignore[attr-defined]
+    try:
+        report = prune(data_dir.root, live)
+    except (OSError, ShadowRepoError) as error:
+        raise UserFacingError(f"could not prune {data_dir.root / 'checkpoints'}: {error}") from None
+    print(f"removed the restore points of {report.sessions} deleted sessions; {data_dir.root / 'checkpoints'} "
+          f"holds {report.bytes_after / 1e6:.1f} MB (was {report.bytes_before / 1e6:.1f} MB)")
+    return 0
 
 
 def _search(data_dir: DataDir) -> HistorySearch:
@@ -70,6 +100,8 @@ def _list(store: object, *, as_json: bool) -> int:
             "cost": _cost_record(meta.cost),
             "model": meta.model,
             "parent": meta.parent.session if meta.parent else None,
+            "restore_points": meta.restore_points,
+            "restores": meta.restores,
         }
         for meta in sessions
     ]

@@ -23,8 +23,8 @@ _SESSION_ENTRIES = ("lock", "messages.json", "session.json", "events.jsonl", "pr
 
 def planted_links(data_dir: DataDir, *, agent_name: str, session_id: str | None = None) -> list[str]:
     """One line per symbolic link found where deep-tui keeps a file or directory of its own (none were
-    followed). Checks the data directory's own names, ``<agent>/`` and, given ``session_id``, that
-    session's directory."""
+    followed). Checks the data directory's own names, ``<agent>/``, ``mcp-logs/`` and the logs in it, and,
+    given ``session_id``, that session's directory."""
     root = data_dir.root
     memory = data_dir.memory_file(agent_name)
     # deep-tui.log is not listed: configure_logging says it is refused before anything else runs.
@@ -35,7 +35,19 @@ def planted_links(data_dir: DataDir, *, agent_name: str, session_id: str | None 
         session = data_dir.session_dir(session_id)
         places.append(session)
         places.extend(session / name for name in _SESSION_ENTRIES)
+    places.extend(_links_in(data_dir.mcp_logs_dir))
     return [str(LinkRefusedError(place)) for place in places if _is_link(place)]
+
+
+def _links_in(directory: Path) -> list[Path]:
+    """The links directly inside ``directory`` (when it is a directory, not a link: that one is listed itself)."""
+    if _is_link(directory):
+        return [directory]
+    try:
+        with os.scandir(directory) as entries:
+            return [Path(entry.path) for entry in entries if entry.is_symlink()]
+    except OSError:  # missing, or not a directory
+        return []
 
 
 def _is_link(path: Path) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
 
+from tui.store.checkpoints_file import CHECKPOINTS_FILE_NAME, CheckpointsFile
 from tui.store.cost_totals import CostTotals
 from tui.store.events_file import EventLog
 from tui.store.lock import SessionLock
@@ -27,6 +28,8 @@ class SessionHandle:
         self.meta = meta
         self.messages = MessagesFile(directory / "messages.json")
         self.events = EventLog(directory / "events.jsonl")
+        self.checkpoints = CheckpointsFile(directory / CHECKPOINTS_FILE_NAME)
+        """The session's restore points (``/rewind``)."""
         self._lock = lock
         self._meta_behind = False
         """session.json lags behind :attr:`meta` (written by :meth:`flush_meta`: at the end of a turn, a compaction,
@@ -108,6 +111,18 @@ class SessionHandle:
             return
         self.meta.cost = totals
         self._meta_behind = True
+
+    def record_restore_point(self) -> None:
+        """One more prompt with a restore point (session.json, at the next flush)."""
+        if not self.read_only:
+            self.meta.restore_points += 1
+            self._meta_behind = True
+
+    def record_restore(self) -> None:
+        """One more rewind that restored files (session.json, at the next flush)."""
+        if not self.read_only:
+            self.meta.restores += 1
+            self._meta_behind = True
 
     def rename(self, title: str) -> None:
         """A new title; "updated" stays when the session was last used (appends not yet written are use)."""

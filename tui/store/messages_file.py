@@ -26,13 +26,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from pydantic_ai.messages import CompactionPart, ModelMessage, ModelMessagesTypeAdapter, ModelRequest
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_core import ValidationError
 
 from tui.base.atomic import create_new, link_new, stamp, write_atomic
-from tui.base.metadata_keys import SUMMARY_METADATA_KEY
+from tui.base.metadata_keys import SUMMARY_METADATA_KEY, summary_info
 from tui.base.nofollow import open_file, read_bytes
 from tui.base.redaction import redact_bytes
 from tui.store.damage import DamageReport, damage_note
@@ -58,18 +58,6 @@ class LoadResult:
 def encode_message(message: ModelMessage) -> bytes:
     """One message as a single JSON line (no trailing comma)."""
     return ModelMessagesTypeAdapter.dump_json([message])[1:-1]
-
-
-def summary_metadata(message: ModelMessage) -> dict[str, Any] | None:
-    """The ``deep_tui_summary`` metadata of a recorded summary message, else ``None``."""
-    if not isinstance(message, ModelRequest):
-        return None
-    for part in message.parts:
-        if isinstance(part, CompactionPart) and isinstance(part.metadata, dict):
-            info = part.metadata.get(SUMMARY_METADATA_KEY)
-            if isinstance(info, dict):
-                return info
-    return None
 
 
 class MessagesFile:
@@ -221,7 +209,7 @@ class MessagesFile:
         if index in self._scan().damaged or _SUMMARY_MARK not in raw or b'"compaction"' not in raw:
             return False
         [message] = self._messages_at([index])
-        return summary_metadata(message) is not None
+        return summary_info(message) is not None
 
     def last_summary_index(self) -> int | None:
         """Index of the newest recorded summary, scanning from the end."""
@@ -246,7 +234,7 @@ class MessagesFile:
         if summary_index is None:
             return self._messages_at(range(len(spans))), list(range(len(spans)))
         [summary] = self.load_range(summary_index, summary_index + 1)
-        info = summary_metadata(summary) or {}
+        info = summary_info(summary) or {}
         kept_from = info.get("kept_from")
         if not isinstance(kept_from, int) or not 0 <= kept_from <= summary_index:
             kept_from = summary_index

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.base.atomic import write_atomic
-from tui.base.metadata_keys import USER_COMMAND_KEY
+from tui.base.metadata_keys import REWIND_KEY, USER_COMMAND_KEY
 from tui.base.nofollow import read_text
 from tui.store.cost_totals import CostTotals
 from tui.text.terminal_text import visible
@@ -53,6 +53,10 @@ class SessionMeta:
     compressions: int = 0
     cost: CostTotals | None = None
     """What the session's model requests cost (``None``: not recorded, e.g. an older session)."""
+    restore_points: int = 0
+    """Prompts with a snapshot of the working directory taken before their first change (``/rewind``)."""
+    restores: int = 0
+    """Rewinds made in this session (files restored)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,6 +79,8 @@ class SessionMeta:
             else None,
             compressions=int(data.get("compressions", 0)),
             cost=CostTotals.from_dict(data.get("cost")),
+            restore_points=int(data.get("restore_points", 0)),
+            restores=int(data.get("restores", 0)),
         )
 
     def write(self, path: Path) -> None:
@@ -100,7 +106,8 @@ def title_from(messages: list[ModelMessage]) -> str | None:
     from tui.text.message_text import typed_text
 
     for message in messages:
-        if not isinstance(message, ModelRequest) or is_damage_note(message) or USER_COMMAND_KEY in (message.metadata or {}):
+        if not isinstance(message, ModelRequest) or is_damage_note(message) \
+                or {USER_COMMAND_KEY, REWIND_KEY} & set(message.metadata or {}):
             continue  # a !command's output is not what the session is about
         for part in message.parts:
             if isinstance(part, UserPromptPart):

@@ -12,6 +12,7 @@ from pathlib import Path
 from tui.base.atomic import unused_name
 from tui.base.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
 from tui.base.paths import DataDir
+from tui.store.checkpoints_file import CHECKPOINTS_FILE_NAME, copy_for_fork
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, read_foreign, write_empty
@@ -316,6 +317,8 @@ class SessionStore:
             # The parent's last figure describes the fork only when it holds all of the parent's messages;
             # a partial fork is counted from its own messages when it opens.
             handle.meta.last_usage = parent_meta.last_usage if count == total else None
+            handle.meta.restore_points = copy_for_fork(self.root / session_id / CHECKPOINTS_FILE_NAME,
+                                                       handle.directory / CHECKPOINTS_FILE_NAME, count)
             handle.meta.write(handle.meta_path)
         except BaseException as error:
             handle.close()
@@ -345,7 +348,7 @@ class SessionStore:
         return title
 
 
-_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE)
+_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE, CHECKPOINTS_FILE_NAME)
 
 
 def _refuse_planted_links(directory: Path) -> None:

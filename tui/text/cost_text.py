@@ -53,7 +53,7 @@ def totals_details(totals: CostTotals | None, *, offline: bool = False) -> str:
     if totals.requests == 0 and totals.unpriced_requests == 0:
         if totals.since is not None:
             return "not recorded (the session began before deep-tui priced requests); no request since"
-        return "$0.00, no model request yet"
+        return "$0.00, no request answered yet"  # a cancelled request was made, but reported no usage
     parts = [f"input {format_usd(totals.input_usd)}", f"cached input {format_usd(totals.cached_input_usd)}",
              f"output {format_usd(totals.output_usd)}"]
     if totals.summarizer_usd:

@@ -55,9 +55,6 @@ from tui.agent.tools.path_policy import PathPolicy
 
 logger = logging.getLogger(__name__)
 
-EXECUTE_TOOL_NAME = "execute"
-
-
 @dataclass
 class ApprovalGate(AbstractCapability[None]):
     """Asks before a file-changing tool runs, as ``policy`` says; ``approver`` is the app's dialog (``None``
@@ -84,7 +81,8 @@ class ApprovalGate(AbstractCapability[None]):
         """A gate for a subagent's agent: this session's policies and answers, its requests named ``label``."""
         root = self._root
         return ApprovalGate(root.policy, root.writes, mcp=root.mcp, commands=root.commands,
-                            sandbox_line=root.sandbox_line, subagent=label, parent=root)
+                            sandbox_line=root.sandbox_line, subagent=label, parent=root,
+                            command_tools=root.command_tools)
 
     @property
     def _root(self) -> ApprovalGate:
@@ -102,6 +100,9 @@ class ApprovalGate(AbstractCapability[None]):
                 return await approver(dataclasses.replace(request, subagent=self.subagent))
 
         return ask
+    command_tools: frozenset[str] = frozenset()
+    """The names of the tools that run commands (:class:`~tui.agent.tools.kinds.ToolKinds`): a call is known as a
+    command by them when the run has no tool definitions to read the mark from."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -167,11 +168,10 @@ class ApprovalGate(AbstractCapability[None]):
             return True
         return self._refuse(request, denial_message(decision, request))
 
-    @staticmethod
-    def _is_command(ctx: RunContext[None], tool_name: str) -> bool:
+    def _is_command(self, ctx: RunContext[None], tool_name: str) -> bool:
         if ctx.tool_manager is not None and ctx.tool_manager.tools is not None:
             return runs_commands(ctx.tool_manager.get_tool_def(tool_name))
-        return tool_name == EXECUTE_TOOL_NAME
+        return tool_name in self.command_tools
 
     async def _answer_command(self, ctx: RunContext[None], call_id: str, tool_name: str, args: dict[str, Any],
                               position: int, total: int) -> bool | ToolDenied:

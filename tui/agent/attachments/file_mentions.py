@@ -17,7 +17,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic_ai import ToolFailed
@@ -36,7 +36,7 @@ MENTION = re.compile(r'(?<![\w@/])@(?:"([^"\n]+)"|([^\s"]+))')
 TRAILING = ",;:!?)]}'."
 """Punctuation that ends a sentence after a mention rather than the path (tried only when the path is missing)."""
 MAX_MENTIONS = 20
-"""At most this many files are attached to one prompt."""
+"""At most this many files are attached to one prompt (the rest are named as not attached)."""
 MAX_COPY_BYTES = 4_000_000
 """A larger file is not copied: its head is previewed and the pointer is the file itself."""
 HEAD_BYTES = 64_000
@@ -70,8 +70,8 @@ class AttachedPrompt:
     attachments: tuple[Attachment, ...]
 
 
-def mentioned_paths(prompt: str, workdir: Path) -> list[str]:
-    """The ``@`` mentions of ``prompt`` that name an existing path (in order, each once)."""
+def mentioned_paths(prompt: str, workdir: Path, *, limit: int | None = MAX_MENTIONS) -> list[str]:
+    """The ``@`` mentions of ``prompt`` that name an existing path (in order, each once; at most ``limit``)."""
     found: list[str] = []
     for match in MENTION.finditer(prompt):
         quoted, bare = match.group(1), match.group(2)
@@ -81,7 +81,7 @@ def mentioned_paths(prompt: str, workdir: Path) -> list[str]:
                 candidate = candidate[:-1]
         if candidate and candidate not in found and os.path.lexists(_joined(workdir, candidate)):
             found.append(candidate)
-    return found[:MAX_MENTIONS]
+    return found[:limit]
 
 
 def _joined(workdir: Path, path: str) -> Path:
@@ -93,27 +93,84 @@ class MentionAttacher:
     """Turns a prompt's ``@path`` mentions into attachments, under the file tools' path policy."""
 
     def __init__(self, policy: PathPolicy, large_results_dir: Path, limit_tokens: Callable[[], int],
-                 emit: Callable[[ChainEvent], None]) -> None:
+                 emit: Callable[[ChainEvent], None], budget_tokens: Callable[[], int] | None = None) -> None:
         """``limit_tokens``: the eviction limit now (a file over it is saved and previewed); ``emit``: where the
-        eviction event of a saved attachment goes."""
+        eviction event of a saved attachment goes; ``budget_tokens``: what a prompt's attachments may take
+        together (default: the eviction limit)."""
         self.policy = policy
         self.large_results_dir = large_results_dir
         self.limit_tokens = limit_tokens
+        self.budget_tokens = budget_tokens or limit_tokens
         self.emit = emit
 
     def attach(self, prompt: str) -> AttachedPrompt:
-        """The prompt with its mentioned files attached (the prompt unchanged when it mentions none)."""
-        paths = mentioned_paths(prompt, self.policy.workdir)
+        """The prompt with its mentioned files attached (the prompt unchanged when it mentions none), all of
+        them within the budget: past it, stubs pointing at one saved file holding the rest."""
+        paths = mentioned_paths(prompt, self.policy.workdir, limit=None)
         if not paths:
             return AttachedPrompt(prompt, ())
+        entries = [self._one(path) for path in paths[:MAX_MENTIONS]]
+        over = [Attachment(path, 0, "refused", f"more than {MAX_MENTIONS} files in one prompt")
+                for path in paths[MAX_MENTIONS:]]
         items: list[UserContent] = [prompt]
         attachments: list[Attachment] = []
-        for path in paths:
-            attachment, text = self._one(path)
+        for attachment, item in self._budgeted(entries):
             attachments.append(attachment)
-            if text is not None:
-                items.append(attachment_item(attachment.path, attachment.size_bytes, attachment.kind, text))
-        return AttachedPrompt(items, tuple(attachments))
+            if item is not None:
+                items.append(item)
+        return AttachedPrompt(items, (*attachments, *over))
+
+    def _budgeted(self, entries: list[tuple[Attachment, str | None]]) -> list[tuple[Attachment, str | None]]:
+        """Each attachment with its prompt item, the items together within the budget: the first files
+        whole while they fit (beside the stubs of the rest), then stubs, the stubbed files saved in one file."""
+        budget = self.budget_tokens()
+        whole = [attachment_item(a.path, a.size_bytes, a.kind, text) if text is not None else None
+                 for a, text in entries]
+        if sum(_cost(item) for item in whole if item is not None) <= budget:
+            return list(zip((a for a, _ in entries), whole, strict=True))
+        stub_cost = [_cost(_stub_item(a, _STUB_SIZING)) if text is not None else 0 for a, text in entries]
+        room = budget - sum(stub_cost) - _cost(_FIRST_STUB_SIZING)
+        inline: list[bool] = []
+        for item, stub in zip(whole, stub_cost, strict=True):
+            extra = (_cost(item) - stub) if item is not None else 0
+            fits = item is not None and extra <= room
+            room -= extra if fits else 0
+            inline.append(fits)
+        bundle = _AttachmentBundle()
+        stubbed = {index: bundle.add(attachment, text) for index, ((attachment, text), fits)
+                   in enumerate(zip(entries, inline, strict=True))
+                   if text is not None and not fits and attachment.kind == "text"}
+        saved = self._save_bundle(bundle) if bundle.chunks else None
+        placed: list[tuple[Attachment, str | None]] = []
+        named_bundle = False
+        for index, ((attachment, text), item, fits) in enumerate(zip(entries, whole, inline, strict=True)):
+            if text is None or fits:
+                placed.append((attachment, item))
+            elif index in stubbed and saved is not None:  # its text is in the bundle
+                offset, lines = stubbed[index]
+                where = _Location(saved, offset, lines, name_it=not named_bundle)
+                named_bundle = True
+                placed.append((replace(attachment, kind="preview", note=saved), _stub_item(attachment, where)))
+            else:  # a preview whose whole file is saved already (or is the file itself); or the bundle failed
+                target = attachment.note if attachment.kind == "preview" and attachment.note else attachment.path
+                placed.append((replace(attachment, kind="preview", note=target),
+                               _stub_item(attachment, _Location(target, name_it=True))))
+        return placed
+
+    def _save_bundle(self, bundle: _AttachmentBundle) -> str | None:
+        """Write the stubbed files' texts as one saved output; its path (``None``: it could not be written)."""
+        key = f"attachments-{secrets.token_hex(6)}"
+        text = "".join(bundle.chunks)
+        saved: str | None = None
+        error: str | None = None
+        try:
+            saved = str(write_output(self.large_results_dir, key, text, ".txt"))
+        except (OSError, ValueError) as failure:
+            error = f"{type(failure).__name__}: {failure}"
+        self.emit(EvictedEvent(tool_name=ATTACHMENT_TOOL, tool_call_id=key, path=saved or "",
+                               tokens=text_tokens(text), size_bytes=len(text.encode("utf-8", "surrogatepass")),
+                               error=error, args=json.dumps({"paths": bundle.paths}, ensure_ascii=False)))
+        return saved
 
     def _one(self, typed: str) -> tuple[Attachment, str | None]:
         try:
@@ -163,6 +220,60 @@ class MentionAttacher:
                                args=json.dumps({"path": shown}, ensure_ascii=False)))
         preview = build_preview(text, path=saved, tool_name=f"the attached file {shown}", error=error)
         return Attachment(shown, size, "preview", saved or error or ""), preview
+
+
+@dataclass(frozen=True)
+class _Location:
+    """Where a stubbed attachment's whole text is: a saved file, and its lines there (``None``: the whole file);
+    ``name_it``: the stub names the file (the first stub into the bundle does; the others give lines only)."""
+
+    path: str
+    offset: int | None = None
+    lines: int | None = None
+    name_it: bool = True
+
+
+_STUB_SIZING = _Location("", 999_999, 999_999, name_it=False)
+_FIRST_STUB_SIZING = "x" * 400
+"""Stubs as long as real ones can be (the budget is shared out before the bundle is named)."""
+
+
+def _cost(item: str) -> int:
+    """Tokens an item takes in a request, as the chain counts text (JSON-quoted: escapes count)."""
+    return text_tokens(json.dumps(item))
+
+
+def _stub_item(attachment: Attachment, where: _Location) -> str:
+    """The prompt item of an attachment past the budget: where its whole text is, in one short line."""
+    if not where.name_it:
+        body = f"(saved whole with the others: offset={where.offset}, limit={where.lines})"
+    elif where.offset is None:
+        body = (f"(not inline: this prompt's files are over its share of the context — "
+                f"read_file(path={where.path!r}))")
+    else:
+        body = (f"(not inline: this prompt's files are over its share of the context; this file and the others "
+                f"marked \"saved whole\" are saved in one file — read_file(path={where.path!r}, "
+                f"offset={where.offset}, limit={where.lines}); the others' offset and limit are on their own)")
+    return attachment_item(attachment.path, attachment.size_bytes, "preview", body)
+
+
+@dataclass
+class _AttachmentBundle:
+    """The stubbed attachments' texts, written together as one saved output (one file, not twenty)."""
+
+    chunks: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    line_count: int = 0
+
+    def add(self, attachment: Attachment, text: str) -> tuple[int, int]:
+        """Queue ``text``; returns (offset, lines) of it in the bundle, for ``read_file``."""
+        body = text if text.endswith("\n") else text + "\n"
+        lines = body.count("\n")  # as read_file numbers them: only "\n" ends a line
+        self.chunks.append(f"=== @{attachment.path} ({lines} lines) ===\n{body}")
+        self.paths.append(attachment.path)
+        offset = self.line_count + 1
+        self.line_count += 1 + lines
+        return offset, lines
 
 
 def _read(path: Path, count: int) -> bytes:

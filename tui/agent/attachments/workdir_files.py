@@ -108,30 +108,48 @@ def _walk(workdir: Path, skip_prefix: str | None, max_files: int, deadline: floa
 
 
 def match_files(paths: Sequence[str], query: str, limit: int = 30) -> list[str]:
-    """The paths that match ``query`` (its characters in order, case-insensitive), best first: a match in the
-    file name before one in the directories, a contiguous match before a scattered one, shorter paths first."""
+    """The paths that match ``query`` (its characters in order, case-insensitive), best first: the most
+    contiguous match first (``mod_39_4`` in one piece before ``mod``…``_39_``…``4``), then a match in the file name
+    before one across the directories (a name that starts with it first), then shorter paths."""
     needle = query.lower()
     if not needle:
         return sorted(paths, key=lambda path: (path.count("/"), len(path), path))[:limit]
-    scored: list[tuple[int, int, str]] = []
+    scored: list[tuple[int, int, int, str]] = []
     for path in paths:
         lowered = path.lower()
         if not _in_order(needle, lowered):
             continue
         name = lowered.rsplit("/", 1)[-1]
-        if name.startswith(needle):
-            tier = 0
-        elif needle in name:
-            tier = 1
+        if needle in name:
+            place, pieces = (0 if name.startswith(needle) else 1), 1
         elif needle in lowered:
-            tier = 2
-        elif _in_order(needle, name):
-            tier = 3
+            place, pieces = 2, 1
+        elif in_name := _pieces(needle, name):
+            place, pieces = 1, in_name
         else:
-            tier = 4
-        scored.append((tier, len(path), path))
+            place, pieces = 2, _pieces(needle, lowered)
+        scored.append((pieces, place, len(path), path))
     scored.sort()
-    return [path for _, _, path in scored[:limit]]
+    return [path for _, _, _, path in scored[:limit]]
+
+
+def _pieces(needle: str, text: str) -> int:
+    """In how few contiguous pieces ``needle`` occurs in ``text`` in order (0: it does not). Greedy: each piece is
+    the longest next part of the needle whose first place further on leaves the rest still in order after it."""
+    if not _in_order(needle, text):
+        return 0
+    pieces, position, start = 0, 0, 0
+    while start < len(needle):
+        end = start + 1
+        found = text.find(needle[start:end], position)
+        while end < len(needle):
+            longer = text.find(needle[start:end + 1], position)
+            if longer < 0 or not _in_order(needle[end + 1:], text[longer + end + 1 - start:]):
+                break
+            end, found = end + 1, longer
+        position = found + end - start
+        pieces, start = pieces + 1, end
+    return pieces
 
 
 def _in_order(needle: str, text: str) -> bool:

@@ -3,7 +3,8 @@
 Each server lives in a task of its own (:meth:`McpServers.start`, called once the app has drawn its first
 frame, or by ``deep-tui run`` before its turn): it starts the server through pydantic-ai's MCP client
 (:class:`pydantic_ai.mcp.MCPToolset` over a stdio, streamable-HTTP or SSE transport), waits at most the
-server's ``timeout`` for the handshake and its tool list, then pings it every :attr:`health_interval`
+server's ``timeout`` (stretched on a loaded machine: :mod:`tui.agent.mcp.budget`) for the handshake and its
+tool list, then pings it every :attr:`health_interval`
 seconds. A server that fails to start, stops answering or exits becomes ``failed`` with a one-line reason,
 its tools leave the toolset, and every listener hears one notice; the session goes on.
 
@@ -30,14 +31,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic_ai import RunContext
+from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from tui.agent.approval.mcp_calls import McpRoute
+from tui.agent.mcp.budget import budget_words, handshake_budget, load_stretch
+from tui.agent.mcp.pool import PoolTool, describe_error
 from tui.agent.mcp.status import McpNotice, McpServerView, McpStatus, McpToolInfo
-from tui.agent.mcp.toolset import McpToolset, describe_error
+from tui.agent.mcp.toolset import McpToolset
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
+from tui.base.nofollow import LinkRefusedError, open_file
 from tui.base.paths import DataDir
 from tui.text.terminal_text import visible
 
@@ -47,8 +52,6 @@ PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG"
                       "TZ", "SYSTEMROOT", "PATHEXT", "COMSPEC", "TEMP", "TMP", "APPDATA", "LOCALAPPDATA")
 """The only variables of deep-tui's environment a stdio server inherits (plus what its ``env`` sets)."""
 
-MCP_LOG_DIR_NAME = "mcp-logs"
-"""In the data directory: each stdio server's stderr, ``NAME.log`` (its last start only)."""
 HEALTH_INTERVAL = 5.0
 """Seconds between two pings of a ready server."""
 PING_TIMEOUT = 10.0
@@ -76,18 +79,22 @@ class _Server:
 
 
 class McpServers:
-    """Every configured MCP server of this process: start, watch, stop; status for /mcp; one toolset."""
+    """Every configured MCP server of this process: start, watch, stop; status for /mcp; one toolset (the pool
+    behind it: :class:`~tui.agent.mcp.pool.ServerPool`)."""
 
     def __init__(self, configs: Sequence[McpServerConfig], *, workdir: Path, log_dir: Path,
                  notices: Sequence[str] = (), environ: Mapping[str, str] | None = None,
                  health_interval: float = HEALTH_INTERVAL) -> None:
-        """``log_dir``: where each stdio server's stderr goes (``NAME.log``, rewritten at each start);
+        """``log_dir``: where each stdio server's stderr goes (``NAME.log``, rewritten at each start, never through
+        a link: see :func:`_open_log`);
         ``notices``: lines to announce on start; ``environ``: where
         ``${VAR}`` and the passed-through variables come from (deep-tui's environment by default)."""
         self.workdir = workdir
         self.log_dir = log_dir
         self.environ = dict(os.environ if environ is None else environ)
         self.health_interval = health_interval
+        self.load_stretch: Callable[[], float] = load_stretch
+        """How much slower than idle the machine runs (the handshake budget's factor)."""
         self._servers = {config.name: _Server(config) for config in configs}
         self._initial_notices = list(notices)
         self._listeners: list[Callable[[McpNotice], None]] = []
@@ -115,6 +122,10 @@ class McpServers:
         for server in self._servers.values():
             server.ready = asyncio.Event()
             server.task = asyncio.create_task(self._serve(server), name=f"mcp server {server.config.name}")
+
+    def starting(self) -> tuple[str, ...]:
+        """The servers still starting, in configuration order."""
+        return tuple(name for name, server in self._servers.items() if self._started and server.status == "starting")
 
     async def wait_started(self) -> None:
         """Until no server is ``starting`` (each is bounded by its own timeout)."""
@@ -150,8 +161,9 @@ class McpServers:
         async with AsyncExitStack() as stack:
             try:
                 client = await asyncio.to_thread(importlib.import_module, "tui.agent.mcp.client")  # ~1 s: off the UI
-                async with asyncio.timeout(config.timeout):
-                    toolset = self._build_toolset(client, config, stack)
+                budget = handshake_budget(config.timeout, self.load_stretch())
+                async with asyncio.timeout(budget):
+                    toolset = self._build_toolset(client, config, stack, budget)
                     await stack.enter_async_context(toolset)
                     run_context = _tool_listing_context()
                     server.tools = await toolset.get_tools(run_context)
@@ -159,7 +171,8 @@ class McpServers:
                 server.toolset = toolset
             except TimeoutError:
                 self._fail(server, "failed to start",
-                           f"no answer to the MCP handshake within {config.timeout:g} s{self._stderr_tail(config)}")
+                           f"no answer to the MCP handshake within {budget_words(config.timeout, budget)}"
+                           f"{self._stderr_tail(config)}")
                 return
             except asyncio.CancelledError:
                 self._set(server, "stopped", "deep-tui closed before it started")
@@ -174,8 +187,9 @@ class McpServers:
                     await asyncio.wait_for(self._stop.wait(), self.health_interval)
                 if self._stop.is_set() or server.status != "ready":
                     break
-                if (problem := await self.check(server)) is not None:
-                    self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
+                if (problem := await self._problem(server)) is not None:
+                    if server.status == "ready":  # not failed meanwhile by a call that found it gone: one notice
+                        self._fail(server, "stopped", f"{problem}{self._stderr_tail(config)}")
                     break
             if server.status == "ready":
                 self._set(server, "stopped", "deep-tui closed it")
@@ -184,8 +198,19 @@ class McpServers:
                 async with asyncio.timeout(STOP_TIMEOUT):
                     await stack.aclose()
 
-    async def check(self, server: _Server) -> str | None:
-        """Why the server no longer answers, or ``None`` when it does."""
+    async def check(self, server: str) -> str | None:
+        """Why the server named ``server`` no longer answers, or ``None`` when it does."""
+        found = self._servers.get(server)
+        return "not configured" if found is None else await self._problem(found)
+
+    async def call(self, tool: PoolTool, args: dict[str, Any], ctx: RunContext[Any]) -> Any:
+        """Call ``tool`` on its server through pydantic-ai's client for it."""
+        toolset = self._servers[tool.server].toolset
+        if toolset is None:
+            raise ToolFailed(f"{tool.name} is not available: MCP server {tool.server} is not running (see /mcp)")
+        return await toolset.call_tool(tool.name, args, ctx, tool.tool)
+
+    async def _problem(self, server: _Server) -> str | None:
         toolset = server.toolset
         if toolset is None:
             return "not running"
@@ -200,20 +225,20 @@ class McpServers:
             return describe_error(error)
         return None
 
-    def _build_toolset(self, client: Any, config: McpServerConfig, stack: AsyncExitStack) -> Any:
+    def _build_toolset(self, client: Any, config: McpServerConfig, stack: AsyncExitStack, budget: float) -> Any:
         """``client``: :mod:`tui.agent.mcp.client` (imported in a thread: fastmcp is a large import)."""
         stderr: TextIO | None = None
         if config.transport == "stdio":
             stderr = stack.enter_context(_open_log(self.log_dir / f"{config.name}.log"))
         return client.build_mcp_toolset(config, workdir=self.workdir, environ=self.environ, stderr=stderr,
-                                 passed=PASSED_ENVIRONMENT)
+                                        passed=PASSED_ENVIRONMENT, handshake_timeout=budget)
 
     def _stderr_tail(self, config: McpServerConfig) -> str:
         """`` (<the last line the server wrote on stderr>)`` (from its log), or nothing."""
         if config.transport != "stdio":
             return ""
         try:
-            with _open_for_reading(self.log_dir / f"{config.name}.log") as handle:
+            with os.fdopen(open_file(self.log_dir / f"{config.name}.log", os.O_RDONLY), "rb") as handle:
                 handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
                 lines = [line.strip() for line in handle.read().decode("utf-8", "replace").splitlines() if line.strip()]
         except OSError:
@@ -292,27 +317,27 @@ class McpServers:
                 names[(server.config.name, name)] = f"{server.config.name}_{name}" if clash else name
         return names
 
-    def current_tools(self) -> dict[str, tuple[_Server, str]]:
-        """The name the model sees → (server, the server's own name), for the ready servers."""
+    def current_tools(self) -> dict[str, PoolTool]:
+        """The name the model sees → the tool behind it, for the ready servers."""
         taken = set(self.reserved_names)
-        tools: dict[str, tuple[_Server, str]] = {}
+        tools: dict[str, PoolTool] = {}
         for (server_name, tool), exposed in self._exposed_names().items():
             if exposed in taken:
                 logger.warning("MCP server %s: tool %s left out: its name %s is taken", server_name, tool, exposed)
                 continue
             taken.add(exposed)
-            tools[exposed] = (self._servers[server_name], tool)
+            tools[exposed] = PoolTool(server_name, tool, self._servers[server_name].tools[tool])
         return tools
 
     def tool_definitions(self) -> list[ToolDefinition]:
         """The definitions the model is offered now (for /context's count of tool schemas)."""
-        return [dataclasses.replace(server.tools[name].tool_def, name=exposed)
-                for exposed, (server, name) in self.current_tools().items()]
+        return [dataclasses.replace(offered.tool.tool_def, name=exposed)
+                for exposed, offered in self.current_tools().items()]
 
     def route(self, exposed: str) -> McpRoute | None:
         """The server and tool behind a name the model used (``None``: not an MCP tool)."""
         found = self.current_tools().get(exposed)
-        return McpRoute(found[0].config.name, found[1]) if found else None
+        return McpRoute(found.server, found.name) if found else None
 
 
 def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir,
@@ -329,7 +354,7 @@ def mcp_servers_for(settings: Settings, *, workdir: Path, data_dir: DataDir,
         configs.append(config)
     if not configs and not notices:
         return None
-    return McpServers(configs, workdir=workdir, log_dir=data_dir.root / MCP_LOG_DIR_NAME, notices=notices)
+    return McpServers(configs, workdir=workdir, log_dir=data_dir.mcp_logs_dir, notices=notices)
 
 
 def _tool_listing_context() -> RunContext[Any]:
@@ -351,13 +376,13 @@ def _cut(text: str) -> str:
 
 
 def _open_log(path: Path) -> TextIO:
-    """The server's stderr log, rewritten at each start; never through a symbolic link."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    """The server's stderr log, rewritten at each start. No link is followed on the way (``mcp-logs`` or the log
+    planted as a link by a cloned repository's ``.deep-tui``): then the server's stderr is discarded, and the
+    link is said once when the session opens (:func:`tui.store.data_links.planted_links`)."""
+    try:
+        descriptor = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, make_parents=True)
+    except LinkRefusedError as refusal:
+        logger.info("%s: the MCP server's stderr is discarded (said when the session opened)", refusal)
+        return open(os.devnull, "w", encoding="utf-8")  # closed by the caller's exit stack
     return os.fdopen(descriptor, "w", encoding="utf-8", errors="replace")
-
-
-def _open_for_reading(path: Path) -> Any:
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    return os.fdopen(descriptor, "rb")
 

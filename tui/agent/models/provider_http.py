@@ -97,8 +97,11 @@ class ObservedTransport(httpx2.AsyncBaseTransport):
         self.policy = policy
         self.monitor = monitor
         self.wrapped = wrapped
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop the last request ran in: the pool's connections belong to it."""
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.loop = asyncio.get_running_loop()
         attempts = self.policy.retries + 1
         retrying = AsyncRetrying(
             stop=stop_after_attempt(attempts),
@@ -260,6 +263,7 @@ class ProviderConnection:
         self.policy = policy
         self.monitor = monitor or ProviderMonitor()
         self._clients: dict[str, httpx2.AsyncClient] = {}
+        self._transports: dict[str, list[ObservedTransport]] = {}
 
     def client(self, provider: str) -> httpx2.AsyncClient:
         """The client for ``provider`` (the name shown while waiting: ``openai``, a host)."""
@@ -294,10 +298,26 @@ class ProviderConnection:
         return mounts
 
     def _observed(self, provider: str, wrapped: httpx2.AsyncBaseTransport) -> ObservedTransport:
-        return ObservedTransport(provider=provider, policy=self.policy, monitor=self.monitor, wrapped=wrapped)
+        transport = ObservedTransport(provider=provider, policy=self.policy, monitor=self.monitor, wrapped=wrapped)
+        self._transports.setdefault(provider, []).append(transport)
+        return transport
 
     async def aclose(self) -> None:
-        """Close every client (their connections); the models built on them cannot be used after."""
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.aclose()
+        """Close every client (their connections); the models built on them cannot be used after.
+
+        A connection belongs to the event loop its request ran in. Closed from another loop (the app's has ended
+        when its session is closed), it is closed in its own loop if that one still runs; if it has ended, its
+        sockets went with it and nothing can be awaited on them: the client is let go (closing it would raise
+        "Event loop is closed" from the dead loop)."""
+        clients, self._clients = self._clients, {}
+        transports, self._transports = self._transports, {}
+        here = asyncio.get_running_loop()
+        for provider, client in clients.items():
+            loops = {transport.loop for transport in transports.get(provider, ()) if transport.loop is not None}
+            elsewhere = [loop for loop in loops if loop is not here]
+            if not elsewhere:
+                await client.aclose()
+            elif elsewhere[0].is_running() and not elsewhere[0].is_closed():
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(client.aclose(), elsewhere[0]))
+            else:
+                logger.debug("the %s connections ended with their event loop; nothing left to close", provider)

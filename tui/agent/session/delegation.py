@@ -9,6 +9,8 @@ from pydantic_ai.models import Model
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch
+from tui.agent.rewind.capability import RewindCapability
+from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.session.project_instructions import ProjectInstructionsSource
 from tui.agent.session.run_events import run_events
 from tui.agent.session.toolsets import AgentParts
@@ -31,6 +33,7 @@ class SessionSubagents:
     subagents: SubagentPool
     cost: CostTracker
     project_instructions: ProjectInstructionsSource
+    checkpoints: PromptCheckpoints
     _chat_model: Model
     _summarizer_model: Model | None
     _on_chain_event: Callable[[ChainEvent], None]
@@ -38,15 +41,18 @@ class SessionSubagents:
     def _subagent_pool(self, parts: AgentParts, catalog: SubagentCatalog | None, data_dir: DataDir,
                        connection: ProviderConnection | None) -> SubagentPool:
         """The pool the ``task`` tool runs subagents in: this session's models (as they are when one starts), its
-        tools but ``task``, its capabilities with the approval gate naming the subagent, its cost and events."""
+        tools but ``task``, its capabilities with the approval gate naming the subagent, the prompt's restore point
+        taken before a subagent's first change too (``/rewind`` undoes what its subagents changed), its cost and
+        events."""
         settings, handle = self.settings, self.handle
         environment = SubagentEnvironment(
             settings=settings, data_dir=data_dir, chat_model=lambda: self._chat_model,
             summarizer_model=lambda: self._summarizer_model,
             toolsets=lambda: [*parts.toolsets, *parts.extra_toolsets],
-            capabilities=parts.subagent_capabilities,
+            capabilities=lambda label: [*parts.subagent_capabilities(label), RewindCapability(self.checkpoints)],
             instructions=lambda: [self.project_instructions()],
-            cost=self.cost, record_event=self._on_chain_event, run_events=run_events)
+            cost=self.cost, record_event=self._on_chain_event, run_events=run_events,
+            file_writing_tools=parts.kinds.file_writing)
         return SubagentPool(environment, SubagentHistories(handle.directory), catalog or SubagentCatalog(),
                             build_model=lambda name: build_for_switch(name, settings, connection),
                             read_only=lambda: handle.read_only)

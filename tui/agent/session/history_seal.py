@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from tui.base.metadata_keys import SEAL_METADATA_KEY, USER_COMMAND_KEY
+from tui.base.metadata_keys import REWIND_KEY, SEAL_METADATA_KEY, USER_COMMAND_KEY
 
 """Metadata on what :func:`seal` adds: ``{"reason": ...}``."""
 
@@ -67,8 +67,8 @@ def seal(messages: Sequence[ModelMessage], reason: str, *, returns: Mapping[str,
             metadata={SEAL_METADATA_KEY: {"reason": reason}},
         ))
     last = added[-1] if added else (messages[-1] if messages else None)
-    if isinstance(last, ModelRequest) and USER_COMMAND_KEY not in (last.metadata or {}):
-        # a !command the user ran needs no answer: pydantic-ai sends it with the next prompt
+    if isinstance(last, ModelRequest) and not {USER_COMMAND_KEY, REWIND_KEY} & set(last.metadata or {}):
+        # a !command the user ran, or a rewind's note, needs no answer: pydantic-ai sends it with the next prompt
         added.append(ModelResponse(parts=[TextPart(f"(no answer: {reason})")],
                                    metadata={SEAL_METADATA_KEY: {"reason": reason}}))
     return added

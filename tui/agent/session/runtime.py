@@ -20,12 +20,15 @@ from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfig
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
+from tui.agent.rewind.capability import RewindCapability
+from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.session.context_breakdown import build_breakdown
 from tui.agent.session.delegation import SessionSubagents
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
+from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
@@ -36,6 +39,7 @@ from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
+from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
@@ -53,8 +57,14 @@ or every session), read_conversation_message (a recorded message, verbatim) and 
 handed to a subagent with a fresh context: only its answer enters yours).
 Be concise and precise; prefer reading files over guessing."""
 
+ATTACHMENT_SHARE_DIVISOR = 4
+"""A prompt's attached files take at most a quarter of what a request may carry (see ``_attachment_budget``)."""
+PAGE_ROOM_CHARS = 400
+"""A read_file page is this much smaller than the eviction limit: its line numbers and footer fit too (a page the
+chain saved to disk again would only point at itself)."""
 
-class SessionRuntime(SessionTurns, SessionSubagents):
+
+class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
 
@@ -104,6 +114,15 @@ class SessionRuntime(SessionTurns, SessionSubagents):
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
+        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
+                                  session_id=handle.id, turn_start=lambda: self._turn_start,
+                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
+                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
+                                  tool_timeout=settings.tools.timeout,
+                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
+                                  network=settings.tools.network, sandboxed=settings.tools.sandbox,
+                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS)
+        self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
             large_results_dir=data_dir.large_results_dir,
@@ -112,26 +131,22 @@ class SessionRuntime(SessionTurns, SessionSubagents):
             summarizer_model=summarizer_model,
             config_window=settings.context.window,
             chat_model=chat_model,
+            file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
         )
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget)
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
                                 emit=self.event_history.notify, persist=handle.record_cost,
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
-        parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
-                                  session_id=handle.id, turn_start=lambda: self._turn_start,
-                                  writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
-                                  mcp=mcp, mcp_default=settings.tools.mcp,  # type: ignore[arg-type]
-                                  tool_timeout=settings.tools.timeout,
-                                  commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
-                                  network=settings.tools.network, sandboxed=settings.tools.sandbox)
         self.mcp = mcp
+        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append)
+        """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
         self.write_gate = parts.write_gate
         self.shell = parts.shell
         self._memory_instructions = memory_instructions(self.memory)
@@ -144,7 +159,8 @@ class SessionRuntime(SessionTurns, SessionSubagents):
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
                           self.project_instructions],
             toolsets=[*self._toolsets, *parts.extra_toolsets],
-            capabilities=[*parts.capabilities, *self.manager.capabilities(), CostCapability(self.cost)],
+            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
+                          CostCapability(self.cost)],
         )
         self.manager.prime_fixed_tokens(self._instructions(), self._tool_definitions())
         self.last_usage: UsageEvent | None = None
@@ -157,6 +173,11 @@ class SessionRuntime(SessionTurns, SessionSubagents):
             self.last_usage = self.manager.estimate_usage(self.messages)  # a partial fork counts its own messages
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
+
+    def _attachment_budget(self) -> int:
+        """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
+        is the one part of a request no compaction can cut), and at least one file's eviction limit."""
+        return max(self.manager.eviction_threshold, self.manager.limit // ATTACHMENT_SHARE_DIVISOR)
 
     # -- state -----------------------------------------------------------------
 
@@ -245,6 +266,10 @@ class SessionRuntime(SessionTurns, SessionSubagents):
             return UserCommandResult(command, "this session is open read-only", ran=False)
         self._busy = True
         try:
+            if self.shell.sandbox.unavailable() is None:  # it will run: its changes can be rewound
+                self._seal("the previous turn stopped before an answer came")
+                self.checkpoints.begin(self.handle.meta.message_count + 1, "command", detail=command[:200])
+                await self.checkpoints.before_change()
             result = await run_user_command(
                 self.shell.sandbox, command, on_output=on_output,
                 large_results_dir=DataDir(self.data_root).large_results_dir,
@@ -255,7 +280,10 @@ class SessionRuntime(SessionTurns, SessionSubagents):
                 self.messages.append(user_command_request(result))
                 self.manager.record_pending(self.messages)
         finally:
-            self._busy = False
+            try:
+                await self.checkpoints.end()
+            finally:
+                self._busy = False
         return result
 
     def rename(self, title: str) -> None:
@@ -389,6 +417,7 @@ class SessionRuntime(SessionTurns, SessionSubagents):
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        await self.checkpoints.settle()  # the last prompt's end snapshot is recorded before the session closes
         await asyncio.to_thread(self.search.wait_for_records)  # the session's last messages are in the index
         self.manager.close()
         self.handle.close()

@@ -22,6 +22,7 @@ from tui.agent.shell.sandbox import sandbox_for
 from tui.agent.tools.argument_errors import ToolArgumentErrors
 from tui.agent.tools.file_tools import file_toolset
 from tui.agent.tools.history_search import history_toolset
+from tui.agent.tools.kinds import ToolKinds
 from tui.agent.tools.memory import MemoryFile, memory_toolset
 from tui.agent.tools.path_policy import PathPolicy
 from tui.agent.tools.time_limit import DEFAULT_TOOL_TIMEOUT, ToolTimeLimit
@@ -46,6 +47,8 @@ class AgentParts:
     subagent_capabilities: Callable[[str], list[AbstractCapability[None]]] = lambda label: []
     """The capabilities a subagent's agent gets (its label names it in the approval dialogs): the same as the
     session's, with the approval gate's :meth:`~ApprovalGate.for_subagent`."""
+    kinds: ToolKinds = field(default_factory=ToolKinds)
+    """The names of the own tools that write files, run commands, change MEMORY.md (from their marks)."""
 
 
 class McpToolSource(Protocol):
@@ -62,7 +65,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                       search: HistorySearch | None = None, turn_start: Callable[[], int] | None = None,
                       writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
                       mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-                      commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True) -> AgentParts:
+                      commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True,
+                      page_chars: Callable[[], int] | None = None) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
@@ -71,7 +75,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     commands, which run in a sandbox hiding ``data_dir`` and the user config directory (``network``: whether
     they may reach the network; ``sandboxed=False`` only for ``--no-sandbox``); ``mcp``: the MCP servers,
     whose tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say;
-    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it).
+    ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it); ``page_chars``: the
+    most characters a read_file page may hold now (what the context keeps inline).
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     try:
@@ -83,13 +88,16 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                        saved_dir=data_dir.large_results_dir)
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
     gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
-    toolsets = [file_toolset(policy), memory_toolset(memory), history, shell_toolset(shell)]
+    toolsets = [file_toolset(policy, page_chars), memory_toolset(memory), history, shell_toolset(shell)]
+    kinds = ToolKinds.of(tool.tool_def for toolset in toolsets for tool in toolset.tools.values())
+    gate.command_tools = kinds.command_running
     extra: list[AbstractToolset[None]] = []
     if mcp is not None:
         mcp.reserved_names = frozenset(name for toolset in toolsets for name in toolset.tools)
         per_server = {server.name: cast(WritePolicy, server.approval) for server in mcp.servers if server.approval}
         gate.mcp = McpApprovals(default=mcp_default, per_server=per_server, route=mcp.route)
         extra.append(mcp.toolset)
+
     def capabilities(approvals: ApprovalGate) -> list[AbstractCapability[None]]:
         return [LocalWorkspace(workdir), EncodableResponses(), approvals, ToolTimeLimit(tool_timeout),
                 ToolArgumentErrors()]
@@ -101,4 +109,5 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         capabilities=capabilities(gate),
         extra_toolsets=extra,
         subagent_capabilities=lambda label: capabilities(gate.for_subagent(label)),
+        kinds=kinds,
     )

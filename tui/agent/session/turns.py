@@ -14,15 +14,25 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.run import AgentRunResult
 
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.mcp.servers import McpServers
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderFailure, provider_failure
+from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.runtime_api import RuntimeInfo
 from tui.agent.session.handle_recorder import HistoryWriteError, memory_overflow_note
 from tui.agent.session.history_seal import seal
 from tui.agent.session.run_events import run_events
 from tui.agent.session.translation import translate
 from tui.agent.shell.execute_tool import ShellState
-from tui.agent.turn_events import PromptAttached, ToolCallFinished, TurnEvent, TurnFailed, TurnFinished
+from tui.agent.tools.kinds import ToolKinds
+from tui.agent.turn_events import (
+    McpServersStarting,
+    PromptAttached,
+    ToolCallFinished,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
 from tui.base.redaction import redact
 from tui.chain.compactor import ContextOverflowError
 from tui.chain.events import ChainEvent, MemoryChanged
@@ -31,9 +41,6 @@ from tui.store import SessionHandle
 from tui.text.terminal_text import encodable, visible
 
 logger = logging.getLogger(__name__)
-
-MEMORY_WRITING_TOOLS = frozenset({"write_memory", "update_memory"})
-
 
 class SessionTurns:
     """The turn part of :class:`~tui.agent.session.runtime.SessionRuntime` (which sets up everything named here)."""
@@ -46,7 +53,10 @@ class SessionTurns:
     shell: ShellState
     info: RuntimeInfo
     memory_path: Path
+    mcp: McpServers | None
+    tool_kinds: ToolKinds
     messages: list[ModelMessage]
+    checkpoints: PromptCheckpoints
     _busy: bool
     _turn_start: int
     _memory_instructions: Callable[[], str]
@@ -65,13 +75,20 @@ class SessionTurns:
         self.manager.begin_user_turn()
         self.cost.begin_turn()
         self._turn_start = self.handle.meta.message_count  # the search tool leaves out this turn's own messages
+        if self.handle.meta.model != self.info.model_name:  # opened with another --model: session.json says so
+            self.handle.meta.model = self.info.model_name
+            self.handle.save_meta_or_log()
         result: AgentRunResult[str] | None = None
         run_messages: list[ModelMessage] = []
         try:
             self._seal("the previous turn stopped before an answer came")
+            self.checkpoints.begin(self.handle.meta.message_count + 1)  # the prompt's number, once recorded
             attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
                 yield PromptAttached(tuple(item.describe() for item in attached.attachments))
+            if self.mcp is not None and (starting := self.mcp.starting()):
+                yield McpServersStarting(starting)  # the first request waits for their tools (each bounded)
+                await self.mcp.wait_started()
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:
@@ -83,7 +100,7 @@ class SessionTurns:
                     translated = translate(event)
                     if translated is None:
                         continue
-                    if isinstance(translated, ToolCallFinished) and translated.tool_name in MEMORY_WRITING_TOOLS:
+                    if isinstance(translated, ToolCallFinished) and translated.tool_name in self.tool_kinds.memory_writing:
                         self._on_chain_event(MemoryChanged(path=str(self.memory_path)))
                     yield translated
             if result is None:
@@ -127,10 +144,13 @@ class SessionTurns:
             self._keep_failed(run_messages, reason)
             yield TurnFailed(reason)
         finally:
-            self._busy = False
-            self.handle.flush_meta()
-            for notice in self.handle.take_notices():
-                self.info.warnings.append(notice)
+            try:
+                await self.checkpoints.end()  # the tree the prompt left, kept with its restore point
+            finally:
+                self._busy = False
+                self.handle.flush_meta()
+                for notice in self.handle.take_notices():
+                    self.info.warnings.append(notice)
 
     def _provider_failed(self, run_messages: list[ModelMessage], failure: ProviderFailure) -> TurnFailed:
         """The provider timed out or failed after the retries (each already reported): one line says it."""

@@ -19,10 +19,12 @@ script of its own. Three measures (tested in ``tests/agent/test_sandbox_escapes.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import stat
 import threading
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ BLOCKED_SUFFIX = ".blocked-by-deep-tui"
 SCAN_ENTRY_LIMIT = 400_000
 """Directory entries one scan looks at, at most (a larger tree is scanned in part, and the note says so)."""
 GITFILE_MAX_BYTES = 4096
+CONFIG_MAX_BYTES = 256 * 1024
 
 
 @dataclass
@@ -45,33 +48,108 @@ class GitEntries:
     """``False`` when the scan stopped at :data:`SCAN_ENTRY_LIMIT`."""
 
 
-def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT) -> GitEntries:
+@dataclass
+class _Listing:
+    identity: tuple[int, int, int, int]
+    """(device, inode, ctime, mtime) of the directory when listed: an entry added, removed or renamed in it
+    changes its ctime, which no program can set back."""
+    subdirectories: list[str]
+    gits: dict[str, tuple[int, int]]
+    generation: int = 0
+    """The scan that last went through it."""
+
+
+@dataclass
+class ScanCache:
+    """What each directory held when last listed, so a scan of an unchanged tree costs one ``lstat`` per
+    directory rather than a listing. A directory changed less than :data:`RACY_SECONDS` before it was listed is
+    listed again next time (a change within the same clock tick would not show in its ctime)."""
+
+    listings: dict[str, _Listing] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held for a whole scan (two commands of a session may start or end at once)."""
+
+
+RACY_SECONDS = 2.0
+
+
+def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT,
+                     cache: ScanCache | None = None) -> GitEntries:
     """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included); no link is followed and no
-    ``.git`` or ``skip`` directory is entered."""
+    ``.git`` or ``skip`` directory is entered. ``cache`` (kept between scans) spares listing what did not
+    change."""
+    if cache is None:
+        return _scan(workdir, set(skip), limit, {})
+    with cache.lock:
+        return _scan(workdir, set(skip), limit, cache.listings)
+
+
+def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing]) -> GitEntries:
     entries = GitEntries()
-    skipped = set(skip)
+    found = entries.found
     pending = [str(workdir)]
-    seen = 0
+    seen = visited = 0
+    generation = _next_generation()
+    lstat, get, pop, extend = os.lstat, listings.get, pending.pop, pending.extend
     while pending:
-        directory = pending.pop()
+        directory = pop()
+        if directory in skipped:
+            continue
         try:
-            with os.scandir(directory) as listing:
-                for entry in listing:
-                    seen += 1
-                    if seen > limit:
-                        entries.complete = False
-                        return entries
-                    if entry.name == GIT:
-                        try:
-                            info = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        entries.found[entry.path] = (info.st_dev, info.st_ino)
-                    elif entry.is_dir(follow_symlinks=False) and entry.path not in skipped:
-                        pending.append(entry.path)
-        except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
-            logger.debug("git scan: cannot list %s: %s", directory, error)
+            info = lstat(directory)
+        except OSError:
+            continue
+        identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
+        listing = get(directory)
+        if listing is None or listing.identity != identity:
+            if not stat.S_ISDIR(info.st_mode):  # a link or a file now: never followed
+                continue
+            listing = _list(directory, identity)
+            if listing is None:
+                continue
+            seen += len(listing.subdirectories) + len(listing.gits)
+            if time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9:
+                listings[directory] = listing
+            else:
+                listings.pop(directory, None)
+        listing.generation = generation
+        visited += 1
+        if seen + visited > limit:
+            entries.complete = False
+            return entries
+        if listing.gits:
+            found.update(listing.gits)
+        extend(listing.subdirectories)
+    if len(listings) > 2 * visited + 1000:  # directories gone since: forget them now and then
+        for gone in [path for path, listing in listings.items() if listing.generation != generation]:
+            del listings[gone]
     return entries
+
+
+_generations = itertools.count(1)
+
+
+def _next_generation() -> int:
+    return next(_generations)
+
+
+def _list(directory: str, identity: tuple[int, int, int, int]) -> _Listing | None:
+    listing = _Listing(identity, [], {})
+    try:
+        with os.scandir(directory) as found:
+            for entry in found:
+                if entry.name == GIT:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    listing.gits[entry.path] = (info.st_dev, info.st_ino)
+                elif entry.is_dir(follow_symlinks=False):
+                    listing.subdirectories.append(entry.path)
+    except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
+        logger.debug("git scan: cannot list %s: %s", directory, error)
+        return None
+    return listing
 
 
 def read_only_targets(entry: str, workdir: Path) -> list[str]:
@@ -91,12 +169,51 @@ def read_only_targets(entry: str, workdir: Path) -> list[str]:
             targets.append(target)
         return targets
     targets.append(entry)
+    git_dir: str | None = entry
     if stat.S_ISREG(info.st_mode):
-        pointed = _gitdir_of(entry)
-        if pointed is not None and _strictly_inside(pointed, root) and os.path.isdir(pointed) \
-                and not _is_under_git_dir(pointed, root):
-            targets.append(pointed)
+        git_dir = _gitdir_of(entry)
+        if git_dir is not None and _strictly_inside(git_dir, root) and os.path.isdir(git_dir) \
+                and not _is_under_git_dir(git_dir, root):
+            targets.append(git_dir)
+    hooks = _hooks_path(git_dir, os.path.dirname(entry)) if git_dir is not None else None
+    if hooks is not None and _strictly_inside(hooks, root) and os.path.exists(hooks) \
+            and not _is_under_git_dir(hooks, root):
+        targets.append(hooks)  # husky's .husky/_, a .githooks directory: hooks git runs, kept in the tree
     return targets
+
+
+def _hooks_path(git_dir: str, worktree: str) -> str | None:
+    """The ``core.hooksPath`` the repository's own config names (resolved; relative to the working tree, as
+    git takes it), or ``None``. A plain reading of ``config``: ``include`` files are not followed."""
+    text = _read_head(os.path.join(git_dir, "config"), CONFIG_MAX_BYTES)
+    section = ""
+    found: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("[") and "]" in stripped:
+            section = stripped[1:stripped.index("]")].strip().lower()
+            stripped = stripped[stripped.index("]") + 1:].strip()
+        key, equals, value = stripped.partition("=")
+        if equals and section == "core" and key.strip().lower() == "hookspath":
+            found = value.split("#")[0].split(";")[0].strip().strip('"')
+    if not found:
+        return None
+    return os.path.realpath(os.path.join(worktree, os.path.expanduser(found)))
+
+
+def _read_head(path: str, limit: int) -> str:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return ""
+        return os.read(descriptor, limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(descriptor)
 
 
 def _gitdir_of(gitfile: str) -> str | None:

@@ -36,6 +36,7 @@ from tui.agent.shell.git_guard import (
     GIT,
     PLACEHOLDERS,
     GitEntries,
+    ScanCache,
     block_new_entries,
     read_only_targets,
     scan_git_entries,
@@ -134,6 +135,7 @@ class Launch:
     git_before: GitEntries | None = None
     placeholder: str | None = None
     frozen: frozenset[str] = frozenset()
+    scan_cache: ScanCache | None = None
 
     def started(self) -> None:
         """The process is running (bubblewrap has read the filter): close our copies of its descriptors."""
@@ -153,7 +155,7 @@ class Launch:
             self.placeholder = None
         if self.workdir is None or self.git_before is None:
             return []
-        after = scan_git_entries(self.workdir, self.frozen)
+        after = scan_git_entries(self.workdir, self.frozen, cache=self.scan_cache)
         return block_new_entries(self.git_before, after, self.workdir, PLACEHOLDERS)
 
 
@@ -164,7 +166,7 @@ def bwrap_arguments(bwrap: Path, policy: SandboxPolicy, *, seccomp_fd: int | Non
 
 
 def mount_plan(policy: SandboxPolicy, *, on_scanned: Callable[[GitEntries], None] | None = None,
-               ) -> tuple[MountPlan, GitEntries]:
+               cache: ScanCache | None = None) -> tuple[MountPlan, GitEntries]:
     """The mounts for ``policy`` and the ``.git`` entries found under the workdir (kept read-only).
     ``on_scanned`` runs between the scan and the mounts of the ``.git`` entries (the placeholder is made
     there)."""
@@ -172,7 +174,7 @@ def mount_plan(policy: SandboxPolicy, *, on_scanned: Callable[[GitEntries], None
     workdir = Path(plan.workdir)
     plan.guard_home(Path.home())
     masks = [str(path) for path in policy.masks()]
-    entries = scan_git_entries(workdir, [*plan.frozen, *masks])
+    entries = scan_git_entries(workdir, [*plan.frozen, *masks], cache=cache)
     if on_scanned is not None:
         on_scanned(entries)
     for entry in sorted(entries.found):
@@ -204,6 +206,8 @@ class Sandbox:
     enabled: bool = True
     """``False`` only when the user passed ``--no-sandbox``."""
     bwrap: Path | None = field(default_factory=find_bwrap)
+    scan_cache: ScanCache = field(default_factory=ScanCache, repr=False)
+    """The workdir's directories as last scanned for ``.git`` entries (before and after each command)."""
 
     def unavailable(self) -> str | None:
         """Why no command can run (no working bwrap and no ``--no-sandbox``), or ``None``."""
@@ -230,7 +234,7 @@ class Sandbox:
             raise OSError(f"no system-call filter for this architecture ({platform.machine()})")
         workdir = self.policy.workdir.resolve()
         _ensure_config_dir(self.policy)
-        launch = Launch([], (), workdir)
+        launch = Launch([], (), workdir, scan_cache=self.scan_cache)
         top = str(workdir / GIT)
 
         def scanned(entries: GitEntries) -> None:
@@ -239,7 +243,7 @@ class Sandbox:
                 launch.placeholder = top
 
         try:
-            plan, _ = mount_plan(self.policy, on_scanned=scanned)
+            plan, _ = mount_plan(self.policy, on_scanned=scanned, cache=self.scan_cache)
             launch.frozen = frozenset(plan.frozen)
             descriptor = filter_descriptor(program)
             launch.pass_fds = (descriptor,)

@@ -41,6 +41,7 @@ from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.base.redaction import redact
 from tui.chain.calibration import CALIBRATION_FILE_NAME
+from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.store.cost_totals import CostTotals
@@ -84,6 +85,8 @@ class SubagentEnvironment:
     record_event: Callable[[ChainEvent], None]
     """The session's event history (events.jsonl and the subscribers)."""
     run_events: RunEvents
+    file_writing_tools: frozenset[str] = frozenset()
+    """The tools that write files (the chain's tier 2 points their old arguments at the files)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ class SubagentRun:
             config_window=settings.context.window if model is env.chat_model() else None,
             chat_model=model,
             calibration_path=env.data_dir.root / CALIBRATION_FILE_NAME,
+            file_writing_tools=env.file_writing_tools,
         )
         allowed = set(definition.tools) if definition.tools is not None else None
         toolsets = [toolset.filtered(_tool_filter(allowed)) for toolset in env.toolsets()]
@@ -157,6 +161,14 @@ class SubagentRun:
         messages: list[ModelMessage] = []
         self.status.state = "running"
         await self._tell()
+        prompt_tokens = text_tokens(prompt)
+        if prompt_tokens > self.manager.limit // 2:  # its own window could not hold the task and the work on it
+            try:
+                return self._end("failed", [], reason=(
+                    f"the prompt is about {prompt_tokens:,} tokens, more than half of what the subagent's window lets "
+                    f"a request carry ({self.manager.limit:,}): point it to files instead of pasting them"))
+            finally:
+                await self._settle()
         try:
             result: AgentRunResult[str] | None = None
             with capture_run_messages() as messages:

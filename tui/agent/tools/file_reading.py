@@ -1,14 +1,19 @@
 """read_file and ls, streamed: memory stays a small multiple of what is returned, whatever the file or directory.
 
 A file is read in blocks; lines before ``offset`` are counted, not kept; a line is kept up to
-:data:`LINE_CHAR_LIMIT` characters however long it is; the lines after the page are only counted (up to
-:data:`COUNT_BYTE_LIMIT`). A directory is read entry by entry, at most :data:`LS_SCAN_LIMIT` kept.
-Both run in a worker thread and check the tool call's deadline between blocks.
+:data:`LINE_CHAR_LIMIT` characters however long it is (the rest is paged by character: ``char_offset``
+reads one line from that character on); a page holds at most :data:`READ_CHAR_LIMIT` characters (a saved
+output's fewer when the session says so: a small window); the lines after the page are only
+counted (up to :data:`COUNT_BYTE_LIMIT`). A saved output is never refused as binary: its control bytes
+(a NUL in a command's output) are shown as ``\x00`` escapes. A directory is read entry by entry, at most
+:data:`LS_SCAN_LIMIT` kept. Both run in a worker thread and check the tool call's deadline between blocks.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +37,14 @@ LS_SCAN_LIMIT = 5_000
 LS_COUNT_LIMIT = 100_000
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""What a saved output shows escaped: C0 controls but tab and newline (a line never holds a newline), and DEL."""
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with each control character as a ``\\xNN`` escape (NUL → ``\\x00``): binary-like bytes shown
+    safely, the text around them as it is."""
+    return _CONTROLS.sub(lambda match: f"\\x{ord(match.group(0)):02x}", text)
 
 
 def _characters(data: bytes) -> int:
@@ -78,13 +91,15 @@ class _BlockReader:
         return skipped
 
     def line(self, byte_cap: int) -> tuple[bytes, int] | None:
-        """The next line's first ``byte_cap`` bytes and its length in characters; ``None`` at the end."""
+        """The next line's first ``byte_cap`` bytes and its length in characters (a CRLF line's ``\\r`` not
+        counted); ``None`` at the end."""
         while True:
             newline = self.buffer.find(b"\n", self.position)
             if newline >= 0:
                 line = self.buffer[self.position:newline]
                 self.position = newline + 1
-                return line[:byte_cap], (_characters(line) if len(line) > byte_cap // 4 else len(line))
+                counted = line.removesuffix(b"\r")
+                return line[:byte_cap], (_characters(counted) if len(counted) > byte_cap // 4 else len(counted))
             if len(self.buffer) - self.position > byte_cap:
                 return self._long_line(byte_cap)
             if not self._more():
@@ -99,15 +114,52 @@ class _BlockReader:
         head = self.buffer[self.position:self.position + byte_cap]
         characters = _characters(self.buffer[self.position:])
         self.position = len(self.buffer)
+        last = self.buffer[-1:]
         while self._more():
             newline = self.buffer.find(b"\n")
             if newline >= 0:
                 characters += _characters(self.buffer[:newline])
                 self.position = newline + 1
-                return head, characters
+                before_newline = self.buffer[newline - 1:newline] if newline else last
+                return head, characters - (before_newline == b"\r")
             characters += _characters(self.buffer)
             self.position = len(self.buffer)
+            last = self.buffer[-1:]
         return head, characters
+
+    def line_part(self, start: int, count: int) -> tuple[str, int] | None:
+        """Characters ``start .. start+count`` of the next line (decoded) and the line's length in characters
+        (a CRLF line's ``\\r`` not counted); ``None`` at the end of the file. The line is read a block at a time,
+        whatever its length."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        kept: list[str] = []
+        seen = 0
+        found = False
+        last = ""
+        while True:
+            newline = self.buffer.find(b"\n", self.position)
+            end = newline if newline >= 0 else len(self.buffer)
+            found = found or end > self.position or newline >= 0
+            text = decoder.decode(self.buffer[self.position:end], final=newline >= 0)
+            self.position = end + 1 if newline >= 0 else end
+            ended = newline >= 0
+            if not ended and not self._more():
+                text += decoder.decode(b"", final=True)
+                ended = True  # the end of the file ends the line
+            low, high = max(0, start - seen), max(0, start + count - seen)
+            if low < len(text) and high > low:
+                kept.append(text[low:high])
+            seen += len(text)
+            last = text[-1:] or last
+            if ended:
+                break
+        if not found:
+            return None
+        part = "".join(kept)
+        if last == "\r":
+            seen -= 1
+            part = part[:max(0, seen - start)]
+        return part, seen
 
     def count_rest(self, byte_limit: int) -> int | None:
         """Lines left after the current position, or ``None`` when counting would read past ``byte_limit``."""
@@ -134,6 +186,13 @@ class ReadRequest:
     shown_as: str
     offset: int
     limit: int
+    char_offset: int = 0
+    """Characters into line ``offset + 1`` to start from (the rest of a long line); 0: whole lines."""
+    saved_output: bool = False
+    """A saved output (deep-tui wrote it): never refused as binary, its control bytes escaped."""
+    char_limit: int = READ_CHAR_LIMIT
+    """Characters one page shows at most (a saved output's page in a small window's session is smaller: a page the
+    chain would save to disk again, behind a pointer to a copy of itself, would never be read)."""
 
 
 def read_page(request: ReadRequest, deadline: ToolDeadline) -> str:
@@ -149,9 +208,12 @@ def read_page(request: ReadRequest, deadline: ToolDeadline) -> str:
             if not stat.S_ISREG(info.st_mode):
                 raise refuse(f"{shown_as} is not a regular file (a FIFO, socket or device); it cannot be read")
             first = os.read(descriptor, BLOCK_BYTES)
-            if b"\x00" in first[:BINARY_SNIFF_BYTES]:
+            if b"\x00" in first[:BINARY_SNIFF_BYTES] and not request.saved_output:
                 raise refuse(f"{shown_as} is a binary file ({info.st_size:,} bytes); it cannot be shown as text")
-            return _page(_BlockReader(descriptor, deadline, first), request, info.st_size)
+            reader = _BlockReader(descriptor, deadline, first)
+            if request.char_offset:
+                return _line_page(reader, request)
+            return _page(reader, request, info.st_size)
         finally:
             os.close(descriptor)
 
@@ -168,9 +230,13 @@ def _page(reader: _BlockReader, request: ReadRequest, size: int) -> str:
         head, characters = line
         text = head.decode("utf-8", errors="replace").removesuffix("\r")
         if characters > LINE_CHAR_LIMIT or len(text) > LINE_CHAR_LIMIT:
-            text = f"{text[:LINE_CHAR_LIMIT]}… [line cut: {characters:,} characters]"
+            line = offset + len(shown)
+            text = (f"{_shown(text[:LINE_CHAR_LIMIT], request)}… [line cut: {characters:,} characters; read on with "
+                    f"read_file(path={shown_as!r}, offset={line}, char_offset={LINE_CHAR_LIMIT})]")
+        else:
+            text = _shown(text, request)
         numbered = f"{offset + len(shown) + 1:>6}\t{text}"
-        if used + len(numbered) > READ_CHAR_LIMIT and shown:
+        if used + len(numbered) > request.char_limit and shown:
             rest = reader.count_rest(COUNT_BYTE_LIMIT)  # this line opens the next page
             return _footer(shown, shown_as, offset, None if rest is None else offset + len(shown) + 1 + rest, size)
         shown.append(numbered)
@@ -182,6 +248,41 @@ def _page(reader: _BlockReader, request: ReadRequest, size: int) -> str:
     rest = reader.count_rest(COUNT_BYTE_LIMIT)
     total = None if rest is None else offset + len(shown) + rest
     return _footer(shown, shown_as, offset, total, size)
+
+
+def _fitting(text: str, limit: int) -> str:
+    """The start of ``text`` whose escaped form (:func:`escape_controls`) is at most ``limit`` characters."""
+    shown = 0
+    for index, char in enumerate(text):
+        shown += 4 if _CONTROLS.match(char) else 1
+        if shown > limit:
+            return text[:index]
+    return text
+
+
+def _shown(text: str, request: ReadRequest) -> str:
+    return escape_controls(text) if request.saved_output else text
+
+
+def _line_page(reader: _BlockReader, request: ReadRequest) -> str:
+    """Line ``offset + 1`` from character ``char_offset`` on, up to ``char_limit`` characters as shown (escapes
+    included), with a footer saying which characters these are and how to go on."""
+    offset, start, shown_as = request.offset, request.char_offset, request.shown_as
+    before = reader.skip(offset)
+    part = reader.line_part(start, request.char_limit)
+    if part is None:
+        raise refuse(f"offset {offset} is past the end: {shown_as} has {before} lines")
+    text, length = part
+    text = _fitting(text, request.char_limit) if request.saved_output else text
+    if start >= length:
+        raise refuse(f"char_offset {start:,} is past the end of line {offset + 1}, which has {length:,} characters")
+    end = start + len(text)
+    footer = f"[line {offset + 1}, characters {start + 1:,}-{end:,} of {length:,}]"
+    if end < length:
+        footer += f" — continue with read_file(path={shown_as!r}, offset={offset}, char_offset={end})"
+    else:
+        footer += f" — the next line: read_file(path={shown_as!r}, offset={offset + 1})"
+    return f"{offset + 1:>6}\t{_shown(text, request)}\n{footer}"
 
 
 def _footer(shown: list[str], shown_as: str, offset: int, total: int | None, size: int) -> str:

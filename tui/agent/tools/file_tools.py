@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic_ai import FunctionToolset, RunContext
@@ -33,21 +34,33 @@ from tui.agent.tools.text_search import LONG_LINE_BYTES, SearchBudget, compile_p
 
 __all__ = ["LINE_CHAR_LIMIT", "LIST_LIMIT", "READ_CHAR_LIMIT", "file_toolset"]
 
+MIN_PAGE_CHARS = 500
+"""However small the window, a read_file page shows this many characters (a line page; a page of lines at least
+its first line)."""
 EDIT_BYTE_LIMIT = 16 * 1024 * 1024
 """edit_file reads the whole file: larger ones are refused (write_file can still replace them)."""
 
 
-def file_toolset(policy: PathPolicy) -> FunctionToolset[None]:
-    """The file tools, every path checked by ``policy`` and every I/O done through ``ctx.workspace``."""
+def file_toolset(policy: PathPolicy, page_chars: Callable[[], int] | None = None) -> FunctionToolset[None]:
+    """The file tools, every path checked by ``policy`` and every I/O done through ``ctx.workspace``;
+    ``page_chars``: the most characters a read_file page of a saved output may hold now (at most
+    :data:`READ_CHAR_LIMIT`): a page larger than the session keeps in its context would be saved to disk again,
+    behind a pointer to a copy of itself, and never read."""
     toolset: FunctionToolset[None] = FunctionToolset()
 
     @tool_schemas.tool(toolset)
-    async def read_file(ctx: RunContext[None], path: str, offset: int = 0, limit: int = 400) -> str:
+    async def read_file(ctx: RunContext[None], path: str, offset: int = 0, limit: int = 400,
+                        char_offset: int = 0) -> str:
         """Read a text file with line numbers. Use offset/limit to page through long files, including saved
-        tool outputs under the data directory's large_tool_results/."""
-        if offset < 0 or limit <= 0:
-            raise refuse("offset must be ≥ 0 and limit > 0")
-        request = ReadRequest(policy.resolve_for_read(path), path, offset, limit)
+        tool outputs under the data directory's large_tool_results/. A line longer than 2,000 characters is
+        cut: read the rest of line offset+1 with char_offset (characters into that line)."""
+        if offset < 0 or limit <= 0 or char_offset < 0:
+            raise refuse("offset and char_offset must be ≥ 0 and limit > 0")
+        target = policy.resolve_for_read(path)
+        saved = policy.is_saved_output(target)
+        char_limit = READ_CHAR_LIMIT if page_chars is None or not saved else \
+            max(MIN_PAGE_CHARS, min(READ_CHAR_LIMIT, page_chars()))
+        request = ReadRequest(target, path, offset, limit, char_offset, saved_output=saved, char_limit=char_limit)
         return await run_blocking(lambda deadline: read_page(request, deadline))
 
     @tool_schemas.tool(toolset, metadata=WRITES_FILES_METADATA)  # asks the user first (tui.agent.approval.approval_gate)

@@ -19,6 +19,7 @@ from pydantic_ai import FunctionToolset
 
 from tui.agent.tools import schemas as tool_schemas
 from tui.agent.tools.failures import refuse, reported_as_tool_error
+from tui.agent.tools.kinds import WRITES_MEMORY_METADATA
 from tui.base.atomic import write_atomic
 from tui.base.nofollow import make_dirs, open_file, read_text
 from tui.text.terminal_text import visible
@@ -238,7 +239,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
             hint = "that is the end"
         return f"{excerpt.text}\n({_what_was_cut(excerpt)}; {hint})"
 
-    @tool_schemas.tool_plain(toolset)
+    @tool_schemas.tool_plain(toolset, metadata=WRITES_MEMORY_METADATA)  # the Memory panel follows its changes
     def write_memory(content: str) -> str:
         """Append ``content`` to MEMORY.md (facts, preferences, decisions worth keeping)."""
         if not content.strip():
@@ -248,7 +249,7 @@ def memory_toolset(memory: MemoryFile) -> FunctionToolset[None]:
             memory.append(content)
         return f"added {len(content)} characters to MEMORY.md"
 
-    @tool_schemas.tool_plain(toolset)
+    @tool_schemas.tool_plain(toolset, metadata=WRITES_MEMORY_METADATA)
     def update_memory(old_text: str, new_text: str) -> str:
         """Replace ``old_text`` (must occur exactly once) with ``new_text`` in MEMORY.md."""
         try:

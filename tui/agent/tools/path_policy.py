@@ -76,6 +76,10 @@ class PathPolicy:
             return saved
         return self.resolve(path)
 
+    def is_saved_output(self, path: Path) -> bool:
+        """Whether ``path`` (as :meth:`resolve_for_read` gave it) is a saved output deep-tui wrote."""
+        return path.parent == self._saved_outputs
+
     def _saved_output(self, path: str) -> Path | None:
         """``path`` (named without resolving it) when it is a file directly in the saved-outputs directory."""
         lexical = Path(os.path.abspath(self._absolute(path)))

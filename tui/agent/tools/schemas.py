@@ -43,9 +43,10 @@ def tool(toolset: FunctionToolset[None], *, metadata: dict[str, Any] | None = No
     return register
 
 
-def tool_plain(toolset: FunctionToolset[None]) -> Callable[[ToolFunction], ToolFunction]:
+def tool_plain(toolset: FunctionToolset[None], *, metadata: dict[str, Any] | None = None,
+               ) -> Callable[[ToolFunction], ToolFunction]:
     """``@toolset.tool_plain`` with the schema built once per process."""
     def register(function: ToolFunction) -> ToolFunction:
-        _register(toolset, function, takes_ctx=False, metadata=None)
+        _register(toolset, function, takes_ctx=False, metadata=metadata)
         return function
     return register

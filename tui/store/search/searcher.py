@@ -14,7 +14,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,6 +38,8 @@ from tui.store.search.vocabulary import Vocabulary
 from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_numbers
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
@@ -166,6 +167,8 @@ class HistorySearch:
         killed) is caught up from there by the next search."""
         with self._writer_lock:
             if self._writer is None:
+                from concurrent.futures import ThreadPoolExecutor  # only a live session records: not `search`'s start
+
                 self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deep-tui-index-writer")
             future = self._writer.submit(_record_logging_failure, self.index, session_id, first, list(messages),
                                          title=title, parent=parent)
