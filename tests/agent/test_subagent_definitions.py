@@ -136,7 +136,7 @@ def test_a_trusted_projects_definitions_are_offered(tmp_path: Path, monkeypatch:
     assert "- spy: the project's own" in task["function"]["description"]
 
 
-def test_a_subagents_write_asks_the_user_naming_the_subagent(tmp_path: Path) -> None:
+def test_a_subagents_write_asks_the_user_naming_the_subagent_and_can_be_rewound(tmp_path: Path) -> None:
     asked: list[WriteRequest] = []
 
     async def approver(request: WriteRequest) -> WriteDecision:
@@ -155,6 +155,8 @@ def test_a_subagents_write_asks_the_user_naming_the_subagent(tmp_path: Path) -> 
             async with loopback_session(tmp_path, base_url) as runtime:
                 runtime.set_write_approver(approver)
                 await run_turn(runtime, "take notes")
+                points = await runtime.rewind_points()  # the subagent's write took the prompt's restore point
+                assert [file.path for point in points for file in point.files] == ["notes.txt"]
 
         asyncio.run(scenario())
     assert [request.subagent for request in asked] == ["subagent 1 (general-purpose): write the notes"]
