@@ -53,3 +53,6 @@ def test_run_reports_subagents_and_reads_a_projects_definitions_only_once_truste
     sessions = sorted((project / ".deep-tui" / "sessions").iterdir())
     histories = [session / "subagents" / "1" / "messages.json" for session in sessions]
     assert len(histories) == 2 and all(json.loads(path.read_text())[0]["kind"] == "request" for path in histories)
+    found = _run(project, config_home, base_url, "search", "--session", sessions[0].name, "--limit", "20", "3 files")
+    assert found.returncode == 0, found.stderr
+    assert f"{sessions[0].name}/subagents/1  message 2" in found.stdout  # the subagent's own answer
