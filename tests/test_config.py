@@ -113,3 +113,21 @@ def test_tools_writes_policy_is_read_validated_and_overridden_by_flags(tmp_path:
         path.write_text(text)
         with pytest.raises(ConfigError, match=message):
             load_settings(path, required=True)
+
+
+def test_the_rewind_table() -> None:
+    from tui.base.config import ConfigError, RewindSettings, settings_from_mapping
+
+    assert settings_from_mapping({}).rewind == RewindSettings()
+    settings = settings_from_mapping({"rewind": {"enabled": False, "max_file_mb": 2, "timeout": 1}})
+    assert settings.rewind == RewindSettings(enabled=False, max_file_mb=2.0, timeout=1.0)
+    for bad, words in (({"enabled": "no"}, "rewind.enabled must be true or false"),
+                       ({"timeout": 0}, "rewind.timeout must be between"),
+                       ({"max_file_mb": -1}, "rewind.max_file_mb must be between"),
+                       ({"size": 1}, "unknown key rewind.size")):
+        try:
+            settings_from_mapping({"rewind": bad}, source="cfg")
+        except ConfigError as error:
+            assert words in str(error) and str(error).startswith("cfg: ")
+        else:
+            raise AssertionError(f"{bad} was accepted")

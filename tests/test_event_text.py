@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tui.app import formatting as app_formatting
 from tui.chain.event_text import describe_event
 from tui.chain.events import CompactionFinished, CompactionStarted
@@ -35,3 +37,6 @@ def test_an_eviction_is_named_by_what_was_read_then_the_saved_file() -> None:
     assert call_source("glob", '{"pattern": "**/*.py"}') == "glob '**/*.py'"
     assert call_source("ls", "{}") == "ls" and call_source("ls", "not json") == "ls"
     assert path_argument('{"path": "a.py"}') == "a.py" and path_argument('{"path": 3}') is None
+    long_command = json.dumps({"command": "python -m pytest " + " ".join(f"tests/test_module_{n}.py" for n in range(9))})
+    shown = call_source("execute", long_command)
+    assert shown.endswith(".py…'") and len(shown) <= len("execute ''") + 120, "cut after a whole word, marked"

@@ -204,6 +204,19 @@ def test_many_small_files_are_budgeted_as_a_whole_and_the_rest_saved_in_one_file
     assert all(f"ROW_{n}_19 = 19" in saved for n in range(len(inline), 20))
     kinds = [a.kind for a in attached.attachments]
     assert kinds == ["text"] * len(inline) + ["preview"] * (20 - len(inline)) + ["refused"] * 4
-    assert attached.attachments[-1].describe() == "m23.py not attached: more than 20 files in one prompt"
+    assert attached.attachments[-1].describe() == "m23.py (more than 20 files in one prompt)"
     assert [attachment_label(item) for item in items] == [f"[@m{n}.py, {(work / f'm{n}.py').stat().st_size} bytes]"
                                                          for n in range(20)], "each file still named in the record"
+
+
+def test_a_refused_attachment_reads_not_attached_never_attached() -> None:
+    """Issue 29: a refused @mention read "attached: x not attached: why"; the line now lists what was attached,
+    then what was not, and why."""
+    from tui.text.attachment_text import attached_line, describe_attachment
+
+    good = describe_attachment("a.py", 6, "text")
+    missing = describe_attachment("nope.py", 0, "refused", "no such file")
+    assert attached_line([good, missing], [missing]) == "attached: a.py (6 bytes) · not attached: nope.py (no such file)"
+    assert attached_line([missing], [missing]) == "not attached: nope.py (no such file)"
+    assert attached_line([good]) == "attached: a.py (6 bytes)"
+    assert "not attached" not in describe_attachment("src", 0, "directory"), "a directory is named, and listable"

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 from pydantic_ai.profiles import ModelProfile
 
@@ -140,3 +140,44 @@ def test_the_catalogue_lists_current_recent_offline_and_the_models_of_providers_
     assert missing_key("google:gemini-2.5-flash", env={}) == "GOOGLE_API_KEY"
     assert missing_key("google:gemini-2.5-flash", env={"GEMINI_API_KEY": "x"}) is None
     assert missing_key("openai-chat:llama3", env={}) is None, "a provider deep-tui holds no key for: not judged"
+
+
+class SmallModel:
+    """A small-window model that answers briefly and writes summaries (its non-streamed requests)."""
+
+    def __init__(self, window: int) -> None:
+        self.requests: list[list[ModelMessage]] = []
+        self.summaries = 0
+        self.model = FunctionModel(self._summary, stream_function=self._stream, model_name="small",
+                                   profile=ModelProfile(context_window=window))
+
+    def _summary(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.summaries += 1
+        return ModelResponse(parts=[TextPart("Summary: the user asked for build logs; every step was ok.")])
+
+    async def _stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        self.requests.append(list(messages))
+        yield "short answer"
+
+
+async def test_after_a_switch_to_a_smaller_window_the_last_exchange_is_summarized_not_dropped(tmp_path: Path) -> None:
+    """Issue 29 §18: the last exchange (~6,000 tokens) cannot be kept verbatim in an 8k window beside the
+    instructions: it is summarized with the rest (in pieces that fit), never dropped by the pre-flight."""
+    big = Recording("big", window=1_000_000)
+    runtime = await _open(tmp_path, big.model)
+    try:
+        for number in range(4):
+            await _turn(runtime, f"show me build log {number}")
+        small = SmallModel(8_000)
+        events: list[object] = []
+        runtime.subscribe(events.append)
+        await runtime.switch_model("test:small", model=small.model)
+        await _turn(runtime, "and now?")
+        finished = [event for event in events if isinstance(event, CompactionFinished)]
+        assert [event.strategy for event in finished] == ["summary"], finished
+        assert finished[0].messages_replaced == 8, "every earlier message, the last exchange too, is summarized"
+        assert small.summaries >= 1 and small.requests
+        sent = runtime.manager.accountant.estimate(small.requests[0], runtime.manager.fixed_tokens)
+        assert sent <= runtime.manager.limit
+    finally:
+        await runtime.aclose()

@@ -5,6 +5,7 @@ left alone, conflicts reported before anything is written, a restore undone, the
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,59 @@ def test_what_takes_a_snapshot_first() -> None:
     assert may_change_files(tool(WRITES_FILES_METADATA)) and may_change_files(tool(RUNS_COMMANDS_METADATA))
     assert may_change_files(tool({MCP_SERVER_KEY: "github"}))  # deep-tui cannot know what an MCP tool does
     assert not may_change_files(tool(None)) and not may_change_files(tool({"other": True}))
+
+
+async def test_rewind_off_in_the_config_takes_no_snapshot(tmp_path: Path, work: Path) -> None:
+    from tui.agent.models.choice import choose_model
+    from tui.agent.session.factory import RuntimeFactory, SessionRequest
+    from tui.base.config import RewindSettings, Settings, ToolSettings
+    from tui.base.paths import DataDir
+
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        settings = Settings(base_url=url, tools=ToolSettings(writes="always"), rewind=RewindSettings(enabled=False))
+        factory = RuntimeFactory(settings=settings, data_dir=DataDir(tmp_path / "data"), workdir=work,
+                                 choice=choose_model("openai-chat:loopback", None))
+        runtime = await factory.open_request(SessionRequest())
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        assert runtime.handle.checkpoints.read() == [] and not (tmp_path / "data" / "checkpoints").exists()
+        await runtime.aclose()
+
+
+async def test_the_messages_with_a_restore_point(tmp_path: Path, work: Path) -> None:
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "talk")
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        assert runtime.restore_point_messages() == frozenset({3})
+        await runtime.aclose()
+
+
+async def test_a_file_that_became_a_directory_and_the_reverse(tmp_path: Path, work: Path) -> None:
+    (work / "x").write_text("a file\n")
+    before = tree_state(work)
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        (work / "x").unlink()
+        (work / "x").mkdir()
+        (work / "x" / "y").write_text("inside\n")
+        shutil.rmtree(work / "sub")
+        (work / "sub").write_text("now a file\n")
+        event = await runtime.rewind_files(await runtime.plan_rewind(1), force=True)
+        assert not event.failed and tree_state(work) == before
+        await runtime.aclose()
+
+
+async def test_a_file_name_that_is_not_utf8_is_restored_and_recorded(tmp_path: Path, work: Path) -> None:
+    odd = os.fsdecode(b"caf\xe9.txt")  # Latin-1 bytes: not UTF-8
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        (work / odd).write_text("made outside\n")  # a new file since the restore point, made outside deep-tui
+        plan = await runtime.plan_rewind(1)
+        assert plan.conflicts == (odd,)
+        event = await runtime.rewind_files(plan, {odd: "snapshot"})  # the snapshot has no such file: removed
+        assert not (work / odd).exists() and (work / "a.txt").read_text() == "alpha\n"
+        assert "caf\N{REPLACEMENT CHARACTER}.txt" in event.files
+        assert any(record.get("kind") == "files_restored" for record in runtime.handle.events.read())
+        await runtime.aclose()

@@ -124,6 +124,17 @@ async def test_a_git_directory_planted_where_there_was_none_runs_nothing(work: P
 
 
 @requires_bwrap
+async def test_a_background_process_cannot_plant_after_the_check(work: Path) -> None:
+    (work / "sub").mkdir()
+    done = await run(sandbox_for(work, [], network=False, enabled=True),
+                     "(while :; do mkdir -p sub/.git 2>/dev/null; done) & sleep 0.3; echo started")
+    assert "started" in done.output and "sub/.git.blocked-by-deep-tui" in done.status_line()
+    # The check ran once the whole sandbox had ended: the loop is gone, nothing was made after it.
+    assert sorted(p.name for p in (work / "sub").iterdir()) == [".git.blocked-by-deep-tui"]
+    assert not [line for line in os.popen("ps -eo args").read().splitlines() if "mkdir -p sub/.git" in line]
+
+
+@requires_bwrap
 @requires_git
 async def test_an_existing_nested_repository_stays_read_only(work: Path, outside: Path) -> None:
     (work / "vendor" / "lib").mkdir(parents=True)
@@ -235,6 +246,28 @@ async def test_a_missing_config_dir_is_made_before_a_command_can_make_it(work: P
     assert config.is_dir() and list(config.iterdir()) == []
 
 
+@requires_bwrap
+def test_a_config_file_named_with_config_cannot_be_changed_by_a_command(work: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic_ai import models
+
+    from tests.support.openai_server import ChatServerState, openai_chat_server
+    from tui.cli.main import main
+
+    monkeypatch.chdir(work)
+    config = work / "my-deep-tui.toml"  # applies without trust: the user named it
+    config.write_text("[tools]\nnetwork = false\n", encoding="utf-8")
+    call = json.dumps({"command": "cat my-deep-tui.toml; echo '[mcp.servers.x]' >> my-deep-tui.toml; echo w=$?; "
+                                  "mv my-deep-tui.toml gone.toml; echo mv=$?"})
+    with openai_chat_server(ChatServerState(reply="ok", tool_calls=[("c1", "execute", call)])) as (url, served), \
+            models.override_allow_model_requests(True):
+        assert main(["run", "--config", str(config), "--allow-commands", "--model", "openai-chat:loopback",
+                     "--base-url", url, "go"]) == 0
+    tool_text = next(m for m in served.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    assert "network = false" not in tool_text and "w=0" not in tool_text and "mv=0" not in tool_text
+    assert config.read_text(encoding="utf-8") == "[tools]\nnetwork = false\n"
+
+
 # -- 4. unix sockets ----------------------------------------------------------------------------------------
 
 
@@ -312,6 +345,35 @@ async def test_no_unix_socket_outside_the_workdir_can_be_reached(work: Path, net
     while len(received) < 2 or received[-1] != b"bye":
         threading.Event().wait(0.01)
     assert b"send-keys" not in received
+
+
+@requires_bwrap
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="no tmux on this machine")
+async def test_a_tmux_server_outside_the_workdir_takes_no_keys_from_a_command(work: Path, outside: Path) -> None:
+    tmux = shutil.which("tmux")
+    assert tmux is not None
+    sock = outside / "tmux" / "default"  # not under /tmp, as in the report
+    sock.parent.mkdir()
+    marker = outside / "typed.txt"
+    env = {**os.environ, "TMUX": ""}
+    subprocess.run([tmux, "-S", str(sock), "new-session", "-d", "-s", "victim", "sh"], env=env, check=True,
+                   timeout=30)
+    try:
+        done = await run(sandbox_for(work, [], network=False, enabled=True),
+                         f"{tmux} -S {sock} send-keys -t victim 'touch {marker}' Enter; echo sent=$?; "
+                         f"{tmux} -S {sock} list-sessions; echo listed=$?")
+        assert "sent=0" not in done.output and "listed=0" not in done.output
+        # The server is alive and takes keys from outside: a marker typed now lands, the command's never did.
+        check = outside / "outside.txt"
+        subprocess.run([tmux, "-S", str(sock), "send-keys", "-t", "victim", f"touch {check}", "Enter"], env=env,
+                       check=True, timeout=30)
+        for _ in range(3000):
+            if check.exists():
+                break
+            threading.Event().wait(0.01)
+        assert check.exists() and not marker.exists()
+    finally:
+        subprocess.run([tmux, "-S", str(sock), "kill-server"], env=env, check=False, timeout=30)
 
 
 @requires_bwrap
@@ -456,3 +518,63 @@ def test_a_cached_scan_still_finds_a_git_planted_deep_down(tmp_path: Path, monke
     assert list(found) == [str(deep / ".git")] and listed == [str(deep)]  # only the changed directory
     (deep / ".git").rename(deep / "moved")
     assert git_guard.scan_git_entries(tmp_path, cache=cache).found == {}
+
+
+def test_a_partial_scan_says_so(tmp_path: Path) -> None:
+    from tui.agent.shell import git_guard
+
+    for number in range(30):
+        (tmp_path / f"d{number}").mkdir()
+    before = git_guard.scan_git_entries(tmp_path)
+    (tmp_path / "d3" / ".git").mkdir()
+    after = git_guard.scan_git_entries(tmp_path, limit=10)
+    assert not after.complete
+    [note] = git_guard.block_new_entries(before, after, tmp_path)
+    assert "not checked entirely" in note and "find . -name .git" in note
+
+
+def _run_filter(program: bytes, *, arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
+    """A classic-BPF interpreter for the few opcodes the filter uses, over one seccomp_data."""
+    import struct
+
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *(list(args) + [0] * (6 - len(args))))
+    code = [struct.unpack_from("<HBBI", program, offset) for offset in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    while True:
+        op, true, false, k = code[pc]
+        if op == 0x20:
+            accumulator = struct.unpack_from("<I", data, k)[0]
+        elif op == 0x54:
+            accumulator &= k
+        elif op in (0x15, 0x35):
+            taken = accumulator == k if op == 0x15 else accumulator >= k
+            pc += true if taken else false
+        elif op == 0x06:
+            return k
+        else:
+            raise AssertionError(f"unexpected opcode {op:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr"),
+                         [("x86_64", 0xC000003E, 41, 53), ("aarch64", 0xC00000B7, 198, 199)])
+def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int) -> None:
+    import errno
+
+    from tui.agent.shell.socket_filter import filter_program
+
+    program = filter_program(machine)
+    assert program is not None
+    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(1, 1)) == refuse  # AF_UNIX
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(2, 1)) == allow  # AF_INET
+    assert _run_filter(program, arch=arch, nr=socket_nr, args=(10, 2)) == allow  # AF_INET6 datagram
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 1 | 0o2000000)) == allow  # stream, CLOEXEC
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 5)) == allow  # seqpacket
+    assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 2 | 0o4000)) == refuse  # datagram, NONBLOCK
+    assert _run_filter(program, arch=arch, nr=425) == 0x00050000 | errno.ENOSYS  # io_uring_setup
+    assert _run_filter(program, arch=arch, nr=0) == allow
+    assert _run_filter(program, arch=0x40000003, nr=socket_nr) == kill  # another ABI (32-bit x86)
+    if machine == "x86_64":
+        assert _run_filter(program, arch=arch, nr=0x40000000 | socket_nr, args=(1, 1)) == kill  # x32
+    assert filter_program("riscv64") is None

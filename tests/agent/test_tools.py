@@ -96,6 +96,21 @@ def test_write_and_edit_file(env: tuple[Path, DataDir, MemoryFile]) -> None:
     assert (work / "sub/new.txt").read_text() == "1 two two\n"
 
 
+@pytest.mark.parametrize("path", [".git/hooks/pre-commit", ".git/config", "sub/.git/config", ".git",
+                                  "hooks-link/post-checkout"])
+def test_no_file_tool_writes_in_a_git_directory(env: tuple[Path, DataDir, MemoryFile], path: str) -> None:
+    work = env[0]
+    (work / ".git" / "hooks").mkdir(parents=True)
+    (work / ".git" / "config").write_text("[core]\n")
+    (work / "sub").mkdir()
+    os.symlink(work / ".git" / "hooks", work / "hooks-link")
+    reply = call(env, "write_file", path=path, content="[core]\n\tfsmonitor = ./evil.sh\n")
+    assert "is in a .git" in reply
+    assert "is in a .git" in call(env, "edit_file", path=".git/config", old_text="[core]", new_text="[x]")
+    assert (work / ".git" / "config").read_text() == "[core]\n" and not (work / "sub" / ".git").exists()
+    assert list((work / ".git" / "hooks").iterdir()) == []
+
+
 def test_ls_glob_grep(env: tuple[Path, DataDir, MemoryFile]) -> None:
     work = env[0]
     (work / "pkg").mkdir()

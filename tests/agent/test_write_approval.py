@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -263,8 +263,10 @@ async def test_cancelling_while_asked_leaves_a_session_that_goes_on(tmp_path: Pa
     assert isinstance(events[-1], TurnFinished)
     assert (work / "a.txt").read_text() == "a"
     history = on_disk(tmp_path, runtime)
-    assert [(r.tool_call_id, r.outcome) for r in returns_on_disk(tmp_path, runtime)] == [
-        ("call-1-0", "interrupted"), ("call-2-0", "success")]
+    returns = returns_on_disk(tmp_path, runtime)
+    assert [(r.tool_call_id, r.outcome) for r in returns] == [("call-1-0", "denied"), ("call-2-0", "success")]
+    assert "the user stopped the turn before answering whether write_file may run, so it was not run" in \
+        returns[0].content, "the call asked about when the turn stopped: denied, and the model reads why"
     prompts = [p.content for m in history for p in m.parts if isinstance(p, UserPromptPart)]
     assert prompts == ["first", "second"]
     calls = [p.tool_call_id for m in history if isinstance(m, ModelResponse) for p in m.parts
@@ -272,6 +274,43 @@ async def test_cancelling_while_asked_leaves_a_session_that_goes_on(tmp_path: Pa
     assert calls == ["call-1-0", "call-2-0"]  # each call recorded once
     assert len(history) == len(runtime.messages)
     await runtime.aclose()
+
+
+async def test_a_turn_stopped_while_asked_records_that_call_and_those_behind_it_as_denied(
+        tmp_path: Path, work: Path) -> None:
+    """Issue 29 §13: quitting (or Esc) while the dialog asks about the first of two writes: neither ran, both are
+    recorded as denied (not "interrupted", which reads as if they may have run part-way); an allowed one before
+    them, which had not run yet either, stays interrupted."""
+    model = WritingModel(("write_file", {"path": "a.txt", "content": "a"}),
+                         ("write_file", {"path": "b.txt", "content": "b"}),
+                         ("write_file", {"path": "c.txt", "content": "c"}))
+    runtime = await open_runtime(tmp_path, work, model)
+    approver = Approver(WriteDecision.once())
+
+    async def hold_from_the_second(request: WriteRequest) -> WriteDecision:
+        if approver.asked:
+            approver.hold = True
+        return await approver(request)
+
+    runtime.set_write_approver(hold_from_the_second)
+    task = asyncio.create_task(turn(runtime, "first"))
+    await wait_for_event(approver.waiting, lambda: len(approver.asked) == 2)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert not any((work / name).exists() for name in ("a.txt", "b.txt", "c.txt"))
+    await runtime.aclose()
+    returns = returns_on_disk(tmp_path, runtime)
+    assert [(r.tool_call_id, r.outcome) for r in returns] == [
+        ("call-1-0", "interrupted"), ("call-1-1", "denied"), ("call-1-2", "denied")]
+    assert all("so it was not run" in r.content for r in returns[1:])
+
+
+async def wait_for_event(event: asyncio.Event, condition: Callable[[], bool]) -> None:
+    """Until ``condition()`` holds, checked each time ``event`` is set."""
+    while not condition():
+        await event.wait()
+        event.clear()
 
 
 @pytest.mark.parametrize("outcome", ["denied", "failed", "interrupted"])

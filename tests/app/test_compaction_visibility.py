@@ -31,7 +31,7 @@ Summaries = Literal["bloated", "vague", "listing"]
 def summarizing_factory(tmp_path: Path, summaries: Summaries, *,
                         window: int) -> tuple[RuntimeFactory, list[str]]:
     """A factory whose one model answers "noted." in the chat and, as the summarizer, writes ``bloated`` summaries
-    (nearly as long as what they summarize: the guard must reject an automatic one), ``vague`` ones (short,
+    (longer than what they summarize: the guard must reject an automatic one), ``vague`` ones (short,
     without a single identifier, even when a second pass lists them) or ``listing`` ones (vague, but a second pass
     writes every identifier it is given). Returns the summarizer prompts too."""
     prompts: list[str] = []
@@ -44,7 +44,8 @@ def summarizing_factory(tmp_path: Path, summaries: Summaries, *,
             listed = prompt.split("<must_include>")[1].split("</must_include>")[0]
             return ModelResponse(parts=[TextPart("## Exact values\n" + listed)])
         if summaries == "bloated":
-            return ModelResponse(parts=[TextPart("## Session intent\n" + "much ado " * (len(prompt) // 10))])
+            # longer than what it summarizes: it cannot bring the context below the compaction threshold either
+            return ModelResponse(parts=[TextPart("## Session intent\n" + "much ado " * (len(prompt) // 5))])
         return ModelResponse(parts=[TextPart("## Session intent\nthe user asked questions; answers were given")])
 
     async def chat(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:

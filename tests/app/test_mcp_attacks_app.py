@@ -45,7 +45,7 @@ async def test_a_servers_log_notifications_are_visible_text_under_the_app(tmp_pa
         app = make_app(factory)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press(*"go", "enter")
-            await wait_until(pilot, lambda: len(model.returns) == 3, "the three calls")
+            await wait_until(pilot, lambda: len(model.returns) == 3, "the three calls", timeout=30)
             await wait_idle(app, pilot)
             screen = app.export_screenshot()
             notifications = [notification.message for notification in app._notifications]
@@ -53,10 +53,9 @@ async def test_a_servers_log_notifications_are_visible_text_under_the_app(tmp_pa
         server_log.removeHandler(records)
         server_log.setLevel(level)
     assert [part.content for part in model.returns] == ["logged", "logged", ESCAPES]  # the model gets the bytes
-    # the two notifications are handled as they arrive; their order is the transport's, not ours
-    said = sorted(line for line in records.lines if "MCP server attack" in line and " says: " in line)
-    assert said == ["MCP server attack (␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m) says: boom "
+    said = [line for line in records.lines if "MCP server attack" in line and " says: " in line]
+    assert sorted(said) == ["MCP server attack (␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m) says: boom "
                     "␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m",
-                    "MCP server attack says: ␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"]
+                    "MCP server attack says: ␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"]  # any order
     assert not any(raw in line for raw in RAW for line in [*records.lines, *notifications, screen])
     assert "␛]0;pwned" in screen  # the echoed result is on screen, made visible

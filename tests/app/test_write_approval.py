@@ -170,7 +170,7 @@ async def test_cancelling_the_turn_under_the_dialog_closes_it_and_the_session_go
         await pilot.press("y")
         await answered(app, pilot)
         assert (tmp_path / "work" / "new.txt").read_text() == "second try\n"
-        assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["interrupted", "success"]
+        assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["denied", "success"]
 
 
 @pytest.fixture

@@ -260,3 +260,27 @@ def test_a_summary_that_frees_too_little_is_not_paid_for_again_until_the_context
     seed(harness, much_larger[len(original):])
     turn("much later", much_larger)
     assert len(script.prompts) > paid, "once the context has grown enough, a summary is tried again"
+
+
+def test_a_summary_that_fits_counts_in_a_small_window_with_large_instructions(tmp_path: Path) -> None:
+    """Issue 29: in a 4k window, instructions and tools are most of every request, so a summary could not
+    leave the context at 70 % of its size however short it was, and 26 paid summaries were thrown away. One
+    that brings the context below the compaction threshold is applied."""
+    script = SummarizerScript(reply="## Session intent\n" + "module review detail; " * 45)  # ~250 tokens
+    harness = make_harness(tmp_path, summarizer=script, window=4_000, min_savings_tokens=10**9)
+    original = seed(harness, history(4, 1_100))
+
+    def chat(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        harness.received.append(list(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    instructions = "Follow the house rules. " * 260  # ~1,500 tokens, as deep-tui's instructions and tools are
+    agent = Agent(FunctionModel(chat), instructions=instructions, capabilities=harness.manager.capabilities())
+    harness.manager.begin_user_turn()
+    agent.run_sync("next", message_history=original)
+    assert not [e for e in harness.events if isinstance(e, CompactionFailed)], harness.events
+    [finished] = [e for e in harness.events if isinstance(e, CompactionFinished) and e.strategy == "summary"]
+    fixed = harness.manager.fixed_tokens
+    assert fixed > 1_000 and finished.tokens_after > 0.7 * finished.tokens_before, "the 70 % rule alone refused it"
+    assert finished.tokens_after < harness.manager.budget.at(harness.manager.settings.compaction_threshold)
+    assert len(script.prompts) <= 2, "one summary (and its retention pass), applied"

@@ -75,3 +75,55 @@ async def test_memory_writes_are_events(tmp_path: Path) -> None:
         assert "rotates monthly" in runtime.memory_path.read_text()
     finally:
         await runtime.aclose()
+
+
+async def test_a_rejected_summary_s_back_off_outlives_the_process(tmp_path: Path) -> None:
+    """Issue 29: a summary rejected for freeing too little was paid for again by every `run --continue` (the
+    back-off lived in memory): the wait is kept in session.json, and the next process honours it."""
+    from collections.abc import AsyncIterator
+
+    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+
+    from tui.agent.models.choice import choose_model
+    from tui.chain.events import CompactionFailed
+
+    prompts: list[str] = []
+
+    def summarize(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = str(messages[-1].parts[-1].content)
+        prompts.append(prompt)
+        return ModelResponse(parts=[TextPart("## Session intent\n" + "much ado " * (len(prompt) // 5))])
+
+    async def chat(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        yield "noted."
+
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def factory() -> RuntimeFactory:  # a new process each time, as `deep-tui run --continue` is
+        return RuntimeFactory(settings=Settings(context=ContextSettings(window=6_000)),
+                              data_dir=DataDir(tmp_path / "data"), workdir=work,
+                              choice=choose_model("openai-chat:gpt-4o", None),
+                              chat_model=FunctionModel(summarize, stream_function=chat, model_name="scripted"))
+
+    first = factory()
+    handle = first.store.create(model="scripted")
+    handle.append_messages([message for number in range(17) for message in (
+        ModelRequest(parts=[UserPromptPart(f"question {number}: look at src/mod{number}.py " + "in mind " * 30)]),
+        ModelResponse(parts=[TextPart(f"answer {number} " * 40)]))])
+    handle.close()
+    runtime = await first.open_session(handle.id)
+    failures: list[object] = []
+    runtime.subscribe(lambda event: failures.append(event) if isinstance(event, CompactionFailed) else None)
+    await run_turn(runtime, "go on")
+    await runtime.aclose()
+    assert failures and prompts, "a summary was paid for and rejected"
+    paid = len(prompts)
+    saved = json.loads((tmp_path / "data" / "sessions" / handle.id / "session.json").read_text())
+    assert saved["summary_retry_from"] > 0
+
+    again = await factory().open_session(handle.id)
+    await run_turn(again, "and on")
+    await again.aclose()
+    assert len(prompts) == paid, "the next process did not pay for the same rejected summary again"

@@ -62,9 +62,38 @@ def test_a_servers_log_notifications_reach_run_stderr_and_the_log_made_visible(t
     assert "all logged" in result.stdout
     said = [line for line in result.stderr.splitlines() if "MCP server attack" in line]
     visible_escapes = "␛]0;pwned␇␛[2J␛]52;c;cHduZWQ=␇\N{REPLACEMENT CHARACTER}31m"
-    assert said == [f"deep-tui: warning: MCP server attack (name{visible_escapes}) says: {level} {visible_escapes} end"
-                    for level in ("warning", "error")], result.stderr  # info: the log only
+    assert sorted(said) == [f"deep-tui: warning: MCP server attack (name{visible_escapes}) says: {level} "
+                            f"{visible_escapes} end" for level in ("error", "warning")], result.stderr  # info: the log only
     for text in (result.stdout, result.stderr, (data / "deep-tui.log").read_text(encoding="utf-8")):
         assert not any(character in text for character in "\x1b\x07\x9b")
     assert f"says: info {visible_escapes} end" in (data / "deep-tui.log").read_text(encoding="utf-8")
     assert len([request for request in state.requests if request.get("tools")]) == 4  # three calls, then the answer
+
+
+def test_run_says_which_servers_it_waits_for_before_its_first_request(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    ready = tmp_path / "ready"
+    repository = Path(__file__).resolve().parents[2]
+    (data / "config.toml").write_text(
+        '[mcp.servers.slow]\ncommand = "sh"\ntimeout = 60\n'
+        f'args = ["-c", \'exec "$PY" -m tests.support.mcp_server --wait-for {ready}\']\n'
+        f'env = {{ PY = {json.dumps(sys.executable)}, PYTHONPATH = {json.dumps(str(repository))} }}\n',
+        encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "tui.cli", "--data-dir", str(data), "run", "hello"], cwd=tmp_path,
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        seen: list[str] = []
+        for line in process.stderr:  # the turn waits for the server: the line comes before any answer
+            seen.append(line.rstrip("\n"))
+            if "MCP" in line:
+                break
+        assert seen[-1] == "deep-tui: starting MCP servers (slow)…", seen
+        ready.touch()
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 0, err
+    assert out.strip() and "failed to start" not in err

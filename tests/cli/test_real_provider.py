@@ -89,7 +89,7 @@ def test_thirty_small_attached_files_never_fail_the_turn(tmp_path: Path, window:
                               cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "reviewed" in done.stdout and "ContextOverflow" not in done.stderr
-    assert "mod_29.py not attached: more than 20 files in one prompt" in done.stderr
+    assert "deep-tui: not attached: mod_29.py (more than 20 files in one prompt)" in done.stderr
     [request] = [r for r in server.requests if r.get("stream")]
     assert len(json.dumps(request)) // 4 < window, "the request fits the window"
     [user] = [m for m in request["messages"] if m["role"] == "user"]

@@ -132,3 +132,18 @@ async def test_delete_and_prune_remove_the_snapshots(tmp_path: Path, work: Path,
     assert session_id not in refs()
     assert main(["sessions", "prune", "--data-dir", str(tmp_path / "data")]) == 0
     assert "removed the restore points of 0 deleted sessions" in capsys.readouterr().out
+
+
+def test_run_says_how_to_take_its_changes_back(tmp_path: Path, work: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic_ai import models
+
+    monkeypatch.chdir(work)
+    state = ChatServerState(reply="ok", tool_calls=[("c1", "write_file", '{"path": "a.txt", "content": "ALPHA\\n"}')])
+    with openai_chat_server(state) as (url, _served), models.override_allow_model_requests(True):
+        assert main(["run", "--allow-writes", "--data-dir", str(tmp_path / "data"), "--model",
+                     "openai-chat:loopback", "--base-url", url, "change a.txt"]) == 0
+    err = capsys.readouterr().err
+    line = next(line for line in err.splitlines() if "deep-tui rewind --session" in line)
+    assert (work / "a.txt").read_text() == "ALPHA\n" and line.endswith(" 1 --code takes its changes back")
+    assert rewind(tmp_path, work, "1", "--code") == 0 and (work / "a.txt").read_text() == "alpha\n"

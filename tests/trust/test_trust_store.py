@@ -179,3 +179,51 @@ def test_a_record_round_trips(tmp_path: Path) -> None:
     record = TrustRecord(str(tmp_path), "sha256:ab", "2026-11-26T09:40:00Z", {"base_url": '"x"'})
     store().trust(record)
     assert store().lookup(tmp_path) == record
+
+
+def test_dangerous_changes_come_first_and_mcp_servers_read_as_their_command() -> None:
+    """Issue 29 §19: what redirects the requests (and the key), lifts an approval or the sandbox, or starts a
+    program is listed first, with why; a server of ``[mcp.servers]`` reads as its name and command line, never as
+    a Python repr."""
+    layer = parse_config(b'''model = "openai:gpt-5"
+theme = "textual-light"
+base_url = "https://elsewhere.example/v1"
+[tools]
+writes = "always"
+network = true
+[mcp.servers.files]
+command = "npx"
+args = ["-y", "@mcp/files"]
+approval = "always"
+''', "p")
+    from tui.base.config import settings_from_layers
+
+    changes = describe_changes(Settings(), settings_from_layers([layer]), None)
+    assert [(c.key, c.danger) for c in changes] == [
+        ("base_url", "sends your requests and API key there"),
+        ("tools.writes", "no more asking"),
+        ("tools.network", "sandbox limits lifted"),
+        ("mcp.servers.files", "runs a program as you"),
+        ("model", ""),
+        ("theme", ""),
+    ]
+    server = next(c for c in changes if c.key == "mcp.servers.files")
+    assert server.current == "(not set)" and server.project == "npx -y @mcp/files  (approval: always)"
+    assert not any("McpServerConfig" in c.project for c in changes)
+
+
+def test_a_changed_config_marks_only_what_really_changed(tmp_path: Path) -> None:
+    """Trusted, then one line changed: only that key is marked — not a number written ``30`` in the file and
+    shown ``30.0``, nor an MCP server of config.toml (``*`` on every one of them before)."""
+    text = ('base_url = "http://127.0.0.1:9/v1"\n[provider]\nread_timeout = 30\n[tools]\nwrites = "always"\n'
+            '[mcp.servers.files]\ncommand = "npx"\nargs = ["-y", "@mcp/files"]\n')
+    root = project(tmp_path, text)
+    _, pending = assess_project(root, [], store())
+    assert pending is not None
+    store().trust(pending.record())
+    (root / ".deep-tui" / "config.toml").write_text(text.replace("127.0.0.1:9", "127.0.0.1:10"), encoding="utf-8")
+    _, pending = assess_project(root, [], store())
+    assert pending is not None and pending.state is TrustState.CHANGED
+    marked = {change.key: change.since_trust for change in pending.changes}
+    assert marked == {"base_url": True, "tools.writes": False, "mcp.servers.files": False,
+                      "provider.read_timeout": False}

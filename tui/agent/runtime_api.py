@@ -6,21 +6,29 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.turn_events import TurnEvent
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    FilesRestored,
+    SubagentRan,
+    UsageEvent,
+)
 from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
     from pydantic_ai.messages import ModelMessage
 
     from tui.agent.mcp.servers import McpServers
+    from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
@@ -228,6 +236,34 @@ class SessionRuntimeAPI(Protocol):
     def rename(self, title: str) -> None: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class RewindAPI(Protocol):
+    """A session's restore points (``/rewind``): :class:`tui.agent.session.runtime.SessionRuntime` has them, the
+    stand-in shown while a session opens has none."""
+
+    def restore_point_messages(self) -> frozenset[int]:
+        """The message numbers that have a restore point (the chat marks those prompts)."""
+        ...
+
+    async def rewind_points(self) -> list[RewindPoint]:
+        """The restore points, newest first, each with the files its prompt changed (``/rewind``)."""
+        ...
+
+    async def plan_rewind(self, message: int) -> RestorePlan:
+        """What restoring the files to before ``message`` would change now, and its conflicts (``RewindError``)."""
+        ...
+
+    async def rewind_preview(self, plan: RestorePlan, paths: Sequence[str] = ()) -> str:
+        """The diff from the files now to what ``plan`` makes them."""
+        ...
+
+    async def rewind_files(self, plan: RestorePlan, choices: Mapping[str, ConflictChoice] | None = None, *,
+                           force: bool = False, source_session: str | None = None) -> FilesRestored:
+        """Restore ``plan``'s files (keep mine / take the snapshot per conflicting file); recorded in this
+        session with its own restore point, the undo (``RewindError`` when a conflict has no answer)."""
+        ...
 
 
 class RuntimeFactoryAPI(Protocol):

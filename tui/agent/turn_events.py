@@ -70,9 +70,11 @@ class ToolCallFinished:
 
 @dataclass(frozen=True)
 class PromptAttached:
-    """The ``@path`` files that went with the prompt, one short line each (name and size, or why not)."""
+    """The ``@path`` files of the prompt, one short line each (name and size, or why not)."""
 
     lines: tuple[str, ...]
+    refused: tuple[str, ...] = ()
+    """Those of ``lines`` that were not attached (the file is missing, outside the workdir, past the 20th…)."""
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,24 @@ class ToolSettings:
 WRITE_POLICY_NAMES = ("ask", "always", "never")
 
 
+@dataclass(frozen=True)
+class RewindSettings:
+    """The ``[rewind]`` table: the restore points taken before each prompt's first change."""
+
+    enabled: bool = True
+    """Whether prompts get restore points (a snapshot of the working directory before their first change)."""
+    max_file_mb: float = 10.0
+    """Files larger than this many MB are left out of the snapshots (never restored or removed by a rewind)."""
+    timeout: float = 5.0
+    """Seconds a snapshot may take; past it the session's prompts go on without restore points (said once)."""
+
+    def validate(self) -> None:
+        if not (0.001 <= self.max_file_mb <= 10_000):
+            raise ConfigError(f"rewind.max_file_mb must be between 0.001 and 10000 (got {self.max_file_mb})")
+        if not (0.1 <= self.timeout <= 600):
+            raise ConfigError(f"rewind.timeout must be between 0.1 and 600 seconds (got {self.timeout})")
+
+
 OFFLINE_MODEL_NAME = "offline"
 """The model name of the local stand-in that is no LLM (``--model offline``): nothing it does costs money."""
 
@@ -167,6 +185,8 @@ class Settings:
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    rewind: RewindSettings = field(default_factory=RewindSettings)
+    """``[rewind]``: restore points (see docs/usage.md, "Taking changes back")."""
     """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
@@ -199,7 +219,7 @@ _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -225,6 +245,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     context: dict[str, Any] = {}
     provider: dict[str, Any] = {}
     tools = ToolSettings()
+    rewind = RewindSettings()
     mcp = McpSettings()
     for key, value in data.items():
         if key == "context":
@@ -233,6 +254,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
             provider.update(_number_table(value, source, "provider", _PROVIDER_KEYS, _PROVIDER_INT_KEYS))
         elif key == "tools":
             tools = _tool_settings(value, source)
+        elif key == "rewind":
+            rewind = _rewind_settings(value, source)
         elif key == "mcp":
             try:
                 mcp = parse_mcp_table(value, source)
@@ -255,7 +278,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
         provider_settings.validate()
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
-    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, **top)
+    return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, rewind=rewind, **top)
 
 
 def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str]) -> dict[str, Any]:
@@ -296,6 +319,28 @@ def _tool_settings(value: Any, source: str) -> ToolSettings:
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
     return tools
+
+
+def _rewind_settings(value: Any, source: str) -> RewindSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [rewind] must be a table")
+    table: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == "enabled":
+            if not isinstance(item, bool):
+                raise ConfigError(f"{source}: rewind.enabled must be true or false (got {item!r})")
+            table[key] = item
+        elif key in ("max_file_mb", "timeout"):
+            _check_type(source, f"rewind.{key}", item, (int, float))
+            table[key] = float(item)
+        else:
+            raise ConfigError(f"{source}: unknown key rewind.{key}")
+    rewind = RewindSettings(**table)
+    try:
+        rewind.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return rewind
 
 
 def _is_safe_name(name: str) -> bool:

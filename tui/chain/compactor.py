@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelMessage
 from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant
 from tui.chain.budget import WindowBudget
-from tui.chain.cut_points import find_cut_index
+from tui.chain.cut_points import find_cut_index, is_safe_cut
 from tui.chain.events import (
     RETENTION_TARGET,
     ChainEvent,
@@ -40,8 +40,12 @@ from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
 logger = logging.getLogger(__name__)
 
 INFLATION_LIMIT = 0.70
-"""An automatic summary must leave the context at most this share of its size before."""
+"""An automatic summary must leave the context at most this share of its size before (or below the compaction
+threshold: see ``Compactor._rejection``)."""
 MAX_REPORTED_MISSING = 20
+KEPT_TAIL_SHARE = 0.6
+"""The instructions, tools and the tail a summary keeps verbatim take at most this share of the limit (the
+summary and the answer's turn need the rest)."""
 PROTECT_SHARE_OF_LIMIT = 0.25
 PROTECT_MAX_TOKENS = 40_000
 """Unless configured, tier 2 never touches the newest tool output up to a quarter of the limit (≤ 40k)."""
@@ -190,13 +194,32 @@ class Compactor:
 
     # -- tier 3 ------------------------------------------------------------------------
 
-    def _cut(self, messages: Sequence[ModelMessage]) -> int | None:
+    def _cut(self, messages: Sequence[ModelMessage], fixed_tokens: int) -> int | None:
+        """Where a summary's span ends: the newest ``keep_recent_fraction`` of the limit is kept verbatim — but
+        never more than fits beside the instructions and a summary (:data:`KEPT_TAIL_SHARE`): a kept tail the
+        request could not carry (an exchange as large as a smaller window, after ``/model``) is summarized with
+        the rest, never left for the pre-flight to drop."""
+        estimator = self.accountant.estimator
         keep_tokens = int(self.settings.keep_recent_fraction * self.budget.limit / self.accountant.ratio)
-        return find_cut_index(messages, keep_tokens, self.accountant.estimator)
+        cut = find_cut_index(messages, keep_tokens, estimator)
+        if cut is None:
+            return None
+        room = int(KEPT_TAIL_SHARE * self.budget.limit / self.accountant.ratio) - fixed_tokens
+        kept = estimator.total(messages[cut:])
+        if kept <= room:
+            return cut
+        later = cut
+        for index in range(cut, len(messages) - 1):  # the first later safe cut whose tail fits, else the last
+            kept -= estimator.message_tokens(messages[index])
+            if is_safe_cut(messages, index + 1):
+                later = index + 1
+                if kept <= room:
+                    break
+        return later
 
-    def plan_summary(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
+    def plan_summary(self, messages: Sequence[ModelMessage], fixed_tokens: int = 0) -> SummaryPlan:
         """What :meth:`summarize` would replace and keep verbatim, without running it."""
-        cut = self._cut(messages)
+        cut = self._cut(messages, fixed_tokens)
         if cut is None:
             kept = self.accountant.estimate(messages, 0)
             return SummaryPlan(0, 0, len(messages), kept, False)
@@ -233,7 +256,7 @@ class Compactor:
         An automatic summary must shrink the context to at most ``INFLATION_LIMIT`` of its size (no
         compaction loops); one the user asked for is applied whenever it frees tokens at all.
         """
-        cut = self._cut(messages)
+        cut = self._cut(messages, fixed_tokens)
         if cut is None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, messages=messages,
                                 reason="nothing to summarize: no safe cut point before the kept recent turns")
@@ -262,7 +285,8 @@ class Compactor:
                 candidate[0] = summary
         before = self.accountant.estimate(messages, fixed_tokens)
         after = self.accountant.estimate(candidate, fixed_tokens)
-        rejected = self._rejection(before, after, manual=trigger == "manual")
+        rejected = self._rejection(before, after, manual=trigger == "manual",
+                                   fits_below=self.budget.at(self.settings.compaction_threshold))
         if rejected is not None:
             failed = self._fail(strategy="summary", trigger=trigger, tokens=tokens, focus=focus, reason=rejected,
                                 messages=messages, would_free=max(0, before - after), tokens_estimated=before)
@@ -280,14 +304,17 @@ class Compactor:
         return StepResult(candidate, tokens_after, event)
 
     @staticmethod
-    def _rejection(before: int, after: int, *, manual: bool) -> str | None:
-        """Why a summary must not replace what it summarized, or ``None`` to apply it."""
+    def _rejection(before: int, after: int, *, manual: bool, fits_below: float) -> str | None:
+        """Why a summary must not replace what it summarized, or ``None`` to apply it. An automatic one must
+        shrink the context to ``INFLATION_LIMIT`` of its size — or bring it below ``fits_below`` (the compaction
+        threshold): then no compaction follows at once either, and in a small window, where instructions and
+        tools are most of every request, a summary that fits is not thrown away after it was paid for."""
         if manual:
             if after < before:
                 return None
             return (f"summary rejected: it would not shrink the context (~{before:,} → ~{after:,} tokens); "
                     "history left unchanged")
-        if after <= INFLATION_LIMIT * before:
+        if after <= INFLATION_LIMIT * before or after < min(before, fits_below):
             return None
         return (f"summary rejected: the context would only shrink from ~{before:,} to ~{after:,} tokens "
                 f"(an automatic summary needs ≤ {INFLATION_LIMIT:.0%}); history left unchanged")

@@ -106,6 +106,8 @@ class ContextManager:
         on_usage_update: UsageCallback | None = None,
         on_before_compress: BeforeCompress | None = None,
         on_after_compress: AfterCompress | None = None,
+        summary_retry_from: int | None = None,
+        on_summary_backoff: Callable[[int | None], None] | None = None,
     ) -> None:
         self.settings = settings
         self.large_results_dir = large_results_dir
@@ -135,9 +137,11 @@ class ContextManager:
         self._summarized_this_turn = False
         self._blocked_this_turn = False
         self._eviction: EvictionCapability | None = None
-        self._summary_retry_from: int | None = None
+        self._summary_retry_from: int | None = summary_retry_from
         """After an automatic summary that could not free enough: no automatic summary (a paid request that
-        would be rejected again) until the context reaches this size; ``None``: no such wait."""
+        would be rejected again) until the context reaches this size; ``None``: no such wait. Given when the
+        session opens and reported to ``on_summary_backoff`` when it changes (the session keeps it on disk)."""
+        self._on_summary_backoff = on_summary_backoff
 
     @property
     def _window_origin(self) -> WindowSource:
@@ -157,6 +161,7 @@ class ContextManager:
             chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2)
         self.accountant.model_name = model_key(chat_model)
         self._model_count.unsupported = False
+        self._set_summary_backoff(None)  # measured against the old window
         if self._eviction is not None:
             self._eviction.large_result_tokens = self.eviction_threshold
 
@@ -229,7 +234,7 @@ class ContextManager:
 
     def plan_compaction(self, messages: Sequence[ModelMessage]) -> SummaryPlan:
         """What a summary of ``messages`` would replace and keep verbatim (shown before ``/compact`` runs)."""
-        return self.compactor.plan_summary(messages)
+        return self.compactor.plan_summary(messages, self.fixed_tokens)
 
     def estimate_usage(self, messages: Sequence[ModelMessage]) -> UsageEvent:
         """A usage figure for ``messages`` from estimates alone (a fork or a session with none recorded)."""
@@ -371,16 +376,22 @@ class ContextManager:
         if isinstance(summary.event, CompactionFinished):
             if trigger == "auto":
                 self._summarized_this_turn = True
-            self._summary_retry_from = None
+            self._set_summary_backoff(None)
             self._report_usage(summary.tokens)
             return summary
         if trigger == "auto":
             self._blocked_this_turn = True
             if summary.retry_from is not None:
-                self._summary_retry_from = summary.retry_from
+                self._set_summary_backoff(summary.retry_from)
         if step.event is not None:  # tier 2 was applied even though the summary was not
             return StepResult(step.messages, step.tokens, summary.event)
         return summary
+
+    def _set_summary_backoff(self, tokens: int | None) -> None:
+        if tokens != self._summary_retry_from:
+            self._summary_retry_from = tokens
+            if self._on_summary_backoff is not None:
+                self._on_summary_backoff(tokens)
 
     # -- events ------------------------------------------------------------------------
 

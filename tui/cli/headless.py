@@ -137,6 +137,7 @@ async def _run_turn(
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:
             print(f"deep-tui: warning: {visible(warning)}", file=err)
+        warned = len(runtime.info.warnings)
         _remember_prompt(runtime, prompt)
 
         def on_event(event: ChainEvent) -> None:
@@ -162,7 +163,8 @@ async def _run_turn(
                         wrote_text = True
                     elif isinstance(event, PromptAttached):
                         for line in event.lines:
-                            print(f"deep-tui: attached {line}", file=err, flush=True)
+                            how = "not attached:" if line in event.refused else "attached"
+                            print(f"deep-tui: {how} {line}", file=err, flush=True)
                     elif isinstance(event, McpServersStarting):
                         print(f"deep-tui: {event.describe()}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
@@ -204,6 +206,12 @@ async def _run_turn(
             print(f"deep-tui: {plural(refused_mcp, 'MCP tool call')} refused: 'run' calls an MCP server's tools only "
                   "with [tools] mcp = \"always\" (or [mcp.servers.NAME] approval = \"always\") in config.toml",
                   file=err)
+        for warning in runtime.info.warnings[warned:]:  # said during the turn (a snapshot left out, …)
+            print(f"deep-tui: warning: {visible(warning)}", file=err)
+        point = runtime.checkpoints.last_point
+        if point is not None:
+            print(f"deep-tui: the files as they were before this prompt are kept: deep-tui rewind --session "
+                  f"{runtime.info.session_id} {point.message} --code takes its changes back", file=err)
         print(f"deep-tui: session {runtime.info.session_id} "
               f"(continue with: deep-tui --resume {runtime.info.session_id})", file=err)
         return status

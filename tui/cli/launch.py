@@ -7,6 +7,7 @@ Everything that can fail because of user input is checked here first
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -20,6 +21,8 @@ from tui.base.mcp_config import PROJECT_FILE_NAME, McpServerConfig
 from tui.base.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file
 from tui.trust.project import PendingProject, TrustChoice, assess_project
 from tui.trust.store import TrustStore, TrustStoreError
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tui.agent.session.factory import RuntimeFactory, SessionRuntime
@@ -93,6 +96,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         layers = _present([read_config_file(user_config_file(), required=False)])
         if config_flag:  # the user's own choice: it takes the project config's place
             layers += _present([read_config_file(Path(config_flag).expanduser(), required=True)])
+            _remember_config_file(Path(config_flag).expanduser())
             mcp_notices = _unread_mcp_json("--config")
         elif data_dir_is_chosen(data_flag):  # --data-dir or $DEEP_TUI_HOME: the user's own data directory
             layers += _present([read_config_file(data_dir.config_file, required=False, follow_links=False)])
@@ -113,6 +117,17 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
     return LaunchContext(settings, data_dir, workdir, getattr(args, "model", None),
                          project_trusted=pending is None, project_servers=project_servers, mcp_notices=mcp_notices,
                          pending_project=pending, flag_values=flag_values, trusted_project=trusted_project)
+
+
+def _remember_config_file(config: Path) -> None:
+    """Record a ``--config`` file among the places commands never see (it applies without trust: a command
+    changing it could add an MCP server the next start runs unsandboxed)."""
+    from tui.trust.known_dirs import record_config_file
+
+    try:
+        record_config_file(config)
+    except OSError as error:
+        logger.warning("cannot record %s among the files commands must not see: %s", config, error)
 
 
 def _unread_mcp_json(chosen: str) -> tuple[str, ...]:
@@ -173,7 +188,8 @@ def launch(args: argparse.Namespace) -> int:
     if args.command == "rewind":
         from tui.cli.rewind_command import run_rewind_command
 
-        return run_rewind_command(args, context.data_dir, context.workdir)
+        return run_rewind_command(args, context.data_dir, context.workdir,
+                                  max_file_bytes=int(context.settings.rewind.max_file_mb * 1024 * 1024))
     if args.command == "search":
         from tui.cli.search_command import run_search_command
 

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from tui.store import SessionHandle, SessionStore
 
 
-def run_rewind_command(args: argparse.Namespace, data_dir: DataDir, workdir: Path) -> int:
-    """Carry out ``rewind``; returns the exit status."""
+def run_rewind_command(args: argparse.Namespace, data_dir: DataDir, workdir: Path, *,
+                       max_file_bytes: int | None = None) -> int:
+    """Carry out ``rewind``; returns the exit status. ``max_file_bytes``: ``[rewind] max_file_mb``."""
     from tui.agent.rewind.restore import Rewinder, RewindError
     from tui.agent.rewind.shadow_repo import ShadowRepo
     from tui.store import SessionStore
@@ -37,7 +38,8 @@ def run_rewind_command(args: argparse.Namespace, data_dir: DataDir, workdir: Pat
         session_id = store.resolve(args.session) if args.session else store.newest()
         if session_id is None:
             raise UserFacingError(f"no sessions in {data_dir.sessions_dir}")
-        rewinder = Rewinder(ShadowRepo(data_dir.root, workdir))
+        repo = ShadowRepo(data_dir.root, workdir)
+        rewinder = Rewinder(repo) if max_file_bytes is None else Rewinder(repo, max_file_bytes=max_file_bytes)
         if args.message is None:
             return _list(store, rewinder, session_id)
         meta = store.meta(session_id)

@@ -80,7 +80,8 @@ def _describe(pending: PendingProject) -> None:
         width = max(len(change.key) for change in pending.changes)
         for change in pending.changes:
             mark = "*" if change.since_trust else " "
-            print(f" {mark} {change.key:<{width}}  {change.current} → {change.project}")
+            why = f"  ({change.danger})" if change.danger else ""
+            print(f" {mark} {change.key:<{width}}  {change.current} → {change.project}{why}")
     if pending.servers:
         print("MCP servers it would start, from .mcp.json (they run as you, outside any sandbox):")
         width = max(len(server.name) for server in pending.servers)

@@ -99,6 +99,14 @@ class SessionHandle:
         self.meta.last_usage = UsageSnapshot(tokens, window, window_source)
         self._meta_behind = True
 
+    def record_summary_backoff(self, tokens: int | None) -> None:
+        """No automatic summary until the context reaches ``tokens`` (``None``: no wait), kept in session.json
+        (written with the next flush) so the next process waits too."""
+        if self.read_only or self.meta.summary_retry_from == tokens:
+            return
+        self.meta.summary_retry_from = tokens
+        self._meta_behind = True
+
     def record_compression(self) -> None:
         if self.read_only:
             return

@@ -57,6 +57,9 @@ class SessionMeta:
     """Prompts with a snapshot of the working directory taken before their first change (``/rewind``)."""
     restores: int = 0
     """Rewinds made in this session (files restored)."""
+    summary_retry_from: int | None = None
+    """After an automatic summary rejected for freeing too little: no automatic summary (a paid request that would
+    be rejected again) until the context reaches this many tokens — kept here so a `run --continue` waits too."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,11 +84,16 @@ class SessionMeta:
             cost=CostTotals.from_dict(data.get("cost")),
             restore_points=int(data.get("restore_points", 0)),
             restores=int(data.get("restores", 0)),
+            summary_retry_from=_positive_int(data.get("summary_retry_from")),
         )
 
     def write(self, path: Path) -> None:
         """Atomic (:func:`tui.base.atomic.write_atomic`): a reader never sees half a file."""
         write_atomic(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+
+
+def _positive_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def read_meta(path: Path, session_id: str) -> SessionMeta:

@@ -18,8 +18,9 @@ _PATH = re.compile(r'path=("(?:[^"\\]|\\.)*")')
 _SIZE = re.compile(r'bytes="(\d+)"')
 _KIND = re.compile(r'kind="([a-z]+)"')
 ATTACHED_PREFIX = "attached: "
+NOT_ATTACHED_PREFIX = "not attached: "
 _KIND_DETAIL = {"preview": ", preview — the whole file is saved", "binary": ", binary: described",
-                "directory": ", a directory: not attached"}
+                "directory": ", a directory: the model can list it"}
 
 
 def human_bytes(count: int, *, kb_decimals: int = 1) -> str:
@@ -38,17 +39,23 @@ def attachment_item(path: str, size_bytes: int, kind: str, body: str) -> str:
 
 
 def describe_attachment(path: str, size_bytes: int | None, kind: str, note: str = "") -> str:
-    """``src/app.py (12.3 KB)``, ``big.log (5.0 MB, preview — the whole file is saved)``, ``x not attached: why``:
-    one attachment as the chat shows it (``path`` and ``note`` as given: the chat makes them terminal-safe)."""
+    """``src/app.py (12.3 KB)``, ``big.log (5.0 MB, preview — the whole file is saved)``, and for a file refused
+    (``kind`` ``refused``) ``x.py (no such file)``, listed after "not attached:" (see :func:`attached_line`): one
+    attachment as the chat shows it (``path`` and ``note`` as given: the chat makes them terminal-safe)."""
     if kind == "refused":
-        return f"{path} not attached: {note}"
+        return f"{path} ({note})" if note else path
     size = human_bytes(size_bytes) if size_bytes is not None else "size unknown"
     return f"{path} ({size}{_KIND_DETAIL.get(kind, '')})"
 
 
-def attached_line(descriptions: list[str]) -> str:
-    """``attached: a.py (6 bytes); b.md (1.2 KB)`` — the line under a prompt naming its attached files."""
-    return ATTACHED_PREFIX + "; ".join(descriptions)
+def attached_line(descriptions: list[str], not_attached: list[str] | tuple[str, ...] = ()) -> str:
+    """``attached: a.py (6 bytes); b.md (1.2 KB)`` — the line under a prompt naming its attached files — then
+    ``not attached: x.py (no such file)`` for the ``@`` mentions that were refused (those in ``not_attached``)."""
+    attached = [description for description in descriptions if description not in not_attached]
+    parts = [ATTACHED_PREFIX + "; ".join(attached)] if attached else []
+    if not_attached:
+        parts.append(NOT_ATTACHED_PREFIX + "; ".join(not_attached))
+    return " · ".join(parts)
 
 
 def _header(item: str) -> tuple[str, int | None, str] | None:

@@ -3,7 +3,7 @@ layer."""
 
 from __future__ import annotations
 
-__all__ = ["message_index", "message_number", "plural"]
+__all__ = ["clip_words", "message_index", "message_number", "plural"]
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -24,3 +24,19 @@ def message_number(index: int) -> int:
 def message_index(number: int) -> int:
     """The 0-based place in messages.json of message ``number`` (see :func:`message_number`)."""
     return number - 1
+
+
+def clip_words(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: whole when it fits, else cut after the last whole word that fits
+    (mid-word only when a word alone is that long), with ``…`` saying something was cut."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "…"[:limit]
+    head = text[: limit - 1]
+    after = text[len(head)]
+    mid_word = not head[-1].isspace() and not (after.isspace() or after in ",;:.)]}'\"")
+    space = head.rfind(" ")
+    if mid_word and space >= limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"

@@ -201,20 +201,56 @@ class SettingChange:
     project: str
     since_trust: bool = False
     """The value differs from the one the user trusted earlier (only for a changed config)."""
+    danger: str = ""
+    """Why this change matters most (it sends requests and keys elsewhere, or skips an approval or the sandbox);
+    empty for the others. Dangerous changes are listed first, and the app keeps them in view."""
+
+
+MCP_SERVERS_KEY = "mcp.servers"
+REDIRECTING_KEYS = frozenset({"base_url"})
+"""Settings that send the requests, and the API key with them, to another server."""
+UNGUARDING_VALUES = {"tools.writes": "always", "tools.commands": "always", "tools.mcp": "always",
+                     "tools.network": True, "tools.sandbox": False}
+"""Settings whose project value lets the agent act without asking, or outside the sandbox's limits."""
+
+
+def setting_danger(key: str, value: object) -> str:
+    """Why a project's ``key = value`` matters most, in a few words; empty when it is an ordinary setting."""
+    if key in REDIRECTING_KEYS and value is not None:
+        return "sends your requests and API key there"
+    if key in UNGUARDING_VALUES and value == UNGUARDING_VALUES[key]:
+        return "sandbox limits lifted" if key.startswith(("tools.network", "tools.sandbox")) else "no more asking"
+    if key.startswith(MCP_SERVERS_KEY + "."):
+        return "runs a program as you"
+    return ""
+
+
+def shown_settings(settings: Settings) -> dict[str, str]:
+    """Every setting as shown text, by key: ``mcp.servers`` one entry per server (``mcp.servers.NAME`` → its
+    command line or URL), never the tuple's repr."""
+    shown: dict[str, str] = {}
+    for key, value in flatten_settings(settings).items():
+        if key == MCP_SERVERS_KEY:
+            shown |= {f"{MCP_SERVERS_KEY}.{visible(server.name)}": shown_server(server) for server in value}
+        else:
+            shown[visible(key)] = shown_value(value)
+    return shown
 
 
 def describe_changes(current: Settings, with_project: Settings, earlier: TrustRecord | None) -> list[SettingChange]:
-    """The settings that differ between ``current`` (without the project config) and ``with_project``."""
-    before, after = flatten_settings(current), flatten_settings(with_project)
+    """The settings that differ between ``current`` (without the project config) and ``with_project``: those that
+    redirect requests, lift an approval or the sandbox, or start a program first (see :func:`setting_danger`)."""
+    before, after = shown_settings(current), shown_settings(with_project)
+    raw = flatten_settings(with_project)
     changes = []
-    for key, value in after.items():
+    for key, shown in after.items():
         old = before.get(key)
-        if old == value:
+        if old == shown:
             continue
-        shown = shown_value(value)
         since = earlier is not None and earlier.settings.get(key) != shown
-        changes.append(SettingChange(visible(key), shown_value(old), shown, since))
-    return changes
+        changes.append(SettingChange(key, old if old is not None else NOT_SET, shown, since,
+                                     setting_danger(key, raw.get(key, shown))))
+    return sorted(changes, key=lambda change: not change.danger)
 
 
 SERVER_KEY_PREFIX = "mcpServers."
@@ -243,6 +279,8 @@ def shown_server(server: McpServerConfig) -> str:
         text = f"{server.url} ({server.transport})"
         extra = " ".join(f"{key}: {value}" for key, value in server.headers.items())
         text += f"  (headers: {extra})" if extra else ""
+    if server.approval is not None:
+        text += f"  (approval: {server.approval})"
     text = visible(text)
     limit = 2 * SHOWN_VALUE_LIMIT
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -267,6 +305,14 @@ def _flat_keys(prefix: str, table: dict[str, object]) -> list[tuple[str, object]
         else:
             keys.append((visible(f"{prefix}{key}"), value))
     return keys
+
+
+def _setting_key(raw_key: str) -> str:
+    """The :func:`shown_settings` key a config file's ``table.key`` sets (``mcp.servers.NAME.command`` →
+    ``mcp.servers.NAME``)."""
+    if raw_key.startswith(MCP_SERVERS_KEY + "."):
+        return ".".join(raw_key.split(".")[:3])
+    return raw_key
 
 
 class TrustState(enum.Enum):
@@ -299,9 +345,15 @@ class PendingProject:
         return self.error is None
 
     def record(self) -> TrustRecord:
-        """The trust to store when the user trusts this config."""
+        """The trust to store when the user trusts this config: each setting it sets as :func:`describe_changes`
+        shows it (so a later change marks only what really differs), and its ``.mcp.json`` servers."""
         layer = self.config.layer
-        shown = {key: shown_value(value) for key, value in _flat_keys("", layer.data if layer else {})}
+        raw = _flat_keys("", layer.data if layer else {})
+        shown = {key: shown_value(value) for key, value in raw}
+        if layer is not None:
+            alone = shown_settings(settings_from_layers([layer]))
+            set_keys = {_setting_key(key) for key, _ in raw}
+            shown |= {key: value for key, value in alone.items() if key in set_keys}
         shown |= {SERVER_KEY_PREFIX + server.name: shown_server(server) for server in self.config.servers}
         return TrustRecord(str(self.config.root), self.config.digest, now_utc(), shown)
 

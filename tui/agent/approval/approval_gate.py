@@ -18,9 +18,10 @@ A subagent (:mod:`tui.agent.subagents`) gets a gate of its own from :meth:`Appro
 policies, the same rules and "allow for this session" answers, the same dialogs — each request naming the subagent.
 The dialogs are asked one at a time, whichever agent asks.
 
-The run is never split in two, so messages.json records the call and its answer once. A turn cancelled
-while the user is being asked leaves the call unanswered; the session seals it like any stopped turn
-(:mod:`tui.agent.session.history_seal`).
+The run is never split in two, so messages.json records the call and its answer once. A turn stopped while the
+user is being asked (Esc, a session switch, quitting from the dialog) leaves the call unanswered: the gate notes it
+and every later call of the response as denied (:meth:`ApprovalGate.take_unanswered`), and the session seals them
+so (:mod:`tui.agent.session.history_seal`): the model reads that they were not run, and why.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ from tui.agent.tools.kinds import runs_commands, writes_files
 from tui.agent.tools.path_policy import PathPolicy
 
 logger = logging.getLogger(__name__)
+
+DENIED_UNANSWERED = ("the user stopped the turn before answering whether {tool} may run, so it was not run; "
+                     "ask again if it is still needed")
+"""The return of a call the user was being asked about (or that waited behind it) when the turn stopped."""
+
 
 @dataclass
 class ApprovalGate(AbstractCapability[None]):
@@ -103,6 +109,14 @@ class ApprovalGate(AbstractCapability[None]):
     command_tools: frozenset[str] = frozenset()
     """The names of the tools that run commands (:class:`~tui.agent.tools.kinds.ToolKinds`): a call is known as a
     command by them when the run has no tool definitions to read the mark from."""
+    unanswered: dict[str, str] = field(default_factory=dict)
+    """Calls left unanswered by a stopped turn, by call id: what the model reads for each (see :meth:`take_unanswered`)."""
+
+    def take_unanswered(self) -> dict[str, str]:
+        """The calls a stopped turn left unanswered (the one being asked about and those behind it), each with the
+        denial the model reads; forgotten once taken."""
+        taken, self.unanswered = self.unanswered, {}
+        return taken
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -129,6 +143,17 @@ class ApprovalGate(AbstractCapability[None]):
                                          requests: DeferredToolRequests) -> DeferredToolResults | None:
         calls = requests.approvals
         answers: dict[str, bool | ToolDenied] = {}
+        try:
+            await self._answer_all(ctx, calls, answers)
+        except asyncio.CancelledError:
+            for call in calls:
+                if call.tool_call_id not in answers:
+                    self.unanswered[call.tool_call_id] = DENIED_UNANSWERED.format(tool=call.tool_name)
+            raise
+        return requests.build_results(approvals=answers)
+
+    async def _answer_all(self, ctx: RunContext[None], calls: list[Any], answers: dict[str, bool | ToolDenied]) -> None:
+        """Ask about each deferred call in turn, filling ``answers``."""
         for position, call in enumerate(calls, start=1):
             args = call.args_as_dict()
             if self.mcp is not None and (answer := await self.mcp.answer(
@@ -149,7 +174,6 @@ class ApprovalGate(AbstractCapability[None]):
                 build_write_request, call.tool_call_id, call.tool_name, args, target, self.policy.display(target),
                 position=position, total=len(calls))
             answers[call.tool_call_id] = await self._answer(request)
-        return requests.build_results(approvals=answers)
 
     async def _answer(self, request: WriteRequest) -> bool | ToolDenied:
         root = self._root

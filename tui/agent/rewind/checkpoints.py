@@ -47,6 +47,8 @@ class PromptCheckpoints:
         self._taken: CheckpointRecord | None = None
         self._lock: asyncio.Lock | None = None
         self._said_large: set[str] = set()
+        self.last_point: CheckpointRecord | None = None
+        """The restore point of the last prompt that ended (``None``: it changed nothing, or had none)."""
         self._ending: asyncio.Future[None] | None = None
         """The background snapshot after a change (:meth:`after_change`)."""
         self._again = False
@@ -122,6 +124,7 @@ class PromptCheckpoints:
         """The prompt ended: record the tree it left with its restore point (the snapshot made after its last
         change, else one now), for conflicts to be found against it. Returns the prompt's restore point."""
         taken = self._taken
+        self.last_point = taken
         if taken is None or not self.active:
             self._taken = self._message = None
             return taken

@@ -20,6 +20,7 @@ from tui.agent.rewind.snapshot import MAX_FILE_BYTES, take_snapshot
 from tui.agent.rewind.writer import apply_changes
 from tui.chain.events import FilesRestored
 from tui.store.checkpoints_file import CheckpointRecord, CheckpointsFile
+from tui.text.terminal_text import encodable
 
 logger = logging.getLogger(__name__)
 
@@ -114,11 +115,14 @@ class Rewinder:
     def _deadline(self) -> Deadline:
         return Deadline(self.timeout)
 
-    def points(self, records: Sequence[CheckpointRecord]) -> list[RewindPoint]:
-        """Every restore point, newest first, with the files its prompt changed (blocking: git runs)."""
+    def points(self, records: Sequence[CheckpointRecord], *, newest: int = 100) -> list[RewindPoint]:
+        """The ``newest`` restore points, newest first, with the files each prompt changed (blocking: git runs)."""
         deadline = self._deadline()
         listed: list[RewindPoint] = []
+        first = max(0, len(records) - newest)
         for position, record in enumerate(records):
+            if position < first:
+                continue
             end = record.after or (records[position + 1].tree if position + 1 < len(records) else None)
             files: tuple[FileStat, ...] = ()
             if end is not None and self._usable(record):
@@ -131,19 +135,17 @@ class Rewinder:
 
     def _stats(self, before: str, after: str, deadline: Deadline) -> tuple[FileStat, ...]:
         try:
-            numbers = self.repo.numstat(before, after, deadline)
-            changes = {change.path: change for change in self.repo.changes(before, after, deadline)}
+            counted = self.repo.changes_counted(before, after, deadline)
         except ShadowRepoError:
             return ()
         stats = []
-        for path, (added, removed) in numbers.items():
-            change = changes.get(path)
+        for change, (added, removed) in counted:
             status: Literal["modified", "added", "deleted"] = "modified"
-            if change is not None and change.before is None:
+            if change.before is None:
                 status = "added"
-            elif change is not None and change.after is None:
+            elif change.after is None:
                 status = "deleted"
-            stats.append(FileStat(path, added, removed, status))
+            stats.append(FileStat(change.path, added, removed, status))
         return tuple(stats)
 
     def plan(self, records: Sequence[CheckpointRecord], message: int) -> RestorePlan:
@@ -227,9 +229,11 @@ class Rewinder:
             logger.warning("the files after the rewind to message %d were not snapshotted: %s",
                            plan.point.message, error)
         written = [change.path for change in changes]
+        # a file name need not be UTF-8: what is recorded (events.jsonl, the note) must be writable as UTF-8
         event = FilesRestored(message=plan.point.message, source_session=source_session or session_id,
-                              count=len(written), files=tuple(written[:50]), kept=tuple(kept), undo=undo_message,
-                              failed=tuple(failures[:20]))
+                              count=len(written), files=tuple(encodable(path) for path in written[:50]),
+                              kept=tuple(encodable(path) for path in kept), undo=undo_message,
+                              failed=tuple(encodable(line) for line in failures[:20]))
         return RestoreOutcome(event, undo, written)
 
 

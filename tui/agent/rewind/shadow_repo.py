@@ -129,7 +129,10 @@ class ShadowRepo:
         if self._ensured and (self.git_dir / "HEAD").is_file():
             return
 
+        from tui.base.nofollow import check_no_links
+
         make_dirs(self.index_file.parent)  # refuses a planted link on the way
+        check_no_links(self.git_dir)  # a link in its place would point git at another repository
         if not (self.git_dir / "HEAD").is_file():
             if self.git_dir.is_symlink():
                 raise ShadowRepoError(f"{self.git_dir} is a symbolic link; deep-tui does not follow it")
@@ -230,38 +233,37 @@ class ShadowRepo:
 
     def changes(self, before: str, after: str, deadline: Deadline) -> list[TreeChange]:
         """Every path whose content, mode or presence differs from tree ``before`` to tree ``after``."""
+        return [change for change, _counts in self.changes_counted(before, after, deadline, counts=False)]
+
+    def changes_counted(self, before: str, after: str, deadline: Deadline, *, counts: bool = True,
+                        ) -> list[tuple[TreeChange, tuple[int | None, int | None]]]:
+        """:meth:`changes` with the lines added and removed of each (``None``: a binary file), in one git call."""
         if before == after:
             return []
-        out = self.git(["diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", before, after], deadline)
+        extra = ["--numstat"] if counts else []
+        out = self.git(["diff-tree", "-r", "-z", "--raw", *extra, "--no-renames", "--no-ext-diff", before, after],
+                       deadline)
         fields = out.split(b"\0")
         changes: list[TreeChange] = []
+        numbers: dict[str, tuple[int | None, int | None]] = {}
         index = 0
-        while index + 1 < len(fields):
-            header, raw_path = fields[index], fields[index + 1]
-            index += 2
-            if not header.startswith(b":"):
+        while index < len(fields):
+            field = fields[index]
+            if field.startswith(b":") and index + 1 < len(fields):
+                old_mode, new_mode, old_blob, new_blob, _status = field[1:].decode().split(" ")
+                changes.append(TreeChange(
+                    os.fsdecode(fields[index + 1]),
+                    None if old_mode == "000000" else TreeEntry(old_mode, old_blob),
+                    None if new_mode == "000000" else TreeEntry(new_mode, new_blob)))
+                index += 2
                 continue
-            old_mode, new_mode, old_blob, new_blob, _status = header[1:].decode().split(" ")
-            path = os.fsdecode(raw_path)
-            changes.append(TreeChange(
-                path,
-                None if old_mode == "000000" else TreeEntry(old_mode, old_blob),
-                None if new_mode == "000000" else TreeEntry(new_mode, new_blob)))
-        return changes
-
-    def numstat(self, before: str, after: str, deadline: Deadline) -> dict[str, tuple[int | None, int | None]]:
-        """Lines added and removed per path (``None``: a binary file)."""
-        if before == after:
-            return {}
-        out = self.git(["diff-tree", "-r", "-z", "--numstat", "--no-renames", before, after], deadline)
-        stats: dict[str, tuple[int | None, int | None]] = {}
-        for record in out.split(b"\0"):
-            parts = record.split(b"\t", 2)
-            if len(parts) != 3:
-                continue
-            added, removed, path = parts
-            stats[os.fsdecode(path)] = (None if added == b"-" else int(added), None if removed == b"-" else int(removed))
-        return stats
+            parts = field.split(b"\t", 2)
+            if len(parts) == 3:
+                added, removed, path = parts
+                numbers[os.fsdecode(path)] = (None if added == b"-" else int(added),
+                                              None if removed == b"-" else int(removed))
+            index += 1
+        return [(change, numbers.get(change.path, (None, None))) for change in changes]
 
     def patch(self, before: str, after: str, paths: Sequence[str], deadline: Deadline, *,
               max_bytes: int = 200_000) -> str:

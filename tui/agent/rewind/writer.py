@@ -85,7 +85,12 @@ def _write(workdir: Path, relative: str, entry: TreeEntry, content: bytes) -> No
         except FileNotFoundError:
             existing = None
         if existing is not None and stat.S_ISDIR(existing.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "a directory is there now (with files the snapshot does not hold)")
+            try:  # emptied by the deletions above (a file had become a directory)
+                os.rmdir(name, dir_fd=directory)
+            except OSError:
+                raise IsADirectoryError(errno.EISDIR,
+                                        "a directory is there now, with files the snapshot does not hold") from None
+            existing = None
         if entry.mode == LINK_MODE:
             os.symlink(os.fsdecode(content), temporary, dir_fd=directory)
         else:

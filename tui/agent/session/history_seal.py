@@ -49,21 +49,22 @@ def unanswered_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
 
 
 def seal(messages: Sequence[ModelMessage], reason: str, *, returns: Mapping[str, str] | None = None,
-         ) -> list[ModelMessage]:
+         denied: Mapping[str, str] | None = None) -> list[ModelMessage]:
     """The messages to append so ``messages`` can take a new user prompt (empty when it already can).
 
     ``reason`` says why the turn stopped ("HTTP 500 from the provider", "cancelled"…); it is shown in
     the added response and kept in its metadata. ``returns``: what the model reads for some interrupted
     calls instead of :data:`INTERRUPTED_RETURN` (a cancelled command: its output so far), by call id.
+    ``denied``: calls that never ran because the turn stopped while the user was asked about them (or about an
+    earlier call of the same response), by call id: recorded as denied, with what the model reads.
     """
     returns = returns or {}
+    denied = denied or {}
     added: list[ModelMessage] = []
     open_calls = unanswered_calls(messages)
     if open_calls:
         added.append(ModelRequest(
-            parts=[ToolReturnPart(call.tool_name, returns.get(call.tool_call_id, INTERRUPTED_RETURN), call.tool_call_id, outcome="interrupted",
-                                  metadata={SEAL_METADATA_KEY: {"reason": reason}})
-                   for call in open_calls],
+            parts=[_sealed_return(call, reason, returns, denied) for call in open_calls],
             metadata={SEAL_METADATA_KEY: {"reason": reason}},
         ))
     last = added[-1] if added else (messages[-1] if messages else None)
@@ -72,3 +73,13 @@ def seal(messages: Sequence[ModelMessage], reason: str, *, returns: Mapping[str,
         added.append(ModelResponse(parts=[TextPart(f"(no answer: {reason})")],
                                    metadata={SEAL_METADATA_KEY: {"reason": reason}}))
     return added
+
+
+def _sealed_return(call: ToolCallPart, reason: str, returns: Mapping[str, str],
+                   denied: Mapping[str, str]) -> ToolReturnPart:
+    metadata = {SEAL_METADATA_KEY: {"reason": reason}}
+    if call.tool_call_id in denied:
+        return ToolReturnPart(call.tool_name, denied[call.tool_call_id], call.tool_call_id, outcome="denied",
+                              metadata=metadata)
+    return ToolReturnPart(call.tool_name, returns.get(call.tool_call_id, INTERRUPTED_RETURN), call.tool_call_id,
+                          outcome="interrupted", metadata=metadata)

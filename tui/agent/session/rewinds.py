@@ -32,6 +32,10 @@ class SessionRewinds:
     def _rewinder(self) -> Rewinder:
         return Rewinder(self.checkpoints.repo, max_file_bytes=self.checkpoints.max_file_bytes)
 
+    def restore_point_messages(self) -> frozenset[int]:
+        """The message numbers that have a restore point (the chat marks those prompts); one small file read."""
+        return frozenset(record.message for record in self.handle.checkpoints.read())
+
     async def rewind_points(self) -> list[RewindPoint]:
         """The session's restore points, newest first, each with the files its prompt changed."""
         await self.checkpoints.settle()

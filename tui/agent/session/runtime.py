@@ -133,6 +133,8 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
             chat_model=chat_model,
             file_writing_tools=parts.kinds.file_writing,
             calibration_path=data_dir.root / CALIBRATION_FILE_NAME,
+            summary_retry_from=handle.meta.summary_retry_from,  # a `run --continue` waits as the last run did
+            on_summary_backoff=handle.record_summary_backoff,
         )
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
@@ -145,7 +147,10 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
                                 input_rate=lambda: chat_input_rate(self._chat_model))
         self._turn_start = handle.meta.message_count
         self.mcp = mcp
-        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append)
+        self.checkpoints = PromptCheckpoints(handle, data_dir.root, workdir, warn=self.info.warnings.append,
+                                             timeout=settings.rewind.timeout,
+                                             max_file_bytes=int(settings.rewind.max_file_mb * 1024 * 1024),
+                                             enabled=settings.rewind.enabled)
         """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
         self.write_gate = parts.write_gate
         self.shell = parts.shell

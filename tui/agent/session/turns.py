@@ -13,6 +13,7 @@ from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.run import AgentRunResult
 
+from tui.agent.approval.approval_gate import ApprovalGate
 from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.cost import CostTracker
@@ -51,6 +52,7 @@ class SessionTurns:
     cost: CostTracker
     attacher: MentionAttacher
     shell: ShellState
+    write_gate: ApprovalGate
     info: RuntimeInfo
     memory_path: Path
     mcp: McpServers | None
@@ -85,7 +87,8 @@ class SessionTurns:
             self.checkpoints.begin(self.handle.meta.message_count + 1)  # the prompt's number, once recorded
             attached = await asyncio.to_thread(self.attacher.attach, prompt)  # up to 20 files: off the loop
             if attached.attachments:
-                yield PromptAttached(tuple(item.describe() for item in attached.attachments))
+                yield PromptAttached(tuple(item.describe() for item in attached.attachments),
+                                     tuple(item.describe() for item in attached.attachments if item.kind == "refused"))
             if self.mcp is not None and (starting := self.mcp.starting()):
                 yield McpServersStarting(starting)  # the first request waits for their tools (each bounded)
                 await self.mcp.wait_started()
@@ -181,7 +184,8 @@ class SessionTurns:
         """Close unanswered tool calls and a history ending in a request (see :mod:`history_seal`), then
         record whatever of the working context is not on disk yet."""
         messages = self.messages
-        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted()))
+        messages.extend(seal(messages, reason, returns=self.shell.take_interrupted(),
+                             denied=self.write_gate.take_unanswered()))
         self.manager.record_pending(messages)
 
     def _memory_note(self, error: AgentRunError) -> str:

@@ -268,7 +268,10 @@ def block_new_entries(before: GitEntries, after: GitEntries, workdir: Path,
                      "since a repository's config and hooks can run code when git is used there outside the "
                      "sandbox. Check it, then rename it back yourself if you want it]")
     if not after.complete:
-        notes.append("[deep-tui: the working directory is too large to check entirely for new .git entries]")
+        notes.append(f"[deep-tui: the working directory has more than {SCAN_ENTRY_LIMIT:,} entries, so it was not "
+                     "checked entirely for a .git the command may have made (a repository's config can run code "
+                     "when git is used there): check with `find . -name .git` before running git in a "
+                     "subdirectory]")
     return notes
 
 

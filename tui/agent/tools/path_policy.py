@@ -32,6 +32,10 @@ SAVED_OUTPUTS_DIR = "large_tool_results"
 """The data directory's sub-directory of evicted tool outputs (``DataDir.large_results_dir``)."""
 
 
+GIT_DIR_NAME = ".git"
+"""No file tool writes in a ``.git`` (nor the ``.git`` file of a worktree or submodule)."""
+
+
 @dataclass(frozen=True)
 class PathPolicy:
     """Resolves tool paths and refuses anything outside the working directory or inside the data directory.
@@ -110,8 +114,13 @@ class PathPolicy:
         return self.resolve_for_edit(path)
 
     def resolve_for_edit(self, path: str) -> Path:
-        """Like :meth:`resolve`, refusing a file with more than one hard link (see the module docstring)."""
+        """Like :meth:`resolve`, refusing a file with more than one hard link (see the module docstring) and
+        anything in a ``.git`` (git runs what its config and hooks name, outside any sandbox)."""
         resolved = self.resolve(path)
+        if GIT_DIR_NAME in resolved.relative_to(self._workdir).parts:
+            raise refuse(f"path {visible(path)!r} is in a .git: a repository's config and hooks name programs git "
+                         "runs, so the file tools never write there (as commands cannot: docs/security.md); "
+                         "ask the user to run the git command instead")
         try:
             info = os.lstat(resolved)
         except OSError:
