@@ -134,3 +134,19 @@ def test_the_event_log_and_context_lines_for_subagents() -> None:
            "session's):" in lines
     assert any("explore" in line and "peak 30k/40k" in line for line in lines)
     assert subagent_context_lines([]) == []
+
+
+async def test_the_turns_blocks_follow_their_calls() -> None:
+    from tui.app.widgets.subagent_block import SubagentBlocks, task_description
+
+    assert task_description('{"description": "find \\u001b[2J it", "prompt": "x"}') == "find ␛[2J it"
+    assert task_description("not json") == "" and task_description("[1]") == ""
+    blocks = SubagentBlocks()
+    block = blocks.start("call_1", '{"description": "find the loader"}')
+    async with BlockApp(block).run_test() as pilot:
+        blocks.activity(running())
+        blocks.activity(running(call_id="call_other", number=9))  # another call's news: not this block's
+        await pilot.pause()
+        assert block.number == 2
+        assert blocks.finish("call_1", "the answer") and not blocks.finish("call_x", "")
+        assert block.result_preview == "the answer"

@@ -14,6 +14,7 @@ never markup.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -204,3 +205,45 @@ class SubagentBlock(Vertical, can_focus=True):
                 await self._transcript.mount(Static(Content.styled("(nothing recorded yet)", "$text-muted")))
             else:
                 await self._transcript.mount_all(blocks)
+
+
+TASK_TOOL = "task"
+
+
+def task_description(args_json: str) -> str:
+    """The ``description`` argument of a ``task`` call (its block's title before the subagent's news comes)."""
+    try:
+        args = json.loads(args_json) if args_json else {}
+    except ValueError:
+        return ""
+    value = args.get("description") if isinstance(args, dict) else None
+    return one_line(value) if isinstance(value, str) else ""
+
+
+class SubagentBlocks:
+    """The chat's subagent blocks of the running turn, by ``task`` call id (the live turn feeds them)."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[str, SubagentBlock] = {}
+
+    def start(self, call_id: str, args_json: str) -> SubagentBlock:
+        """The block for a ``task`` call that just started (the caller mounts it)."""
+        block = SubagentBlock(call_id, task_description(args_json))
+        self._blocks[call_id] = block
+        return block
+
+    def activity(self, event: SubagentActivity) -> None:
+        block = self._blocks.get(event.call_id)
+        if block is not None:
+            block.update_activity(event)
+
+    def finish(self, call_id: str, preview: str) -> bool:
+        """The ``task`` call's result arrived: True when it was a subagent's block."""
+        block = self._blocks.get(call_id)
+        if block is None:
+            return False
+        block.set_result(preview)
+        return True
+
+    def clear(self) -> None:
+        self._blocks.clear()
