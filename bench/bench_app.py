@@ -65,7 +65,7 @@ async def _open_ms(factory: RuntimeFactory, session_ids: list[str], last_text: s
             start = time.perf_counter()
             runtime = await factory.open_session(session_id)
             previous = app.runtime
-            await app.adopt_runtime(runtime)
+            await app.main_screen.adopt_runtime(runtime)
             await pilot.pause()
             samples.append((time.perf_counter() - start) * 1000)
             assert last_text in app.query(AssistantBlock).last().source

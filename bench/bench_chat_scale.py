@@ -131,7 +131,7 @@ async def _frames_ms(root: Path, shape: str, *, answers: int = 0, tool_calls: in
         undo = [_timed(LiveTurn, "_draw", draws), _timed(Screen, "_on_timer_update", updates),
                 _timed(ChatView, "start_answer", answer_started)]
         try:
-            app.run_turn("go")
+            app.main_screen.run_turn("go")
             await pilot.pause(0.05)
             while app.runtime.busy or any(worker.group == "turn" and worker.is_running for worker in app.workers):
                 await asyncio.sleep(0.01)

@@ -150,7 +150,7 @@ async def _app_run(base_url: str, root: Path) -> dict[str, float]:
             return any(worker.group == "turn" and worker.is_running for worker in app.workers)
 
         start, cpu = time.perf_counter(), time.process_time()
-        app.run_turn("go")
+        app.main_screen.run_turn("go")
         while not turn_running():
             await asyncio.sleep(0.001)
         next_key = start + 0.1

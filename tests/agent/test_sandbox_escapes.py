@@ -136,6 +136,27 @@ async def test_a_background_process_cannot_plant_after_the_check(work: Path) -> 
 
 @requires_bwrap
 @requires_git
+async def test_a_bare_repository_planted_or_present_runs_nothing(work: Path, outside: Path) -> None:
+    # git takes any directory holding HEAD, objects/ and refs/ for a repository: no ".git" in the name needed,
+    # and its config may name a work tree and an fsmonitor that `git status` there runs.
+    assert host_git(work, "init", "-q", "--bare", "existing.git").returncode == 0
+    marker = outside / "ran.txt"
+    hook = work / "hook.sh"
+    config = (f"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = {work}\\n"
+              f"\\tfsmonitor = {hook}\\n")
+    attack = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {hook}; chmod +x {hook}; "
+              "mkdir -p fake/objects fake/refs/heads; echo 'ref: refs/heads/main' > fake/HEAD; "
+              f"printf '{config}' > fake/config; printf '{config}' > existing.git/config; echo existing=$?")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), attack)
+    assert "existing=0" not in done.output and "fake/HEAD.blocked-by-deep-tui" in done.status_line()
+    assert (work / "fake" / "HEAD.blocked-by-deep-tui").exists() and not (work / "fake" / "HEAD").exists()
+    for directory in (work / "fake", work / "existing.git"):
+        host_git(directory, "status")
+    assert not marker.exists()
+
+
+@requires_bwrap
+@requires_git
 async def test_an_existing_nested_repository_stays_read_only(work: Path, outside: Path) -> None:
     (work / "vendor" / "lib").mkdir(parents=True)
     assert host_git(work / "vendor" / "lib", "init", "-q").returncode == 0
@@ -384,6 +405,15 @@ async def test_io_uring_is_not_available(work: Path) -> None:
     assert "io_uring -1 Function not implemented" in done.output
 
 
+@requires_bwrap
+async def test_the_session_keyring_is_out_of_reach(work: Path) -> None:
+    code = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+            "r = libc.syscall(250 if os.uname().machine == 'x86_64' else 219, 0, -3, 0); "
+            "print('keyctl', r, os.strerror(ctypes.get_errno()))")
+    done = await run(sandbox_for(work, [], network=False, enabled=True), f"{PYTHON} -c \"{code}\"")
+    assert "keyctl -1 Operation not permitted" in done.output
+
+
 # -- 5. other projects' data dirs ---------------------------------------------------------------------------
 
 
@@ -556,9 +586,10 @@ def _run_filter(program: bytes, *, arch: int, nr: int, args: tuple[int, ...] = (
         pc += 1
 
 
-@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr"),
-                         [("x86_64", 0xC000003E, 41, 53), ("aarch64", 0xC00000B7, 198, 199)])
-def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int) -> None:
+@pytest.mark.parametrize(("machine", "arch", "socket_nr", "pair_nr", "keyctl_nr"),
+                         [("x86_64", 0xC000003E, 41, 53, 250), ("aarch64", 0xC00000B7, 198, 199, 219)])
+def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, socket_nr: int, pair_nr: int,
+                                                    keyctl_nr: int) -> None:
     import errno
 
     from tui.agent.shell.socket_filter import filter_program
@@ -573,6 +604,7 @@ def test_the_socket_filter_decides_per_architecture(machine: str, arch: int, soc
     assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 5)) == allow  # seqpacket
     assert _run_filter(program, arch=arch, nr=pair_nr, args=(1, 2 | 0o4000)) == refuse  # datagram, NONBLOCK
     assert _run_filter(program, arch=arch, nr=425) == 0x00050000 | errno.ENOSYS  # io_uring_setup
+    assert _run_filter(program, arch=arch, nr=keyctl_nr) == refuse
     assert _run_filter(program, arch=arch, nr=0) == allow
     assert _run_filter(program, arch=0x40000003, nr=socket_nr) == kill  # another ABI (32-bit x86)
     if machine == "x86_64":

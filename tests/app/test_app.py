@@ -248,7 +248,7 @@ async def test_markup_in_tool_args_focus_titles_and_commands_never_breaks_the_sc
         await wait_until(pilot, lambda: any("is not a command" in str(n.message) for n in app._notifications),
                          "the unknown-command note")
         app.runtime.rename("main [/] work [bold]")
-        app.refresh_title()
+        app.main_screen.refresh_title()
         app.notify(f"now in {app.runtime.info.title}", markup=False)
         info = DividerInfo(strategy="summary", replaced=3, tokens_before=900, tokens_after=100, retention=0.9,
                            focus="keep [/] the [red]needle", summary="s [/] t", replaced_range=None)

@@ -123,7 +123,7 @@ async def test_a_summary_that_keeps_few_identifiers_says_how_many_it_lacks(tmp_p
     session_id = seed_session(factory, 12)
     app = make_app(factory, SessionRequest(resume=session_id))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ready, "the session")
+        await wait_until(pilot, lambda: app.main_screen.ready, "the session")
         await pilot.click("#compact-button")
         dialog = await compact_dialog_opened(app, pilot)
         await pilot.click("#run")
@@ -159,7 +159,7 @@ async def test_a_summary_that_keeps_its_identifiers_has_no_warning(tmp_path: Pat
     session_id = seed_session(factory, 12)
     app = make_app(factory, SessionRequest(resume=session_id))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ready, "the session")
+        await wait_until(pilot, lambda: app.main_screen.ready, "the session")
         event = await app.runtime.compact()
         assert isinstance(event, CompactionFinished)
         assert len(prompts) == 2 and event.retention_score is not None and event.retention_score >= 0.9

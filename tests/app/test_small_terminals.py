@@ -19,7 +19,7 @@ from tests.search.support import exchange
 from tui.agent.session.factory import SessionRequest
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
-from tui.app.widgets.status_row import CANDIDATES, StatusFit, fit_status
+from tui.app.widgets.status_fit import CANDIDATES, StatusFit, fit_status
 from tui.chain.events import UsageEvent
 from tui.store.cost_totals import CostTotals
 

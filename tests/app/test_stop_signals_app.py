@@ -44,7 +44,7 @@ async def test_a_signal_mid_answer_records_it_and_ends_the_app(tmp_path: Path, s
     session_id = app.runtime.info.session_id
     async with app.run_test() as pilot:
         assert signal.getsignal(signum) not in (signal.SIG_DFL, None), "the app handles the signal"
-        app.run_turn("tell me a long story")
+        app.main_screen.run_turn("tell me a long story")
         await wait_until(pilot, lambda: len(streamed) >= 6, "some words to arrive")
         os.kill(os.getpid(), signum)
         await wait_until(pilot, lambda: app.return_code is not None, "the app to end")

@@ -32,7 +32,7 @@ EXIT_DEADLINE_SECONDS = 20.0
 """How long after a stop signal the app may take to record the turn and close before the process is ended."""
 
 TURN_GROUP = "turn"
-"""The worker group the app's turns run in (see :class:`~tui.app.turn_actions.TurnActions`)."""
+"""The worker group the chat's turns run in (see :mod:`tui.app.chat.turn_runner`, which names it too)."""
 
 
 class StopSignals:
@@ -88,7 +88,8 @@ class StopSignals:
 
     async def _stop(self, signum: signal.Signals) -> None:
         turns = [worker for worker in self.app.workers if worker.group == TURN_GROUP and worker.is_running]
-        self.app.workers.cancel_group(self.app, TURN_GROUP)
+        for worker in turns:  # whichever screen runs it
+            worker.cancel()
         for worker in turns:
             try:
                 await worker.wait()

@@ -1,4 +1,4 @@
-"""A session's chain events, on the runtime's side (the app's messages are in ``tui/app/session_events.py``):
+"""A session's chain events, on the runtime's side (the app's side is ``tui/app/chat/main_screen.py``):
 those events.jsonl held when the session opened, then every new one, each recorded (events.jsonl; usage and
 compactions in session.json) and handed to the subscribers."""
 

@@ -15,6 +15,10 @@ script of its own. Three measures (tested in ``tests/agent/test_sandbox_escapes.
 3. After the command (and everything it started) has ended, the scan runs again: a ``.git`` that was not there
    before — ``git init`` or ``git clone`` in a subdirectory, or a planted one — is renamed to
    ``.git.blocked-by-deep-tui`` (:func:`block_new_entries`), and the model and the user are told where it is.
+
+A bare repository (a directory holding ``HEAD``, ``objects/`` and ``refs/``: git takes it for one when run in
+it, and its config may name a work tree and an fsmonitor) counts as a ``.git`` entry: kept read-only when it
+was there before, its ``HEAD`` renamed aside when the command made it.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ BLOCKED_SUFFIX = ".blocked-by-deep-tui"
 SCAN_ENTRY_LIMIT = 400_000
 """Directory entries one scan looks at, at most (a larger tree is scanned in part, and the note says so)."""
 GITFILE_MAX_BYTES = 4096
+BARE_HEAD = "HEAD"
+BARE_DIRECTORIES = frozenset({"objects", "refs"})
+"""With a ``HEAD`` file, what makes git take a directory for a repository (bare: no ``.git`` in the name)."""
 CONFIG_MAX_BYTES = 256 * 1024
 
 
@@ -55,6 +62,8 @@ class _Listing:
     changes its ctime, which no program can set back."""
     subdirectories: list[str]
     gits: dict[str, tuple[int, int]]
+    bare: bool = False
+    """It holds ``HEAD``, ``objects/`` and ``refs/``: git takes it for a (bare) repository when run in it."""
     generation: int = 0
     """The scan that last went through it."""
 
@@ -75,9 +84,9 @@ RACY_SECONDS = 2.0
 
 def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCAN_ENTRY_LIMIT,
                      cache: ScanCache | None = None) -> GitEntries:
-    """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included); no link is followed and no
-    ``.git`` or ``skip`` directory is entered. ``cache`` (kept between scans) spares listing what did not
-    change."""
+    """Every entry named ``.git`` under ``workdir`` (``workdir/.git`` included), and every bare repository
+    below it (by its directory's path); no link is followed and no ``.git`` or ``skip`` directory is entered.
+    ``cache`` (kept between scans) spares listing what did not change."""
     if cache is None:
         return _scan(workdir, set(skip), limit, {})
     with cache.lock:
@@ -87,7 +96,8 @@ def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCA
 def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing]) -> GitEntries:
     entries = GitEntries()
     found = entries.found
-    pending = [str(workdir)]
+    root = str(workdir)
+    pending = [root]
     seen = visited = 0
     generation = _next_generation()
     lstat, get, pop, extend = os.lstat, listings.get, pending.pop, pending.extend
@@ -119,6 +129,8 @@ def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Lis
             return entries
         if listing.gits:
             found.update(listing.gits)
+        if listing.bare and directory != root:  # a bare repository below the workdir (the workdir stays writable)
+            found[directory] = (info.st_dev, info.st_ino)
         extend(listing.subdirectories)
     if len(listings) > 2 * visited + 1000:  # directories gone since: forget them now and then
         for gone in [path for path, listing in listings.items() if listing.generation != generation]:
@@ -135,6 +147,7 @@ def _next_generation() -> int:
 
 def _list(directory: str, identity: tuple[int, int, int, int]) -> _Listing | None:
     listing = _Listing(identity, [], {})
+    repository_marks = 0
     try:
         with os.scandir(directory) as found:
             for entry in found:
@@ -146,9 +159,13 @@ def _list(directory: str, identity: tuple[int, int, int, int]) -> _Listing | Non
                     listing.gits[entry.path] = (info.st_dev, info.st_ino)
                 elif entry.is_dir(follow_symlinks=False):
                     listing.subdirectories.append(entry.path)
+                    repository_marks += entry.name in BARE_DIRECTORIES
+                elif entry.name == BARE_HEAD and entry.is_file(follow_symlinks=False):
+                    repository_marks += 1
     except OSError as error:  # unreadable or vanished: nothing in it can be listed by us either
         logger.debug("git scan: cannot list %s: %s", directory, error)
         return None
+    listing.bare = repository_marks == 1 + len(BARE_DIRECTORIES)
     return listing
 
 
@@ -255,6 +272,9 @@ def block_new_entries(before: GitEntries, after: GitEntries, workdir: Path,
         if before.found.get(path) == identity or (placeholders is not None and placeholders.made(path, identity)):
             continue
         shown = os.path.relpath(path, workdir)
+        if os.path.basename(path) != GIT:  # a bare repository: its HEAD moved aside, git no longer takes it for one
+            path = os.path.join(path, BARE_HEAD)
+            shown = os.path.join(shown, BARE_HEAD)
         target = _free_name(path + BLOCKED_SUFFIX)
         try:
             os.rename(path, target)

@@ -12,6 +12,9 @@ Rather than guess where such sockets live, the filter (a classic BPF program tha
   other end;
 - ``io_uring_setup`` / ``_enter`` / ``_register``: io_uring creates and connects sockets without those calls
   (answered with ``ENOSYS``, which programs take as "no io_uring here" and fall back);
+- ``add_key`` / ``request_key`` / ``keyctl``: the kernel keyrings are not namespaced, and the session keyring
+  deep-tui was started in (Kerberos tickets, ecryptfs or VPN keys) would be readable (as Docker's default
+  profile, refused with ``EPERM``);
 - a system call of another ABI (32-bit x86 or x32 on x86-64) kills the process: it would name other call
   numbers the filter does not check.
 
@@ -55,12 +58,16 @@ class _Abi:
     socket: int
     socketpair: int
     io_uring: tuple[int, int, int]
+    keys: tuple[int, int, int]
+    """add_key, request_key, keyctl."""
     x32_bit: bool
 
 
 _ABIS = {
-    "x86_64": _Abi(arch=0xC000003E, socket=41, socketpair=53, io_uring=(425, 426, 427), x32_bit=True),
-    "aarch64": _Abi(arch=0xC00000B7, socket=198, socketpair=199, io_uring=(425, 426, 427), x32_bit=False),
+    "x86_64": _Abi(arch=0xC000003E, socket=41, socketpair=53, io_uring=(425, 426, 427), keys=(248, 249, 250),
+                   x32_bit=True),
+    "aarch64": _Abi(arch=0xC00000B7, socket=198, socketpair=199, io_uring=(425, 426, 427), keys=(217, 218, 219),
+                    x32_bit=False),
 }
 _ABIS["amd64"] = _ABIS["x86_64"]
 _ABIS["arm64"] = _ABIS["aarch64"]
@@ -119,6 +126,8 @@ def filter_program(machine: str | None = None) -> bytes | None:
     program.jump_if(_JEQ_K, abi.socketpair, "socketpair", 0)
     for number in abi.io_uring:
         program.jump_if(_JEQ_K, number, "no_such_call", 0)
+    for number in abi.keys:
+        program.jump_if(_JEQ_K, number, "refuse", 0)
     program.ret(_RET_ALLOW)
     program.label("socket")
     program.load(_ARG_OFFSET)  # the domain

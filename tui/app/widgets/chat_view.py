@@ -18,7 +18,6 @@ from tui.chain.events import CompactionFailed, CompactionFinished
 
 if TYPE_CHECKING:
     from tui.app.widgets.answer_block import AssistantBlock
-    from tui.app.widgets.live_turn import LiveTurn
     from tui.app.widgets.thinking_block import ThinkingBlock
 
 PAGE_SIZE = 20
@@ -200,12 +199,6 @@ class ChatView(VerticalScroll):
         if far and far[-1] is not children[-1]:
             following = children[children.index(far[-1]) + 1]
             self._space.fold(far, following)
-
-    def start_turn(self) -> LiveTurn:
-        """The view of a turn that starts now: it takes the turn's events and draws them at frame rate."""
-        from tui.app.widgets.live_turn import LiveTurn
-
-        return LiveTurn(self)
 
     async def start_answer(self) -> AssistantBlock:
         from tui.app.widgets.answer_block import AssistantBlock  # Markdown: loaded with the first answer

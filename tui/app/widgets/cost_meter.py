@@ -7,11 +7,12 @@ Shows nothing until the session has spent something or made a request nobody can
 from __future__ import annotations
 
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.agent.models.cost_events import CostUpdated
-from tui.app.widgets.status_row import CostForm, StatusRow
+from tui.app.widgets.status_fit import CostForm
 from tui.store.cost_totals import CostTotals
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
 
@@ -40,8 +41,11 @@ class CostMeter(Static):
     CostMeter { width: auto; height: 1; padding: 0 1; }
     """
 
+    class Changed(Message):
+        """The meter's text (and so its width) changed: the status row fits itself again."""
+
     form: reactive[CostForm] = reactive[CostForm]("both")
-    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_row`)."""
+    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_fit`)."""
 
     def width_of(self, form: CostForm) -> int:
         """Cells this meter takes in ``form`` (with its padding; 0 when it shows nothing)."""
@@ -72,7 +76,7 @@ class CostMeter(Static):
         self.update(render_cost(self.session_cost, self.turn_cost, self.form))
         self.display = _worth_showing(self.session_cost) and self.form != "none"
         if changed:
-            self.post_message(StatusRow.Changed())
+            self.post_message(self.Changed())
         last = (PRICE_UNKNOWN if self.last_request_usd is None else format_usd(self.last_request_usd)) \
             if self.turn_cost is not None else "–"
         self.tooltip = Content(f"last request: {last}\nthis turn: {totals_details(self.turn_cost)}\n"

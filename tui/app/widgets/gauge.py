@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
-from tui.app.widgets.status_row import FULL_BAR, GaugeForm, StatusRow
+from tui.app.widgets.status_fit import FULL_BAR, GaugeForm
 from tui.chain.events import UsageEvent, describe_window_source
 
 BAR_WIDTH = FULL_BAR
@@ -66,9 +67,12 @@ class ContextGauge(Static):
     ContextGauge { width: 1fr; height: 1; padding: 0 1; }
     """
 
+    class Changed(Message):
+        """The gauge's text (and so its width) changed: the status row fits itself again."""
+
     usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
     form: reactive[GaugeForm] = reactive[GaugeForm](BAR_WIDTH)
-    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_row`)."""
+    """How much the status row leaves room for (see :mod:`tui.app.widgets.status_fit`)."""
 
     def width_of(self, form: GaugeForm) -> int:
         """Cells this gauge takes in ``form`` (with its padding)."""
@@ -81,7 +85,7 @@ class ContextGauge(Static):
         for level in ("ok", "warn", "critical"):
             self.set_class(usage is not None and usage.level == level, f"-{level}")
         self.update(render_gauge(usage, self.form))
-        self.post_message(StatusRow.Changed())
+        self.post_message(self.Changed())
         if usage is not None:
             self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; {describe_window_source(usage.window_source)}; "
                             f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "

@@ -48,8 +48,8 @@ class PromptInput(TextArea):
         Binding("tab", "complete", "complete", show=False),
         Binding("escape", "hide_suggestions", "close list", key_display="esc"),
         Binding("ctrl+d", "quit_if_empty", "quit (empty prompt)", show=False),
-        Binding("pageup", "app.scroll_chat('page_up')", "scroll chat", show=False),
-        Binding("pagedown", "app.scroll_chat('page_down')", "scroll chat", show=False),
+        Binding("pageup", "screen.scroll_chat('page_up')", "scroll chat", show=False),
+        Binding("pagedown", "screen.scroll_chat('page_down')", "scroll chat", show=False),
         Binding("home", "home", show=False),
         Binding("end", "end", show=False),
     ]
@@ -354,11 +354,11 @@ class PromptInput(TextArea):
         if self.text:
             self.action_cursor_line_start()
         else:
-            await self.app.run_action("scroll_chat('home')")
+            await self.run_action("screen.scroll_chat('home')")
 
     async def action_end(self) -> None:
         """End: in an empty prompt, the bottom of the chat; otherwise the end of the line."""
         if self.text:
             self.action_cursor_line_end()
         else:
-            await self.app.run_action("scroll_chat('end')")
+            await self.run_action("screen.scroll_chat('end')")

@@ -1,82 +1,37 @@
 """The status row under the chat: context gauge, cost, Compact button — fitted to the terminal's width.
 
-The gauge is the app's central figure, so it is the last thing to lose space: when the row is too narrow,
-the turn's cost goes first, then the session's (the bar may shorten to 20 cells to keep it), then the bar
-shortens (down to :data:`MIN_BAR`), then the
-bar goes (``61% 122k/200k``), then the Compact button (Ctrl+G still compacts), and only then the figures
-(``61%``). :func:`fit_status` makes that choice from the width of each variant; :class:`StatusRow` applies it
-whenever the row's width or what its widgets show changes.
+:func:`~tui.app.widgets.status_fit.fit_status` chooses what fits; :class:`StatusRow` applies it whenever the
+row's width changes or one of its widgets says its text changed (:class:`ContextGauge.Changed`,
+:class:`CostMeter.Changed`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
-
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widgets import Button
 
-GaugeForm = int | Literal["figures", "percent"]
-"""A bar of that many cells (with percent and tokens), the figures alone, or the percent alone."""
-CostForm = Literal["both", "session", "none"]
+from tui.app.widgets.cost_meter import CostMeter
+from tui.app.widgets.gauge import ContextGauge
+from tui.app.widgets.status_fit import fit_status
 
-FULL_BAR = 30
-MIN_BAR = 16
-
-
-@dataclass(frozen=True)
-class StatusFit:
-    """What the status row shows."""
-
-    gauge: GaugeForm
-    cost: CostForm
-    button: bool
-
-
-CANDIDATES: tuple[StatusFit, ...] = (
-    StatusFit(FULL_BAR, "both", True),
-    StatusFit(FULL_BAR, "session", True),
-    StatusFit(24, "session", True),
-    StatusFit(20, "session", True),
-    StatusFit(FULL_BAR, "none", True),
-    StatusFit(24, "none", True),
-    StatusFit(MIN_BAR, "none", True),
-    StatusFit("figures", "none", True),
-    StatusFit("figures", "none", False),
-    StatusFit("percent", "none", False),
-)
-"""Richest first; the first that fits is shown."""
-
-
-def fit_status(width: int, *, gauge_width: Callable[[GaugeForm], int], cost_width: Callable[[CostForm], int],
-               button_width: int) -> StatusFit:
-    """The richest :data:`CANDIDATES` entry whose parts add up to at most ``width`` cells."""
-    for candidate in CANDIDATES:
-        used = gauge_width(candidate.gauge) + cost_width(candidate.cost) + (button_width if candidate.button else 0)
-        if used <= width:
-            return candidate
-    return CANDIDATES[-1]
+__all__ = ["StatusRow"]
 
 
 class StatusRow(Horizontal):
     """Holds the gauge, the cost meter and the Compact button; re-fits them on resize and on change."""
 
-    class Changed(Message):
-        """Posted by a child whose text (and so its width) changed."""
-
     def on_resize(self) -> None:
         self.refit()
 
-    def on_status_row_changed(self, message: Changed) -> None:
+    def on_context_gauge_changed(self, message: ContextGauge.Changed) -> None:
+        message.stop()
+        self.refit()
+
+    def on_cost_meter_changed(self, message: CostMeter.Changed) -> None:
         message.stop()
         self.refit()
 
     def refit(self) -> None:
-        from tui.app.widgets.cost_meter import CostMeter
-        from tui.app.widgets.gauge import ContextGauge
-
         if not self.size.width:
             return
         gauge, cost, button = self.query_one(ContextGauge), self.query_one(CostMeter), self.query_one(Button)

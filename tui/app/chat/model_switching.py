@@ -9,18 +9,22 @@ model or a missing key is one notification and the old model stays.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.agent.runtime_api import ModelSwitch
+from tui.app.chat.session_state import SessionState
 from tui.app.formatting import human_tokens
 from tui.app.opening import SessionNotReady
-from tui.chain.events import describe_window_source
+from tui.chain.events import UsageEvent, describe_window_source
 
 if TYPE_CHECKING:
-    from tui.agent.models.catalogue import ModelEntry
-    from tui.app.app import DeepTuiApp
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
 
-__all__ = ["ModelActions", "describe_switch"]
+    from tui.agent.models.catalogue import ModelEntry
+
+__all__ = ["ModelHost", "ModelSwitching", "describe_switch"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,11 +41,35 @@ def describe_switch(switch: ModelSwitch) -> str:
     return said
 
 
-class ModelActions:
-    """The app's side of ``/model``: the chooser, the switch, the models used in this run."""
+class ModelHost(Protocol):
+    """What ``/model`` needs from the screen that owns the chat."""
 
-    def __init__(self, app: DeepTuiApp) -> None:
-        self.app = app
+    state: SessionState
+
+    @property
+    def ready(self) -> bool:
+        """The session is open (else the user is told it is still opening)."""
+
+    def refresh_title(self) -> None: ...
+
+    def show_usage(self, usage: UsageEvent | None) -> None:
+        """The gauge shows ``usage``."""
+
+    def show_dialog(self, screen: Screen[Any], done: Callable[[Any], None]) -> None: ...
+
+    def start(self, work: Awaitable[None], group: str) -> None:
+        """Run ``work`` as the one worker of ``group``."""
+
+    def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+             timeout: float | None = None) -> None:
+        """A notification (plain text)."""
+
+
+class ModelSwitching:
+    """The chat's side of ``/model``: the chooser, the switch, the models used in this run."""
+
+    def __init__(self, host: ModelHost) -> None:
+        self.host = host
         self.used: list[str] = []
         """Models switched to in this run, newest first."""
 
@@ -50,8 +78,8 @@ class ModelActions:
         imports the model modules only when ``/model`` is used, never for its first frame)."""
         from tui.agent.models.catalogue import catalogue
 
-        return catalogue(self.app.runtime.info.model_name, self.recent(),
-                         current_window=self.app.runtime.context_window)
+        return catalogue(self.host.state.runtime.info.model_name, self.recent(),
+                         current_window=self.host.state.runtime.context_window)
 
     def completions(self, typed: str) -> list[tuple[str, str]]:
         """``(name, window and note)`` of the models matching ``typed``, for the completion after ``/model ``."""
@@ -63,46 +91,46 @@ class ModelActions:
     def recent(self) -> list[str]:
         """Models used lately: switched to in this run, then those of the newest sessions."""
         names = list(self.used)
-        for meta in self.app.recent_sessions or ():
+        for meta in self.host.state.recent_sessions or ():
             if meta.model and meta.model not in names:
                 names.append(meta.model)
         return names[:RECENT_LIMIT]
 
     def open(self, name: str = "") -> None:
         """``/model NAME`` switches; ``/model`` opens the chooser."""
-        if not self.app.ready:
+        if not self.host.ready:
             return
         if name.strip():
-            self.app.run_worker(self.switch(name.strip()), group="model", exclusive=True)
+            self.host.start(self.switch(name.strip()), "model")
             return
         from tui.app.screens.model_chooser import ModelChooser
 
         def chosen(picked: str | None) -> None:
             if picked:
-                self.app.run_worker(self.switch(picked), group="model", exclusive=True)
+                self.host.start(self.switch(picked), "model")
 
-        self.app.push_screen(ModelChooser(self.entries(), self.app.runtime.info.model_name), chosen)
+        self.host.show_dialog(ModelChooser(self.entries(), self.host.state.runtime.info.model_name), chosen)
 
     async def switch(self, name: str) -> None:
         from tui.agent.models.choice import ModelConfigError
 
-        runtime = self.app.runtime
+        runtime = self.host.state.runtime
         if runtime.busy:
-            self.app.notify("A turn is running; switch the model when it has finished.", title="Model not changed",
-                            severity="warning", markup=False)
+            self.host.tell("A turn is running; switch the model when it has finished.", title="Model not changed",
+                           severity="warning")
             return
         try:
             switch = await runtime.switch_model(name)
         except (ModelConfigError, SessionNotReady) as error:
-            self.app.notify(str(error), title="Model not changed", severity="error", timeout=8, markup=False)
+            self.host.tell(str(error), title="Model not changed", severity="error", timeout=8)
             return
         logger.info("session %s: model %s → %s", runtime.info.session_id, switch.previous, switch.name)
         if switch.name in self.used:
             self.used.remove(switch.name)
         self.used.insert(0, switch.name)
-        factory = self.app.factory
+        factory = self.host.state.factory
         if factory is not None:
             factory.use_model(switch.name)
-        self.app.refresh_title()
-        self.app.usage = runtime.last_usage
-        self.app.notify(describe_switch(switch), timeout=8, markup=False)
+        self.host.refresh_title()
+        self.host.show_usage(runtime.last_usage)
+        self.host.tell(describe_switch(switch), timeout=8)

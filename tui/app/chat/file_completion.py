@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 from tui.agent.attachments.workdir_files import FileListing, list_files, match_files
-from tui.app.widgets.prompt_input import PromptInput
+from tui.app.chat.session_state import SessionState
 
-if TYPE_CHECKING:
-    from tui.app.app import DeepTuiApp
-
-__all__ = ["FileCompletion"]
+__all__ = ["FileCompletion", "ListingHost"]
 
 logger = logging.getLogger(__name__)
 
@@ -21,11 +19,26 @@ FRESH_SECONDS = 30.0
 """A listing older than this is made again in the background (the old one still answers meanwhile)."""
 
 
+class ListingHost(Protocol):
+    """What the completion needs from the screen that owns the prompt."""
+
+    state: SessionState
+
+    def start_in_thread(self, work: Callable[[], None], group: str) -> None:
+        """Run ``work`` in a worker thread, the one worker of ``group``."""
+
+    def call_from_thread(self, callback: Callable[[FileListing], None], listing: FileListing) -> None:
+        """From the worker thread: call ``callback(listing)`` on the UI thread."""
+
+    def listing_arrived(self) -> None:
+        """The first listing is here: the prompt's suggestions are made again."""
+
+
 class FileCompletion:
     """Answers the prompt's ``complete_files``: matches from the latest listing, None until there is one."""
 
-    def __init__(self, app: DeepTuiApp) -> None:
-        self.app = app
+    def __init__(self, host: ListingHost) -> None:
+        self.host = host
         self.listing: FileListing | None = None
         self._listed_at = 0.0
         self._listing_now = False
@@ -39,10 +52,10 @@ class FileCompletion:
         return match_files(self.listing.paths, query)
 
     def _start(self) -> None:
-        factory = self.app.factory
+        factory = self.host.state.factory
         if factory is None:  # the session is still opening: its workdir is not known yet
             return
-        workdir, data_root = factory.workdir, self.app.runtime.data_root
+        workdir, data_root = factory.workdir, self.host.state.runtime.data_root
         self._listing_now = True
 
         def make() -> None:
@@ -51,9 +64,9 @@ class FileCompletion:
             except OSError as error:  # an unreadable workdir: nothing to complete, said in the log
                 logger.warning("cannot list %s for @ completion: %s", workdir, error)
                 listing = FileListing((), "walk", True)
-            self.app.call_from_thread(self._arrived, listing)
+            self.host.call_from_thread(self._arrived, listing)
 
-        self.app.run_worker(make, thread=True, group="file-listing", exclusive=True)
+        self.host.start_in_thread(make, "file-listing")
 
     def _arrived(self, listing: FileListing) -> None:
         first = self.listing is None
@@ -61,5 +74,4 @@ class FileCompletion:
         if listing.truncated:
             logger.info("@ completion lists %d files (%s; bounded)", len(listing.paths), listing.source)
         if first:
-            for prompt in self.app.query(PromptInput):
-                prompt.refresh_suggestions()
+            self.host.listing_arrived()

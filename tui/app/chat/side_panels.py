@@ -1,5 +1,5 @@
 """The side panels (Memory, Log, Evicted): built and mounted after the first frame, toggled by their keys,
-and refilled when the app switches sessions."""
+and refilled when the chat switches sessions."""
 
 from __future__ import annotations
 
@@ -12,27 +12,26 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from tui.chain.events import ChainEvent
 
 __all__ = ["SidePanels"]
 
 
 class SidePanels:
-    """The app's ``#side`` tabbed panel.
+    """The chat screen's ``#side`` tabbed panel.
 
     Built and mounted once the first frame is painted (see :class:`PanelsSlot`): with their editor, lists
     and file watcher the panels (and their modules: watchfiles, the tabs) cost about as much as the rest
     of the screen, and they are hidden until asked for."""
 
-    def __init__(self, app: App[int], runtime: Callable[[], SessionRuntimeAPI]) -> None:
-        """``runtime``: the app's current session (the panels show the one open when they are built)."""
-        self.app = app
+    def __init__(self, screen: Widget, runtime: Callable[[], SessionRuntimeAPI]) -> None:
+        """``screen``: the screen the panels are on; ``runtime``: its current session (the panels show the one
+        open when they are built)."""
+        self.screen = screen
         self._runtime = runtime
 
     def slot(self) -> Widget:
-        """What the app's compose yields where the panels go."""
+        """What the screen's compose yields where the panels go."""
         return PanelsSlot(self)
 
     def build(self) -> Widget:
@@ -57,22 +56,22 @@ class SidePanels:
         """Show ``tab`` with the keyboard in it; the same key again hides the panel and returns to the prompt."""
         from textual.widgets import TabbedContent
 
-        side = next(self.app.query("#side").results(TabbedContent), None)
+        side = next(self.screen.query("#side").results(TabbedContent), None)
         if side is None:  # a key in the first instant, before the panels are mounted
             return
         if side.display and side.active == tab:
             side.display = False
-            self.app.query_one(PromptInput).focus()
+            self.screen.query_one(PromptInput).focus()
             return
         side.display = True
         side.active = tab
-        self.app.call_after_refresh(self._focus, tab)
+        self.screen.call_after_refresh(self._focus, tab)
 
     def _focus(self, tab: str) -> None:
         """Put the keyboard in the panel just opened (its editor or list), so its keys work at once."""
         from textual.widgets import TabbedContent, Tabs
 
-        side = self.app.query_one("#side", TabbedContent)
+        side = self.screen.query_one("#side", TabbedContent)
         pane = side.get_pane(tab)
         target = next((widget for widget in pane.query("*") if widget.focusable and widget.display), None)
         (target or side.query_one(Tabs)).focus()  # an empty panel: the tab row, so arrows still move
@@ -81,13 +80,13 @@ class SidePanels:
         """A chain event of the current session, for the log panel."""
         from tui.app.widgets.event_log import EventLogPanel
 
-        for log in self.app.query(EventLogPanel):
+        for log in self.screen.query(EventLogPanel):
             log.add_event(event)
 
     def refresh_evicted(self, runtime: SessionRuntimeAPI) -> None:
         from tui.app.widgets.evicted_browser import EvictedBrowser
 
-        for browser in self.app.query(EvictedBrowser):
+        for browser in self.screen.query(EvictedBrowser):
             browser.set_outputs(runtime.evicted_outputs())
 
     async def adopt(self, runtime: SessionRuntimeAPI) -> None:
@@ -97,9 +96,9 @@ class SidePanels:
 
         from tui.app.widgets.event_log import EventLogPanel
 
-        for old_log in self.app.query(EventLogPanel):
+        for old_log in self.screen.query(EventLogPanel):
             await old_log.remove()
-        for pane in self.app.query("#log-tab").results(TabPane):
+        for pane in self.screen.query("#log-tab").results(TabPane):
             await pane.mount(EventLogPanel(runtime.past_events(), inherited=runtime.inherited_events()))
         self.refresh_evicted(runtime)
 

@@ -9,21 +9,19 @@ edited or sent again. Each session has its own prompt history (:mod:`tui.store.p
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual import events
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.app.chat.session_state import SessionState
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.store.prompt_history import PromptHistory, history_path
 
-if TYPE_CHECKING:
-    from tui.app.app import DeepTuiApp
-
-__all__ = ["PromptFlow", "history_for"]
+__all__ = ["PromptFlow", "PromptHost", "history_for"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,60 +36,85 @@ def history_for(runtime: SessionRuntimeAPI) -> PromptHistory:
     return PromptHistory.load(history_path(runtime.data_root, info.session_id), inherit_from=parent)
 
 
-class PromptFlow:
-    """The app's side of the prompt: commands, sending, the queue, and the per-session history."""
+class PromptHost(Protocol):
+    """What the prompt flow needs from the screen that owns the chat."""
 
-    def __init__(self, app: DeepTuiApp) -> None:
-        self.app = app
+    state: SessionState
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
+    @property
+    def queue(self) -> PromptQueue: ...
+
+    def run_turn(self, prompt: str) -> object:
+        """Start a turn with ``prompt`` (in the background)."""
+
+    def run_user_command(self, command: str) -> object:
+        """Start the user's ``!command`` (in the background)."""
+
+    def dismiss_welcome(self) -> None: ...
+
+    async def run_command(self, action: str) -> None:
+        """Carry out a registry command's action (``"compact('focus')"``)."""
+
+    def say(self, message: str, timeout: float) -> None:
+        """A notification (plain text)."""
+
+
+class PromptFlow:
+    """The chat's side of the prompt: commands, sending, the queue, and the per-session history."""
+
+    def __init__(self, host: PromptHost) -> None:
+        self.host = host
 
     @property
     def prompt(self) -> PromptInput:
-        return self.app.query_one(PromptInput)
+        return self.host.prompt
 
     @property
     def queue(self) -> PromptQueue:
-        return self.app.query_one(PromptQueue)
+        return self.host.queue
 
     def _can_send(self) -> bool:
-        return self.app.factory is not None and not self.app.runtime.busy
+        return self.host.state.factory is not None and not self.host.state.runtime.busy
 
     async def submitted(self, message: PromptInput.Submitted) -> None:
         """Run a command, send a prompt, or queue it while a turn runs or the session opens."""
         if message.command is not None:
             if message.command.argument and message.argument:  # "/compact keep the API", "/model NAME"
-                await self.app.run_action(f"{message.command.action}({message.argument!r})")
+                await self.host.run_command(f"{message.command.action}({message.argument!r})")
             else:
-                await self.app.run_action(message.command.action)
+                await self.host.run_command(message.command.action)
             return
-        self.app.dismiss_welcome()
+        self.host.dismiss_welcome()
         if message.text.startswith("!") and message.text[1:].strip():
             self._user_command(message.text)
             return
         if self._can_send() and not len(self.queue):
-            self.app.run_turn(message.text)
+            self.host.run_turn(message.text)
             return
         self.queue.add(message.text)
-        if self.app.factory is None:
-            self.app.notify("The session is still opening; your message is queued and will be sent as soon as "
-                            "it is open.", timeout=4, markup=False)
+        if self.host.state.factory is None:
+            self.host.say("The session is still opening; your message is queued and will be sent as soon as "
+                          "it is open.", timeout=4)
         self.send_next()  # idle with older prompts waiting (a turn that ended in an error): oldest first
 
     def _user_command(self, text: str) -> None:
         """``!command``: runs now (the user typed it: no approval); while a turn runs it goes back to the prompt."""
         if self._can_send():
-            self.app.run_user_command(text[1:].strip())
+            self.host.run_user_command(text[1:].strip())
             return
         self.prompt.put_back(text)
-        self.app.notify("A turn is running: run the command when it ends (Esc stops the turn).", timeout=4,
-                        markup=False)
+        self.host.say("A turn is running: run the command when it ends (Esc stops the turn).", timeout=4)
 
     def turn_ended(self, *, cancelled: bool) -> None:
         """After a turn: send the next queued prompt — unless the user cancelled the turn."""
         if cancelled and len(self.queue):
             texts = self.queue.take_all()
             self.prompt.put_back("\n\n".join(texts))
-            self.app.notify("The turn was cancelled, so your queued message was not sent: it is back in the "
-                            "prompt.", timeout=6, markup=False)
+            self.host.say("The turn was cancelled, so your queued message was not sent: it is back in the "
+                          "prompt.", timeout=6)
             return
         self.send_next()
 
@@ -102,7 +125,7 @@ class PromptFlow:
         text = self.queue.pop_oldest()
         if text is not None:
             logger.debug("sending a queued prompt (%d characters)", len(text))
-            self.app.run_turn(text)
+            self.host.run_turn(text)
 
     def recall_newest(self) -> str | None:
         """Up in an empty prompt: the newest queued prompt leaves the queue, back into the editor."""
@@ -120,7 +143,7 @@ class PromptFlow:
                 return False
             if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
                 return False
-            self.app.screen.set_focus(prompt)  # now, not later: the keys queued behind this one follow it
+            prompt.screen.set_focus(prompt)  # now, not later: the keys queued behind this one follow it
         # else: the prompt inserts what is typed into it and stops it there, so a character reaching the app
         # with the prompt focused was typed on a message just before the prompt took the keyboard (a fast
         # typist's keys are all delivered to the message first): it belongs in the prompt too, in order.

@@ -1,4 +1,4 @@
-"""Chain events delivered to the UI, and switching sessions without blocking or losing the current one."""
+"""Switching sessions without blocking or losing the current one."""
 
 from __future__ import annotations
 
@@ -6,22 +6,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.chain.events import ChainEvent
 from tui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
     from tui.app.screens.session_picker import PickerResult
-
-
-@dataclass
-class ChainEventArrived(Message):
-    """A chain event, posted so widgets update on the UI's own schedule."""
-
-    event: ChainEvent
 
 
 class Notify(Protocol):
@@ -31,7 +22,7 @@ class Notify(Protocol):
 
 @dataclass(frozen=True)
 class SwitchHooks:
-    """What switching needs from the app, as callables (the switcher holds no reference to the app)."""
+    """What switching needs from the chat screen, as callables (the switcher holds no reference to it)."""
 
     current: Callable[[], SessionRuntimeAPI]
     """The session shown now."""

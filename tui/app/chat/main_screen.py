@@ -1,0 +1,469 @@
+"""The chat screen: the conversation, its prompt, its status row — and the behaviour that goes with them.
+
+:class:`MainScreen` lays the chat out, shows the open session (its transcript, usage, cost and panels) and its
+chain events, runs turns (each the one worker of the ``"turn"`` group), and carries out the chat's commands.
+Its helpers get what they need from it through small protocols, never the App:
+:class:`~tui.app.chat.prompt_flow.PromptFlow` (a submitted prompt: a command, sent, or queued),
+:class:`~tui.app.chat.turn_runner.TurnRunner` (a turn's worker),
+:class:`~tui.app.chat.session_actions.SessionActions` (the picker, new, fork, rename),
+:class:`~tui.app.chat.model_switching.ModelSwitching` (``/model``),
+:class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files) and
+:class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Button, Footer, OptionList
+from textual.worker import Worker, WorkerState
+
+from tui.agent.models.cost_events import CostUpdated
+from tui.agent.models.provider_events import ProviderEvent
+from tui.agent.runtime_api import SessionRuntimeAPI
+from tui.app.chat.file_completion import FileCompletion
+from tui.app.chat.model_switching import ModelSwitching
+from tui.app.chat.prompt_flow import PromptFlow
+from tui.app.chat.session_actions import SessionActions
+from tui.app.chat.session_state import SessionState
+from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
+from tui.app.chat.side_panels import SidePanels
+from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
+from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.app.widgets.chat_view import ChatView
+from tui.app.widgets.cost_meter import CostMeter
+from tui.app.widgets.gauge import ContextGauge
+from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
+from tui.app.widgets.prompt_queue import PromptQueue
+from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.status_row import StatusRow
+from tui.app.widgets.title_bar import TitleBar
+from tui.app.widgets.turn_activity import TurnActivity
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+    from tui.agent.approval.commands import CommandApprover
+    from tui.agent.approval.writes import WriteApprover
+    from tui.store.session_tail import SessionTail
+
+__all__ = ["MainScreen"]
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS_CHECK_SECONDS = 2.0
+"""How often the screen looks whether the project's instruction files changed."""
+CHROME_ROWS = 3
+"""Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
+
+
+@dataclass(frozen=True)
+class Approvers:
+    """How the open session asks before a file write and before a shell command (dialogs, from the App)."""
+
+    writes: WriteApprover
+    commands: CommandApprover
+
+
+class MainScreen(Screen[None]):
+    """The chat screen. Its keyboard starts in the prompt: with Textual's default (the first focusable
+    widget, the chat) the focus would move from the chat to the prompt right after the first frame,
+    restyling every block of a resumed session's tail on the way."""
+
+    AUTO_FOCUS = "#prompt"
+    CHAT_SCROLLS: ClassVar[dict[str, str]] = {"page_up": "scroll_page_up", "page_down": "scroll_page_down",
+                                              "home": "scroll_home", "end": "scroll_end"}
+
+    @dataclass
+    class ChainEventArrived(Message):
+        """A chain event of the open session, posted so widgets update on the UI's own schedule."""
+
+        event: ChainEvent
+
+    usage: reactive[UsageEvent | None] = reactive(None, always_update=True)
+    """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
+
+    def __init__(self, state: SessionState, approvers: Approvers, *, tail: SessionTail | None = None,
+                 id: str | None = None) -> None:
+        """``state``: the open session (shared with the App, which opens the first one); ``approvers``: the
+        dialogs every session shown here asks through; ``tail``: a resumed session's last messages, shown while
+        it opens."""
+        super().__init__(id=id)
+        self.state = state
+        self.approvers = approvers
+        self._tail = tail
+        self.switcher = SessionSwitcher(SwitchHooks(
+            current=lambda: self.state.runtime, adopt=self.adopt_runtime,
+            reveal=lambda index, saved, match: self.sessions.reveal_message(index, saved, match),
+            notify=self.notify,
+            start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
+        self.prompts = PromptFlow(self)
+        self.turns = TurnRunner(self)
+        self.sessions = SessionActions(self)
+        self.models = ModelSwitching(self)
+        self.files = FileCompletion(self)
+        self.panels = SidePanels(self, lambda: self.state.runtime)
+        self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
+        self._wire(state.runtime)
+        self._welcome_done = False
+        """The first prompt was sent: the welcome does not come back in this run."""
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(id="title-bar")
+        with Horizontal(id="main"):
+            with ChatView(id="chat"):
+                if self._tail is not None and self._tail.records:
+                    from tui.app.widgets.tail_blocks import tail_blocks
+
+                    chat_rows = self.app.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
+                    yield from tail_blocks(self._tail, screen=(self.app.size.width, max(chat_rows, 1)))
+            yield self.panels.slot()  # the panels are built just after the first frame
+        yield TurnActivity(id="turn-activity")  # a line of its own while a turn runs
+        yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
+        with StatusRow(id="status"):
+            yield ContextGauge(id="gauge").data_bind(MainScreen.usage)
+            yield CostMeter(id="cost")
+            yield Button("Compact ^g", id="compact-button", compact=True)
+        yield PromptQueue(id="queue")
+        yield CommandSuggestions(id="suggestions")
+        yield PromptInput(id="prompt")
+        yield Footer(compact=True)
+
+    FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
+    """Below this width the footer leaves out "^p palette" (Ctrl+P still opens it; F1 lists it), so the
+    bindings before it are not cut off."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(Footer).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
+
+    async def on_mount(self) -> None:
+        self.refresh_title()
+        prompt = self.prompt
+        prompt.recall_queued = self.prompts.recall_newest
+        prompt.complete_files = self.files.matches
+        prompt.complete_models = self.models.completions
+        prompt.focus()
+        self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
+        if self.state.opening:  # the App opens the session after the first paint, then calls adopt_runtime
+            self.chat.anchor()  # a resumed session's tail shows its last message
+        else:
+            await self._show_opened()
+
+    # -- the widgets it owns ------------------------------------------------------------------
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one(ChatView)
+
+    @property
+    def activity(self) -> TurnActivity:
+        return self.query_one(TurnActivity)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def queue(self) -> PromptQueue:
+        return self.query_one(PromptQueue)
+
+    def focus_prompt(self) -> None:
+        self.prompt.focus()
+
+    # -- what its helpers ask of it (their protocols) -------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """False while the session is still opening (actions that need it say so)."""
+        if self.state.opening:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return False
+        return True
+
+    def say(self, message: str, timeout: float) -> None:
+        self.notify(message, timeout=timeout, markup=False)
+
+    def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+             timeout: float | None = None) -> None:
+        self.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def show_usage(self, usage: UsageEvent | None) -> None:
+        self.usage = usage
+
+    def show_dialog(self, screen: Screen[Any] | str, done: Callable[[Any], None] | None = None) -> None:
+        self.app.push_screen(screen, done)
+
+    def keep_dialog(self, screen: Screen[Any], name: str) -> None:
+        self.app.install_screen(screen, name=name)
+
+    def drop_dialog(self, screen: Screen[Any]) -> None:
+        self.app.uninstall_screen(screen)
+
+    def start(self, work: Awaitable[None], group: str) -> None:
+        self.run_worker(work, group=group, exclusive=True)
+
+    def start_in_thread(self, work: Callable[[], None], group: str) -> None:
+        self.run_worker(work, thread=True, group=group, exclusive=True)
+
+    def call_from_thread(self, callback: Callable[[Any], None], value: Any) -> None:
+        self.app.call_from_thread(callback, value)
+
+    def listing_arrived(self) -> None:
+        for prompt in self.query(PromptInput):
+            prompt.refresh_suggestions()
+
+    async def run_command(self, action: str) -> None:
+        await self.app.run_action(action)  # the registry's actions are the App's (its global keys)
+
+    async def scroll_to_message(self, index: int) -> bool:
+        return await self.chat.reveal_message(index) is not None
+
+    def turn_recorded(self) -> None:
+        self.sessions.list_sessions_ahead()
+        self.refresh_title()
+
+    def refresh_title(self) -> None:
+        """Show the current session (title, id, model) in the title bar, and what runs without asking."""
+        self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking())
+
+    # -- turns ----------------------------------------------------------------------------------
+
+    def run_turn(self, prompt: str) -> Worker[None]:
+        """Send ``prompt`` and draw the turn as it streams (one turn at a time: the "turn" worker group)."""
+        return self.run_worker(self.turns.turn(prompt), group=TURN_GROUP, exclusive=True)
+
+    def run_user_command(self, command: str) -> Worker[None]:
+        """``!command``: run in the sandbox, streamed into a block of its own (Esc kills it, like a turn)."""
+        return self.run_worker(self.turns.user_command(command), group=TURN_GROUP, exclusive=True)
+
+    @property
+    def turn_running(self) -> bool:
+        """A turn (or a ``!command``) is running: Esc has something to cancel."""
+        return self.state.runtime.busy or any(w.group == TURN_GROUP and w.is_running for w in self.workers)
+
+    async def cancel_turn(self) -> None:
+        """Esc: stop the running turn; what it produced so far stays recorded."""
+        if self.state.runtime.busy and self.workers.cancel_group(self, TURN_GROUP):
+            await self.chat.add_notice("cancelled — what was produced so far is recorded")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The end of a turn sends the next queued prompt (kept apart from the turn itself)."""
+        if event.worker.group != TURN_GROUP:
+            return
+        self.refresh_bindings()  # "esc cancel" shows only while a turn runs
+        if event.state == WorkerState.ERROR:
+            logger.error("the turn worker failed", exc_info=event.worker.error)
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
+                status.clear()
+            self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
+
+    def awaiting_provider(self) -> bool:
+        """A turn or a compaction is running: something may be waiting for the provider."""
+        return self.state.runtime.busy or any(worker.is_running and worker.group in (TURN_GROUP, "compact")
+                                              for worker in self.workers)
+
+    # -- what its widgets report -----------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.prompts.submitted(message)
+
+    def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
+        self.prompts.edit(message.text)
+
+    @on(OptionList.OptionSelected, "#suggestions")
+    def _suggestion_chosen(self, event: OptionList.OptionSelected) -> None:
+        """A click on a completion: run that command, as Enter would."""
+        event.stop()
+        self.prompt.action_submit()
+
+    @on(Button.Pressed, "#compact-button")
+    def _compact_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.compact()
+
+    def on_tool_block_open_saved(self, message: ToolBlock.OpenSaved) -> None:
+        from tui.app.screens.evicted_viewer import EvictedViewerScreen
+
+        self.app.push_screen(EvictedViewerScreen(message.path, source_path=message.source_path))
+
+    def on_fork_at(self, message: ForkAt) -> None:
+        """Fork at a chat message — after a confirmation that names the message."""
+        self.sessions.fork_at(message.upto)
+
+    def on_key(self, event: events.Key) -> None:
+        """Letters typed while a chat message (or the compact button) is selected go to the prompt."""
+        if self.prompts.take_typing(event, self.focused):
+            event.prevent_default()
+            event.stop()
+
+    def action_scroll_chat(self, how: str) -> None:
+        """PageUp/PageDown (and Home/End in an empty prompt) scroll the chat from the prompt."""
+        method = self.CHAT_SCROLLS.get(how)
+        if method is not None:
+            getattr(self.chat, method)(animate=False)
+
+    # -- the open session ------------------------------------------------------------------------
+
+    def _wire(self, runtime: SessionRuntimeAPI) -> None:
+        runtime.set_write_approver(self.approvers.writes)  # file writes ask first (as [tools] writes says)
+        runtime.set_command_approver(self.approvers.commands)  # so do shell commands ([tools] commands)
+
+    async def _show_opened(self) -> None:
+        """The session given at start-up is open: show it (the usage, cost, prompt history and transcript)."""
+        self.usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(self.state.runtime.session_cost)
+        self.prompts.use_session(self.state.runtime)
+        await self.show_current_session()
+        self.show_warnings()
+        self.sessions.list_sessions_ahead()
+
+    async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
+        """Show ``runtime`` (already open); the caller closes the previous one."""
+        logger.info("session %s open (model %s)", runtime.info.session_id, runtime.info.model_name)
+        self._unsubscribe()
+        self.state.runtime = runtime
+        self._unsubscribe = runtime.subscribe(self._post_chain_event)
+        self._wire(runtime)
+        self.refresh_title()
+        self.prompts.use_session(runtime)
+        self.usage = self._initial_usage()
+        self.query_one(CostMeter).show_session(runtime.session_cost)
+        self.query_one(ProviderStatus).clear()  # whatever the last session was waiting for is over
+        await self.panels.adopt(runtime)
+        await self.show_current_session()
+        self.sessions.list_sessions_ahead()
+        if self.app.screen is self:
+            self.prompt.focus()  # after any switch (fork, new, open) keys go to the prompt
+
+    def send_queued(self) -> None:
+        """Typed while the session was opening: send it now."""
+        self.prompts.send_next()
+
+    def _initial_usage(self) -> UsageEvent | None:
+        runtime = self.state.runtime
+        if runtime.last_usage is not None:
+            return runtime.last_usage
+        usage = [event for event in runtime.past_events() if isinstance(event, UsageEvent)]
+        return usage[-1] if usage else None
+
+    async def show_current_session(self) -> None:
+        runtime = self.state.runtime
+        past = runtime.past_events()
+        finished = [e for e in past if isinstance(e, CompactionFinished)]
+        failed = [e for e in past if isinstance(e, CompactionFailed)]
+        chat = self.chat
+        await chat.show_session(runtime, finished, failed)
+        if not self._welcome_done and runtime.info.session_id and runtime.history_count() == 0 \
+                and not len(self.queue):
+            from tui.app.widgets.welcome import WelcomeBlock
+
+            await chat.mount(WelcomeBlock.for_session(runtime, self.state.settings))
+
+    def dismiss_welcome(self) -> None:
+        """The first prompt: the welcome has done its job."""
+        self._welcome_done = True
+        for welcome in self.query("#welcome"):
+            welcome.remove()
+
+    def show_warnings(self) -> None:
+        runtime = self.state.runtime
+        for warning in runtime.info.warnings:
+            logger.warning("session %s: %s", runtime.info.session_id, warning)
+            self.notify(warning, severity="warning", timeout=10, markup=False)
+        self._check_sandbox()
+
+    @work(thread=True, exclusive=True, group="sandbox-check")
+    def _check_sandbox(self) -> None:
+        """Say at once when shell commands cannot run sandboxed (the probe runs a process: off the UI thread)."""
+        notice = self.state.runtime.sandbox_notice()
+        if notice:
+            logger.warning("%s", notice)
+            self.app.call_from_thread(self.notify, notice, severity="warning", timeout=10, markup=False)
+
+    def _check_instructions(self) -> None:
+        """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
+        if self.state.runtime.refresh_instructions():
+            self.notify("The project instructions (AGENTS.md / CLAUDE.md) changed; the next request uses them.",
+                        timeout=4, markup=False)
+
+    # -- chain events (may arrive from a worker) ------------------------------------------
+
+    def _post_chain_event(self, event: ChainEvent) -> None:
+        self.post_message(self.ChainEventArrived(event))
+
+    async def on_main_screen_chain_event_arrived(self, message: ChainEventArrived) -> None:
+        event = message.event
+        if isinstance(event, UsageEvent):
+            self.usage = event
+            return
+        if isinstance(event, CostUpdated):
+            self.query_one(CostMeter).add(event)
+            return
+        if isinstance(event, ProviderEvent):
+            for status in self.query(ProviderStatus):
+                if self.awaiting_provider():
+                    status.show(event)
+                else:  # a late word from a request that is over: the line says nothing untrue
+                    status.clear()
+            return
+        self.panels.add_event(event)
+        if isinstance(event, EvictedEvent):
+            self.panels.refresh_evicted(self.state.runtime)
+        if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
+            await self.chat.add_divider(event)
+        elif isinstance(event, CompactionFailed):
+            await self.chat.add_failed_compaction(event)
+
+    # -- the chat's commands (the App's registry actions call these) ---------------------------------
+
+    def compact(self, focus: str = "") -> None:
+        def done(result: object) -> None:
+            self.prompt.focus()
+
+        from tui.app.screens.compact_dialog import CompactDialog
+
+        self.app.push_screen(CompactDialog(self.state.runtime, focus=focus, autostart=bool(focus)), done)
+
+    def context(self) -> None:
+        if not self.ready:
+            return
+        from tui.app.screens.context_report import ContextScreen
+
+        runtime = self.state.runtime
+        report = runtime.context_breakdown()
+        if self.usage is not None:  # one figure with the gauge: the gauge's own
+            report = dataclasses.replace(report, counted=self.usage.tokens)
+        self.app.push_screen(ContextScreen(report, offline=runtime.info.offline))
+
+    def mcp(self) -> None:
+        from tui.app.screens.mcp_servers import McpServersScreen
+
+        factory = self.state.factory
+        if factory is None:
+            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+            return
+        mcp = factory.mcp
+        if mcp is None:
+            self.app.push_screen(McpServersScreen(list))
+            return
+        self.app.push_screen(McpServersScreen(mcp.views, mcp.on_change))
+
+    def toggle_panel(self, tab: str) -> None:
+        """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""
+        if tab == "evicted-tab":
+            self.panels.refresh_evicted(self.state.runtime)
+        self.panels.toggle(tab)
