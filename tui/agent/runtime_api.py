@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
+    from tui.agent.subagents.definitions import SubagentCatalog
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
 
@@ -231,6 +232,15 @@ class SessionRuntimeAPI(Protocol):
 
     def inherited_events(self) -> list[InheritedEvent]:
         """A fork's ancestors' chain events from before the fork point (see ``tui.agent.session.inherited_events``)."""
+        ...
+
+    def cancel_subagent(self, number: int) -> bool:
+        """Stop subagent ``number`` of the running turn (its ``task`` call then tells the model that the user
+        cancelled it); False when it is not running."""
+        ...
+
+    def subagent_definitions(self) -> SubagentCatalog:
+        """The subagent types the ``task`` tool offers (the user's, a trusted project's) and the files skipped."""
         ...
 
     def rename(self, title: str) -> None: ...

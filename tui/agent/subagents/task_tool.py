@@ -1,6 +1,6 @@
 """The ``task`` tool (pydantic-deep's name and arguments): hand a side task to a subagent and read only its answer.
 
-``task(description, prompt, subagent_type=None)`` runs a subagent (:mod:`tui.agent.subagents.pool`) and returns its
+``task(description, prompt, subagent_type=None)`` runs a subagent (:mod:`tui.agent.subagents.subagent_pool`) and returns its
 final answer; the subagent's tool calls and their outputs stay in its own history, never in the caller's context.
 Its progress reaches the caller's run as :class:`~tui.agent.subagents.progress.SubagentProgress` events.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pydantic_ai import FunctionToolset, RunContext
 
-from tui.agent.subagents.pool import GENERAL_PURPOSE, SubagentPool
 from tui.agent.subagents.progress import SubagentProgress
 from tui.agent.subagents.runner import TASK_TOOL_NAME
+from tui.agent.subagents.subagent_pool import GENERAL_PURPOSE, SubagentPool
 from tui.agent.tools.kinds import DELEGATES_METADATA
 
 TASK_DESCRIPTION = """\

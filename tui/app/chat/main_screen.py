@@ -47,6 +47,7 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
+from tui.app.widgets.subagent_block import SubagentBlock
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.turn_activity import TurnActivity
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
@@ -300,6 +301,12 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(EvictedViewerScreen(message.path, source_path=message.source_path))
 
+    def on_subagent_block_cancel_requested(self, message: SubagentBlock.CancelRequested) -> None:
+        """Esc (or "cancel") on a subagent's block: stop that subagent only; the model reads that the user did."""
+        message.stop()
+        if not self.state.runtime.cancel_subagent(message.number):
+            self.notify(f"subagent {message.number} is not running any more", timeout=3, markup=False)
+
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
         self.sessions.fork_at(message.upto)
@@ -448,6 +455,12 @@ class MainScreen(Screen[None]):
         if self.usage is not None:  # one figure with the gauge: the gauge's own
             report = dataclasses.replace(report, counted=self.usage.tokens)
         self.app.push_screen(ContextScreen(report, offline=runtime.info.offline))
+
+    def agents(self) -> None:
+        """/agents: the subagent types the model can hand a task to."""
+        from tui.app.screens.agents_list import AgentsScreen
+
+        self.app.push_screen(AgentsScreen(self.state.runtime.subagent_definitions()))
 
     def mcp(self) -> None:
         from tui.app.screens.mcp_servers import McpServersScreen
