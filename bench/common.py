@@ -18,6 +18,8 @@ class BenchResult:
     target: float | None
     """None: a figure shown for context, with no target to meet."""
     ok: bool
+    at_least: bool = False
+    """True when higher is better (the target is a floor, e.g. a retention percentage)."""
 
 
 def median_ms(fn: Callable[[], object], runs: int) -> float:
@@ -35,6 +37,11 @@ def result(name: str, value: float, unit: str, target: float) -> BenchResult:
     return BenchResult(name, value, unit, target, value <= target)
 
 
+def floor(name: str, value: float, unit: str, target: float) -> BenchResult:
+    """A result whose ``ok`` is ``value >= target`` (higher is better)."""
+    return BenchResult(name, value, unit, target, value >= target, at_least=True)
+
+
 def info(name: str, value: float, unit: str) -> BenchResult:
     """A figure printed for context (always counts as met)."""
     return BenchResult(name, value, unit, None, True)
@@ -48,4 +55,5 @@ def report(results: list[BenchResult]) -> None:
             print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} (for context, no target)")
             continue
         verdict = "OK" if r.ok else "MISSED"
-        print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} target ≤ {r.target:g} {r.unit:<4} {verdict}")
+        sign = "≥" if r.at_least else "≤"
+        print(f"{r.name:<{width}}  median {r.value:10.3f} {r.unit:<4} target {sign} {r.target:g} {r.unit:<4} {verdict}")

@@ -1,6 +1,7 @@
 """The promises, checked on one session's trace and what it left on disk.
 
-Violations (each makes the farm fail): a request over window − answer reserve; more than one automatic
+Violations (each makes the farm fail): a request over window − answer reserve; a request without the todo list
+or a /keep line; a change that ran in plan mode; more than one automatic
 summary in a user turn; a failed turn; a manual compaction refused by the automatic guard; anything that
 is not recoverable byte-exact from disk; a messages.json pydantic-ai cannot replay. Figures (reported, with
 targets): retention of faithful summaries and the share of each overage the reversible tiers reclaimed.
@@ -65,6 +66,10 @@ class SessionResult:
     fallbacks: int = 0
     evictions: int = 0
     tier2: int = 0
+    task_state_checked: int = 0
+    """Requests that had a todo list or /keep lines to carry."""
+    plan_refused: int = 0
+    """Calls that change something refused by plan mode (none of them may have run)."""
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the session's process (independent of how loaded the machine is)."""
@@ -119,13 +124,14 @@ def _recover(result: SessionResult, ok: bool, what: str) -> None:
         result.violations.append(f"not recoverable: {what}")
 
 
-def _saved_copy(path: Path, tool_name: str, call_id: str, length: int) -> str | None:
-    """The ``length`` characters saved for ``call_id`` in a tier-2 file (after its ``=== tool id`` header)."""
+def _saved_copy(path: Path, tool_name: str, call_id: str, length: int, offset: int) -> str | None:
+    """The ``length`` characters saved for ``call_id`` in a tier-2 file from line ``offset`` on, right after its
+    ``=== tool id`` header (a refused write's arguments may be saved in the same file under the same header)."""
     text = path.read_bytes().decode("utf-8")
-    header = text.find(f"=== {tool_name} {call_id} (")
-    if header < 0:
+    lines = text.split("\n")
+    if not 0 < offset <= len(lines) or not lines[offset - 1].startswith(f"=== {tool_name} {call_id} ("):
         return None
-    start = text.index("\n", header) + 1
+    start = sum(len(line) + 1 for line in lines[:offset])
     return text[start: start + length]
 
 
@@ -211,7 +217,7 @@ def _check_masked(trace: Trace, result: SessionResult, call_id: str, masked: Too
         text = original.model_response_str()
         expected = text if text.endswith("\n") else text + "\n"
         offset, count = int(lines[0]), int(lines[1])
-        ok = _saved_copy(Path(path), original.tool_name, call_id, len(expected)) == expected
+        ok = _saved_copy(Path(path), original.tool_name, call_id, len(expected), offset) == expected
         _recover(result, _read_file_lines(Path(path), offset, count) == _lines(text),
                  f"tier-2 output {call_id}: read_file(offset={offset}, limit={count}) on {path} does not give the "
                  "original's lines")
@@ -302,12 +308,24 @@ def _reclaim(trace: Trace, result: SessionResult) -> None:
     absorbed()
 
 
+def _check_task_state(trace: Trace, result: SessionResult) -> None:
+    """The todo list and the /keep lines are in every request's instructions; plan mode ran no change."""
+    for miss in trace.script.task_misses:
+        result.violations.append(f"a request lacked the task state ({miss})")
+    result.task_state_checked = len(trace.script.requests) if trace.script.keep_lines or trace.script.todo_lines else 0
+    for call_id, tool in trace.plan_mode_calls.items():
+        result.plan_refused += 1
+        if call_id in trace.raw_outputs:
+            result.violations.append(f"{tool} ran in plan mode (call {call_id})")
+
+
 def check(trace: Trace) -> SessionResult:
     """Every check on one session (its files must still be on disk)."""
     spec = trace.spec
     result = SessionResult(spec.seed, spec.window, spec.fault, spec.tool_heavy)
     _check_requests(trace, result)
     _check_turns(trace, result)
+    _check_task_state(trace, result)
     final = _check_disk(trace, result)
     if final:
         _retention(trace, result, final)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai import RunContext
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ToolCallPart
 from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
@@ -35,6 +35,8 @@ from tui.store.meta import ParentRef
 from tui.store.search.searcher import HistorySearch
 
 MODEL_NAME = "fuzz:scripted-chat"
+MUTATING_TOOLS = frozenset({"write_file", "edit_file", "execute"})
+"""The generated calls plan mode must refuse before they run."""
 
 
 @dataclass
@@ -68,6 +70,8 @@ class Trace:
     raw_outputs: dict[str, Any] = field(default_factory=dict)
     """Each tool call's result as the tool returned it (before eviction)."""
     actions: list[ActionLog] = field(default_factory=list)
+    plan_mode_calls: dict[str, str] = field(default_factory=dict)
+    """Calls of tools that change something, made while the session was in plan mode: call id → tool."""
 
 
 class UnindexedSearch(HistorySearch):
@@ -172,11 +176,22 @@ class _Session:
         if action.kind == "turn":
             self.script.begin_turn(turn, action)
             self.trace.prompts.append(action.prompt)
+            produced = len(self.script.produced)
             with self.runtime.agent.override(toolsets=self._toolsets(self.runtime)):
                 async for event in self.runtime.run_turn(action.prompt):
                     if isinstance(event, TurnFailed):
                         self.log.failure = event.message
             self.script.turn = -1
+            if self.runtime.mode == "plan":
+                self.trace.plan_mode_calls.update(
+                    (part.tool_call_id, part.tool_name) for response in self.script.produced[produced:]
+                    for part in response.parts if isinstance(part, ToolCallPart) and part.tool_name in MUTATING_TOOLS)
+        elif action.kind == "keep":
+            self.runtime.add_keep(action.text)
+            if action.text not in self.script.keep_lines:
+                self.script.keep_lines.append(action.text)
+        elif action.kind == "mode":
+            self.runtime.set_mode(action.text)
         elif action.kind == "resume":
             session_id = self.runtime.handle.id
             await self.leave()

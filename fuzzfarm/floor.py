@@ -41,8 +41,11 @@ from tui.agent.session.run_events import run_events
 from tui.agent.session.runtime import BASE_INSTRUCTIONS
 from tui.agent.shell.execute_tool import ShellState, shell_toolset
 from tui.agent.shell.sandbox import sandbox_for
+from tui.agent.tasks.board import TaskBoard
+from tui.agent.tasks.todo_tools import todo_toolset
 from tui.agent.tools.file_tools import file_toolset
 from tui.agent.tools.path_policy import PathPolicy
+from tui.store.task_state import TaskStateFile
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +107,9 @@ async def play(spec: SessionSpec, workdir: Path, data_root: Path) -> ChatScript:
     agent: Agent[None, str] = Agent(ScriptedChatModel(script), instructions=BASE_INSTRUCTIONS,
                                     toolsets=[file_toolset(PathPolicy(workdir=workdir, data_root=data_root)),
                                               shell_toolset(ShellState(sandbox_for(workdir, [data_root], network=False,
-                                                                                   enabled=True)))],
+                                                                                   enabled=True))),
+                                              todo_toolset(TaskBoard(TaskStateFile.of(data_root / "floor-todos"),
+                                                                     notify=lambda _event: None))],
                                     capabilities=[LocalWorkspace(workdir)])
     history: list[ModelMessage] = []
     for turn, action in enumerate(a for a in spec.actions if a.kind == "turn"):

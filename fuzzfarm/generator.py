@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from fuzzfarm.spec import FAULT_KINDS, Action, SessionSpec, ToolCallSpec
 from fuzzfarm.workspace import BINARY_FILE, BINARYISH_FILE, LARGE_FILES, SMALL_FILES
+from tui.base.config import MODE_NAMES
 
 WINDOWS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 200_000)
 WINDOW_WEIGHTS = (3, 3, 3, 2, 2, 1, 1)
@@ -161,6 +162,42 @@ def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool,
     return Action("turn", prompt=prompt, batches=tuple(batches), answer=answer, subtasks=subtasks)
 
 
+TODO_STEPS = ("read the logs", "find the KeyError in src/pkg_3/mod_3.py", "fix VAL-00042's parser",
+              "run the tests", "update the notes", "report to the user", "clean up out/")
+
+
+def _todos(rng: random.Random) -> ToolCallSpec:
+    """A write_todos call: a list of 1–7 items, some done, at most one in progress."""
+    count = rng.randint(1, len(TODO_STEPS))
+    done = rng.randint(0, count)
+    todos = [{"content": step, "status": "completed" if n < done else ("in_progress" if n == done else "pending"),
+              **({"active_form": f"working on: {step}"} if rng.random() < 0.7 else {})}
+             for n, step in enumerate(TODO_STEPS[:count])]
+    return ToolCallSpec("write_todos", {"todos": todos})
+
+
+TODO_MIN_WINDOW = 8_000
+"""No write_todos traffic below this window: a 4k window's busiest turns already fill it with the tools alone."""
+
+
+def _task_traffic(seed: int, window: int, actions: list[Action]) -> list[Action]:
+    """Todo and plan-mode traffic drawn from a random stream of its own (the rest of a seed's session stays as it
+    was): write_todos calls at the start of some turns, /keep lines and mode switches between actions."""
+    rng = random.Random(seed * 7_919 + 30)
+    mixed: list[Action] = []
+    for action in actions:
+        if action.kind == "turn" and rng.random() < 0.3 and window >= TODO_MIN_WINDOW:
+            action = Action("turn", prompt=action.prompt, batches=((_todos(rng),), *action.batches),
+                            answer=action.answer)
+        mixed.append(action)
+        roll = rng.random()
+        if roll < 0.10:
+            mixed.append(Action("keep", text=rng.choice(CONSTRAINTS)))
+        elif roll < 0.18:
+            mixed.append(Action("mode", text=rng.choice(MODE_NAMES)))
+    return mixed
+
+
 def generate(seed: int) -> SessionSpec:
     """The session for ``seed`` (the same seed always gives the same session)."""
     rng = random.Random(seed)
@@ -184,4 +221,4 @@ def generate(seed: int) -> SessionSpec:
             number += 1
     return SessionSpec(seed=seed, window=window, fault=rng.choice(FAULT_KINDS),
                        disagreement=round(rng.uniform(0.75, 1.25), 3), model_counts=rng.random() < 0.5,
-                       tool_heavy=tool_heavy, actions=tuple(actions))
+                       tool_heavy=tool_heavy, actions=tuple(_task_traffic(seed, window, actions)))

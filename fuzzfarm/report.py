@@ -43,6 +43,10 @@ class Figures:
     fallbacks: int = 0
     evictions: int = 0
     tier2: int = 0
+    task_state_checked: int = 0
+    task_state_missed: int = 0
+    plan_refused: int = 0
+    plan_ran: int = 0
     violating_sessions: int = 0
 
     def add(self, result: SessionResult) -> None:
@@ -65,6 +69,10 @@ class Figures:
         self.fallbacks += result.fallbacks
         self.evictions += result.evictions
         self.tier2 += result.tier2
+        self.task_state_checked += result.task_state_checked
+        self.task_state_missed += sum(v.startswith("a request lacked the task state") for v in result.violations)
+        self.plan_refused += result.plan_refused
+        self.plan_ran += sum(" ran in plan mode " in v for v in result.violations)
         self.violating_sessions += bool(result.violations)
 
     @property
@@ -210,6 +218,10 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         f"| 10,000 sessions on 2 cores | ≤ {SECONDS_TARGET_PER_10K} s | {per_10k:,.0f} s wall (scaled to 10,000 "
         f"from this run); {cpu_per_session:.3f} s of CPU per session, so {cpu_per_10k:,.0f} s on 2 idle cores | "
         f"{_verdict(per_10k <= SECONDS_TARGET_PER_10K)} |",
+        f"| requests without the todo list or a /keep line, verbatim | 0 | {total.task_state_missed} of "
+        f"{total.task_state_checked:,} that had some | {_verdict(total.task_state_missed == 0)} |",
+        f"| changes that ran in plan mode | 0 | {total.plan_ran} of {total.plan_refused:,} asked for | "
+        f"{_verdict(total.plan_ran == 0)} |",
         f"| failed turns | 0 | {total.failed_turns} | {_verdict(total.failed_turns == 0)} |",
         f"| sessions with any violation | 0 | {total.violating_sessions} | {_verdict(total.violating_sessions == 0)} |",
         "",
@@ -236,6 +248,10 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "`read_file(offset, limit)` as the pointer says gives its lines; every messages.json loads with "
         "pydantic-ai's `ModelMessagesTypeAdapter`; every subagent's own messages.json loads undamaged and together "
         "they hold every response a subagent was given.",
+        "- *task state*: some turns start with a `write_todos` call (windows of 8,000 and more), and `/keep` lines "
+        "and mode switches (default, accept-writes, plan) come between actions; every request after them must "
+        "carry the current list and every line in its instructions, verbatim, and no write, edit or command the "
+        "model asked for in plan mode may have run.",
         "- *retention*: for the faithful summarizer (it keeps every identifier it is sent), the share of the "
         "identifiers of the span a summary replaced — taken from messages.json as the context held it (outputs "
         "tier 2 had made pointers of count as their pointers), not from what the summarizer was sent — found in "

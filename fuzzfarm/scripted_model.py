@@ -26,7 +26,9 @@ from pydantic_ai.usage import RequestUsage
 
 from fuzzfarm.spec import Action
 from fuzzfarm.wire import RequestMeter
-from tui.agent.subagents.runner import SUBAGENT_INSTRUCTIONS
+from tui.agent.subagents.subagent_run import SUBAGENT_INSTRUCTIONS
+from tui.agent.tasks.render import todo_line
+from tui.store.task_state import todo_list
 
 PROVIDER_NAME = "fuzz-provider"
 MASKED_KEY = "deep_tui_masked"
@@ -60,6 +62,12 @@ class ChatScript:
     subtasks: dict[str, Action] = field(default_factory=dict)
     """The running turn's subagents' plans, by their prompt."""
     subagent_produced: list[ModelResponse] = field(default_factory=list)
+    keep_lines: list[str] = field(default_factory=list)
+    """The /keep lines the user added (each must be in every later request's instructions)."""
+    todo_lines: list[str] = field(default_factory=list)
+    """The todo list the model last wrote, as the instructions show it (likewise)."""
+    task_misses: list[str] = field(default_factory=list)
+    """Requests whose instructions lacked part of the task state: what was missing, in which turn."""
     _meter: RequestMeter | None = None
     _observed: dict[int, ModelMessage] = field(default_factory=dict)
     """Requests already looked at (kept alive, so an id is never reused)."""
@@ -94,12 +102,23 @@ class ChatScript:
                 else:
                     self.first_seen.setdefault(part.tool_call_id, part)
 
+    def _check_task_state(self, parameters: ModelRequestParameters) -> None:
+        """Every request carries the current todo list and every /keep line, verbatim, in its instructions."""
+        expected = [*self.todo_lines, *(f"- {line}" for line in self.keep_lines)]
+        if not expected:
+            return
+        instructions = "\n\n".join(p.content for p in parameters.instruction_parts or () if p.content)
+        missing = next((line for line in expected if line not in instructions), None)
+        if missing is not None:
+            self.task_misses.append(f"turn {self.turn}: {missing!r}")
+
     def respond(self, messages: Sequence[ModelMessage], parameters: ModelRequestParameters) -> tuple[int, ModelResponse]:
         """Record the request; the next planned response and the size to report."""
         size = self.measure(messages, parameters)
         if _is_subagent(parameters, messages):
             return size, self._respond_as_subagent(messages, size)
         self.requests.append(RequestRecord(self.turn, size))
+        self._check_task_state(parameters)
         self._observe(messages)
         parts: list[TextPart | ToolCallPart]
         if self._plan is None:
@@ -112,6 +131,8 @@ class ChatScript:
                 for call in action.batches[step]:
                     self._calls += 1
                     parts.append(ToolCallPart(call.tool, dict(call.args), f"fz{self._calls:05d}"))
+                    if call.tool == "write_todos":
+                        self.todo_lines = [todo_line(item) for item in todo_list(call.args["todos"])]
             else:
                 parts = [TextPart(action.answer)]
         response = ModelResponse(parts=parts, usage=RequestUsage(input_tokens=size, output_tokens=20),

@@ -6,13 +6,13 @@ A reproducer is exactly a :class:`SessionSpec` written to JSON, so a test can re
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 FaultKind = Literal["faithful", "raises", "timeout", "garbage", "inflate", "drops", "extractive"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("faithful", "raises", "timeout", "garbage", "inflate", "drops", "extractive")
-ActionKind = Literal["turn", "resume", "fork", "compact"]
+ActionKind = Literal["turn", "resume", "fork", "compact", "keep", "mode"]
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,8 @@ class ToolCallSpec:
 
 @dataclass(frozen=True)
 class Action:
-    """One step of a session: a user turn (tool batches then an answer), a resume from disk, a fork, or a
-    manual ``/compact <focus>``."""
+    """One step of a session: a user turn (tool batches then an answer), a resume from disk, a fork, a
+    manual ``/compact <focus>``, a ``/keep <text>`` standing instruction, or a switch to the mode ``text``."""
 
     kind: ActionKind
     prompt: str = ""
@@ -36,6 +36,8 @@ class Action:
     focus: str = ""
     subtasks: tuple[Action, ...] = ()
     """What each subagent a ``task`` call of this turn starts does (matched by its prompt): tool batches, answer."""
+    text: str = ""
+    """The ``/keep`` line, or the mode switched to."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -48,13 +50,13 @@ class Action:
         batches = tuple(tuple(ToolCallSpec(c["tool"], dict(c["args"])) for c in batch)
                         for batch in data.get("batches", ()))
         return cls(kind=data["kind"], prompt=data.get("prompt", ""), batches=batches,
-                   answer=data.get("answer", ""), focus=data.get("focus", ""),
+                   answer=data.get("answer", ""), focus=data.get("focus", ""), text=data.get("text", ""),
                    subtasks=tuple(cls.from_dict(item) for item in data.get("subtasks", ())))
 
     def without_subagents(self) -> Action:
         """This action with no ``task`` call (a batch of only those is dropped) and no subtasks."""
         batches = tuple(batch for batch in (tuple(c for c in b if c.tool != "task") for b in self.batches) if batch)
-        return Action(self.kind, self.prompt, batches, self.answer, self.focus)
+        return replace(self, batches=batches, subtasks=())
 
 
 @dataclass(frozen=True)

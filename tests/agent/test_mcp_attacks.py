@@ -14,7 +14,7 @@ import pytest
 from tests.agent.test_mcp_servers import make_factory, run_turn
 from tests.support.mcp_server import big_text, server_config
 from tests.support.scripted_model import ScriptedModel
-from tui.agent.mcp.budget import MAX_STRETCH, handshake_budget, load_stretch
+from tui.agent.mcp.start_budget import MAX_STRETCH, handshake_budget, load_stretch
 from tui.agent.mcp.status import McpNotice
 from tui.agent.mcp.stdio import EDGE_BYTES, LineReader, Oversized, answered_id, too_large_answer
 from tui.agent.session.factory import SessionRequest

@@ -107,3 +107,17 @@ async def test_a_hundred_thousand_files_neither_hang_nor_escape(tmp_path: Path, 
             assert not (work / "a.txt").exists()
         assert tree_state(outside) == outside_before and (work / "fifo").exists()
         await runtime.aclose()
+
+
+async def test_the_data_directory_inside_the_workdir_is_never_snapshotted(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("alpha\n")
+    data = work / ".deep-tui"
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, data, work)
+        (data / ".gitignore").unlink()  # even without the data directory's own .gitignore
+        await prompt(runtime, served, "change", write("a.txt", "ALPHA\n"))
+        [point] = runtime.handle.checkpoints.read()
+        assert snapshot_paths(data, point.tree) == {"a.txt": "100644"}
+        await runtime.aclose()

@@ -19,6 +19,7 @@ from tui.agent.session.factory import RuntimeFactory
 from tui.app.app import DeepTuiApp
 from tui.app.screens.mcp_servers import McpServersScreen
 from tui.app.screens.write_approval import WriteApprovalScreen
+from tui.app.widgets.turn_activity import TurnActivity
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig, McpSettings
 from tui.base.paths import DataDir
@@ -167,3 +168,15 @@ def test_mcp_approval_dialog_snapshot(snap_compare, tmp_path: Path, fixed_ids: N
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=ask)
+
+
+def test_a_turn_waiting_for_a_starting_server_snapshot(snap_compare, tmp_path: Path, fixed_ids: None) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(make_factory(tmp_path, server_config("github", "--hang", timeout=600)))
+
+    async def waiting(pilot) -> None:  # type: ignore[no-untyped-def]
+        await send(pilot)
+        activity = app.query_one(TurnActivity)
+        await wait_until(pilot, lambda: "starting MCP servers (github)…" in activity.text, "the servers named")
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=waiting)

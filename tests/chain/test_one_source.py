@@ -59,6 +59,9 @@ def test_one_function_reads_a_summary_s_metadata_from_a_message_or_its_record() 
     assert metadata_keys.summary_info(json.loads(ModelMessagesTypeAdapter.dump_json([plain]))[0]) is None
     assert metadata_keys.summary_info({"kind": "response", "parts": record["parts"]}) is None
     assert not hasattr(messages_file, "summary_metadata")
+    from tui.app.widgets import tail_blocks  # the resumed tail, drawn before pydantic-ai loads, reads it too
+
+    assert tail_blocks.summary_info is metadata_keys.summary_info and not hasattr(tail_blocks, "_summary_info")
 
 
 def test_the_tool_name_sets_come_from_the_tools_marks(tmp_path: Path) -> None:

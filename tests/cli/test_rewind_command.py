@@ -46,6 +46,7 @@ async def test_list_then_dry_run_changes_nothing(tmp_path: Path, work: Path, cap
     assert rewind(tmp_path, work, "--session", session_id) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed[0].startswith("message 5 ") and "+1 −1 a.txt" in listed[0] and "+1 −0 b.txt (new)" in listed[0]
+    assert "'second':" in listed[0] and "'first':" in listed[1]
     assert listed[1].startswith("message 1 ") and "first.txt (new)" in listed[1]
     state = tree_state(work)
     assert rewind(tmp_path, work, "5", "--dry-run") == 0

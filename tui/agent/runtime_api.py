@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.writes import WriteApprover
+from tui.agent.tasks.events import TaskStateChanged
+from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS, SessionMode, next_mode
 from tui.agent.turn_events import TurnEvent
 from tui.chain.events import (
     ChainEvent,
@@ -33,6 +35,9 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.agent.subagents.definitions import SubagentCatalog
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
+    from tui.store.task_state import TaskState
+
+__all__ = ["MODE_HINTS", "MODE_LABELS", "SessionMode", "TaskStateAPI", "TaskStateChanged", "next_mode"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class ContextBreakdown:
     """Summaries written and then rejected for freeing too little (the history was kept as it was)."""
     other_failed_compactions: int = 0
     """Other compaction attempts that changed nothing (a summarizer error, nothing to summarize…)."""
+    auto_compact: bool = True
+    """False when automatic compaction is off for the session (the pre-flight still keeps requests in the window)."""
     counted: int | None = None
     """The gauge's figure: the provider's count at the last request plus an estimate of what came after
     (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""
@@ -246,6 +253,36 @@ class SessionRuntimeAPI(Protocol):
     def rename(self, title: str) -> None: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class TaskStateAPI(Protocol):
+    """What the app's Todo panel, compact line, ``/keep``, mode cycling (Shift+Tab) and ``/context``'s compaction
+    controls need of a session (a :class:`SessionRuntimeAPI` that is open; changes arrive as
+    :class:`~tui.agent.tasks.events.TaskStateChanged` and usage events)."""
+
+    @property
+    def mode(self) -> SessionMode: ...
+
+    def set_mode(self, mode: str) -> SessionMode:
+        """Switch the mode from the next tool call on (``ValueError`` for an unknown one)."""
+        ...
+
+    def task_state(self) -> TaskState: ...
+
+    def add_keep(self, text: str) -> TaskState:
+        """Add a standing instruction (``TaskStateError``: empty, too long, too many; ``OSError``: not saved)."""
+        ...
+
+    def remove_keep(self, index: int) -> TaskState: ...
+
+    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> None:
+        """The automatic compaction threshold and its off switch, for this session (``ConfigError``: out of range)."""
+        ...
+
+    def set_summary_consent(self, ask: Callable[[int, int], Awaitable[bool]] | None) -> None:
+        """Who is asked (tokens, limit) before a summary when automatic compaction is off (``None``: nobody)."""
+        ...
 
 
 @runtime_checkable

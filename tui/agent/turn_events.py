@@ -120,6 +120,14 @@ class McpServersStarting:
 
 
 @dataclass(frozen=True)
+class McpServersStarted:
+    """The servers a :class:`McpServersStarting` named are no longer starting (each ready, or failed with a notice
+    of its own): the turn goes on to its first request."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     output: str
     input_tokens: int | None = None
@@ -139,4 +147,5 @@ class TurnFailed:
 
 
 TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
-             | PromptAttached | McpServersStarting | SubagentActivity | TurnFinished | TurnFailed)
+             | PromptAttached | McpServersStarting | McpServersStarted | SubagentActivity | TurnFinished
+             | TurnFailed)

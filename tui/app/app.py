@@ -320,6 +320,9 @@ class DeepTuiApp(App[int]):
     def action_mcp(self) -> None:
         self.main_screen.mcp()
 
+    def action_rewind(self) -> None:
+        self.main_screen.rewind()
+
     def action_agents(self) -> None:
         self.main_screen.agents()
 

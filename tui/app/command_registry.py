@@ -41,6 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
     Command("mcp", "MCP servers: status and tools", "mcp", in_footer=False),
+    Command("rewind", "Take back what a prompt changed (Esc Esc)", "rewind", in_footer=False),
     Command("agents", "Subagent types the model can hand a task to", "agents", in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )

@@ -52,6 +52,10 @@ class ContextSettings:
     window, between 512 and 16,000."""
     safety_margin: float = 0.05
     """Share of the window kept free for estimate error."""
+    auto_compact: bool = True
+    """``false``: no automatic compaction at the thresholds (``/compact`` still works); the pre-flight still
+    never sends a request over the window: it asks before summarizing (the app), or only turns old outputs into
+    pointers and drops the oldest messages behind a marker."""
     window_origin: str = "config"
     """Where ``window`` came from: ``config`` (config.toml) or ``flag`` (``--context-window``); not a key."""
 
@@ -133,8 +137,13 @@ class ToolSettings:
     """Whether commands may reach the network (their sandbox has none by default)."""
     sandbox: bool = True
     """``False`` only with the ``--no-sandbox`` flag (never from a file): commands then run unsandboxed."""
+    mode: str = "default"
+    """The session's first mode: ``default`` (changes ask first), ``accept-writes`` (file writes run without
+    asking) or ``plan`` (nothing is changed); ``--mode`` wins; only the user's own config may set it."""
 
     def validate(self) -> None:
+        if self.mode not in MODE_NAMES:
+            raise ConfigError(f"tools.mode must be one of {', '.join(MODE_NAMES)} (got {self.mode!r})")
         for name in ("writes", "mcp", "commands"):
             if getattr(self, name) not in WRITE_POLICY_NAMES:
                 raise ConfigError(f"tools.{name} must be one of {', '.join(WRITE_POLICY_NAMES)} "
@@ -144,6 +153,8 @@ class ToolSettings:
 
 
 WRITE_POLICY_NAMES = ("ask", "always", "never")
+MODE_NAMES = ("default", "accept-writes", "plan")
+"""The session modes, in the order Shift+Tab cycles them (see :mod:`tui.agent.tasks.modes`)."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +218,7 @@ class Settings:
         provider = replace(self.provider, **provider_values)
         provider.validate()
         tools = self.tools
-        tool_values = {key: values[key] for key in ("writes", "commands", "network", "sandbox")
+        tool_values = {key: values[key] for key in ("writes", "commands", "network", "sandbox", "mode")
                        if values.get(key) is not None}
         if tool_values:
             tools = replace(tools, **tool_values)
@@ -217,13 +228,14 @@ class Settings:
 
 _CONTEXT_KEYS = {f.name for f in fields(ContextSettings)} - {"window_origin"}
 _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "min_savings_tokens", "output_reserve"}
+_CONTEXT_BOOL_KEYS = {"auto_compact"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
 _TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
-_TOOL_FILE_KEYS = {"writes", "mcp", "timeout", "commands", "network"}
+_TOOL_FILE_KEYS = {"writes", "mcp", "timeout", "commands", "network", "mode"}
 """``sandbox`` is not among them: only the ``--no-sandbox`` flag turns the sandbox off."""
 
 
@@ -249,7 +261,8 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     mcp = McpSettings()
     for key, value in data.items():
         if key == "context":
-            context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS))
+            context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS,
+                                         _CONTEXT_BOOL_KEYS))
         elif key == "provider":
             provider.update(_number_table(value, source, "provider", _PROVIDER_KEYS, _PROVIDER_INT_KEYS))
         elif key == "tools":
@@ -281,15 +294,20 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, rewind=rewind, **top)
 
 
-def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str]) -> dict[str, Any]:
-    """A ``[name]`` table of numbers: every key known, ``int_keys`` whole numbers, the others floats."""
+def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str],
+                  bool_keys: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    """A ``[name]`` table of numbers: every key known, ``int_keys`` whole numbers, ``bool_keys`` true or false,
+    the others floats."""
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [{name}] must be a table")
     table: dict[str, Any] = {}
     for key, item in value.items():
         if key not in keys:
             raise ConfigError(f"{source}: unknown key {name}.{key}")
-        if key in int_keys:
+        if key in bool_keys:
+            if not isinstance(item, bool):
+                raise ConfigError(f"{source}: {name}.{key} must be true or false (got {item!r})")
+        elif key in int_keys:
             _check_type(source, f"{name}.{key}", item, int)
         else:
             _check_type(source, f"{name}.{key}", item, (int, float))
@@ -393,6 +411,19 @@ def read_config_file(path: Path, *, required: bool, follow_links: bool = True) -
     except OSError as error:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
     return parse_config(raw, str(path))
+
+
+USER_ONLY_TOOL_KEYS = frozenset({"mode"})
+"""``[tools]`` keys only the user's own config (or a flag) may set: a project's config never chooses the mode."""
+
+
+def without_user_only_keys(layer: ConfigLayer) -> ConfigLayer:
+    """A project's config layer without the keys only the user may set (they are ignored, not an error)."""
+    tools = layer.data.get("tools")
+    if not isinstance(tools, dict) or not USER_ONLY_TOOL_KEYS & tools.keys():
+        return layer
+    kept = {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}
+    return ConfigLayer(layer.source, {**layer.data, "tools": kept})
 
 
 def merge_tables(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

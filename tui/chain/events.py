@@ -61,6 +61,8 @@ class UsageEvent(ChainEvent):
     window_source: WindowSource
     compaction_threshold: float = 0.85
     summarize_threshold: float = 0.90
+    auto_compact: bool = True
+    """False when automatic compaction is off (the gauge's marks say so; the pre-flight still cuts)."""
     reserve: int = 0
     """Tokens kept free for the answer (the request's max_tokens or ``output_reserve``)."""
     margin: int = 0

@@ -16,8 +16,8 @@ reported.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,8 @@ LAST_RESORT_PREVIEW_CHARS = (600, 150, 0)
 """Preview sizes the pre-flight's last resort tries in turn when even the newest turn does not fit."""
 
 UsageCallback = Callable[[float, int, int], None]
+SummaryConsent = Callable[[int, int], Awaitable[bool]]
+"""Asked (tokens, limit) whether a summary may run when automatic compaction is off."""
 
 
 @dataclass
@@ -137,6 +139,9 @@ class ContextManager:
         self._summarized_this_turn = False
         self._blocked_this_turn = False
         self._eviction: EvictionCapability | None = None
+        self.ask_before_summary: SummaryConsent | None = None
+        """With automatic compaction off: asked (tokens, limit) before the pre-flight summarizes a request over the
+        limit (the app's dialog); ``None``: never summarize then, only make pointers and cut."""
         self._summary_retry_from: int | None = summary_retry_from
         """After an automatic summary that could not free enough: no automatic summary (a paid request that
         would be rejected again) until the context reaches this size; ``None``: no such wait. Given when the
@@ -270,10 +275,15 @@ class ContextManager:
         self._report_usage(tokens)
         working = history
         forced, focus = self._forced, self._pending_focus
-        if forced or tokens >= self.budget.at(self.settings.compaction_threshold):
+        automatic = self.settings.auto_compact and tokens >= self.budget.at(self.settings.compaction_threshold)
+        if forced or automatic:
             self._forced, self._pending_focus = False, None
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
                                          force=forced)
+            working, tokens = step.messages, step.tokens
+        elif tokens > self.budget.limit and await self._summary_allowed(tokens):
+            # compaction is off, but the user agreed to a summary rather than a cut for this request
+            step = await self._run_tiers(working, tokens, trigger="preflight", focus=None, force=True)
             working, tokens = step.messages, step.tokens
         if working is not history:
             tokens = await self._checked_count(request_context, working, tokens, near=self.budget.limit)
@@ -285,6 +295,34 @@ class ContextManager:
         if sent is not history:
             request_context.messages = list(sent)
         return request_context
+
+    async def _summary_allowed(self, tokens: int) -> bool:
+        """With automatic compaction off and a request over the limit: whether the user lets a summary run now
+        (``ask_before_summary``; nobody to ask: no, the pre-flight then only makes pointers and cuts)."""
+        if self.ask_before_summary is None or self._blocked_this_turn:
+            return False
+        allowed = await self.ask_before_summary(tokens, self.budget.limit)
+        if not allowed:
+            self._blocked_this_turn = True  # asked once per turn
+        return allowed
+
+    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> ContextSettings:
+        """Change the automatic compaction threshold (a share of the limit; the summary threshold moves with it,
+        keeping their distance) and/or turn automatic compaction on or off, for this session; returns the new
+        settings (``ConfigError`` for a threshold out of range). The next usage figure carries them."""
+        settings = self.settings
+        if threshold is not None:
+            gap = settings.summarize_threshold - settings.compaction_threshold
+            settings = replace(settings, compaction_threshold=threshold,
+                               summarize_threshold=min(0.99, max(threshold, threshold + gap)))
+        if auto is not None:
+            settings = replace(settings, auto_compact=auto)
+        settings.validate()
+        self.settings = settings
+        self.compactor.settings = settings
+        if self.last_tokens is not None:
+            self._report_usage(self.last_tokens)
+        return settings
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
         budget = WindowBudget.for_window(self.window, self.settings, max_tokens_setting(model_settings))
@@ -402,6 +440,7 @@ class ContextManager:
         return UsageEvent(tokens=tokens, window=self.window, window_source=self.window_source,
                           compaction_threshold=self.settings.compaction_threshold,
                           summarize_threshold=self.settings.summarize_threshold,
+                          auto_compact=self.settings.auto_compact,
                           reserve=self.budget.reserve, margin=self.budget.margin, final=final)
 
     def _report_usage(self, tokens: int, *, final: bool = False) -> None:

@@ -33,7 +33,9 @@ SUMMARIZER_INSTRUCTIONS = (
     + "; ".join(SUMMARY_SECTIONS)
     + ". Quote user instructions and constraints verbatim. Preserve exact values: file paths, commands, "
     "numbers with units, ids, error names and messages. If an earlier summary is given, merge it: keep what "
-    "still matters, update progress. Be dense; no preamble."
+    "still matters, update progress. Be dense; no preamble. The agent's todo list (its write_todos calls) and "
+    "the user's standing instructions (/keep) are kept outside the conversation and given to the agent with "
+    "every request: do not repeat them; under Progress, say only what the list does not."
 )
 
 DEFAULT_CHUNK_TOKENS = 100_000

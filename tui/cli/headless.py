@@ -17,6 +17,8 @@ from typing import Any, TextIO
 
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.tasks.events import TaskStateChanged
+from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS
 from tui.agent.turn_events import (
     McpServersStarting,
     PromptAttached,
@@ -27,7 +29,7 @@ from tui.agent.turn_events import (
     TurnFailed,
     TurnFinished,
 )
-from tui.base.errors import STOP_SIGNALS, stopped_by
+from tui.base.errors import EXIT_USAGE, STOP_SIGNALS, stopped_by
 from tui.chain.event_text import describe_event
 from tui.chain.events import (
     ChainEvent,
@@ -38,6 +40,7 @@ from tui.chain.events import (
     SubagentRan,
 )
 from tui.store.prompt_history import PromptHistory, history_path
+from tui.store.task_state import TaskStateError
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 
@@ -45,8 +48,36 @@ logger = logging.getLogger(__name__)
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
-    """Run one turn and return the exit status (0 ok, 1 the turn failed, 128 + N stopped by signal N)."""
+    """Run one turn and return the exit status (0 ok, 1 the turn failed, 128 + N stopped by signal N);
+    ``/keep TEXT`` adds a standing instruction to the session instead, without a model request."""
+    words = prompt.split(maxsplit=1)
+    if words and words[0] == "/keep":
+        return asyncio.run(_keep(factory, request, words[1] if len(words) > 1 else "", sys.stdout, sys.stderr))
     return asyncio.run(_stoppable(_run(factory, request, prompt, _AnswerOut(sys.stdout), sys.stderr), sys.stderr))
+
+
+async def _keep(factory: RuntimeFactory, request: SessionRequest, text: str, out: TextIO, err: TextIO) -> int:
+    """``/keep TEXT``: the line joins the session's standing instructions (``/keep`` alone lists them)."""
+    runtime = await factory.open_request(request)
+    try:
+        for warning in runtime.info.warnings:
+            print(f"deep-tui: warning: {visible(warning)}", file=err)
+        if text.strip():
+            try:
+                runtime.add_keep(text)
+            except (TaskStateError, OSError) as error:
+                print(f"deep-tui: error: {visible(str(error))}", file=err)
+                return EXIT_USAGE
+            print(f"deep-tui: kept in session {runtime.info.session_id}: every later request carries it", file=err)
+        lines = runtime.task_state().keep
+        if not lines:
+            print(f"deep-tui: session {runtime.info.session_id} has no standing instructions (/keep TEXT adds one)",
+                  file=err)
+        for number, line in enumerate(lines, start=1):
+            out.write(f"{number}. {visible(line.text)}\n")
+        return 0
+    finally:
+        await runtime.aclose()
 
 
 async def _stoppable(run: Coroutine[Any, Any, int], err: TextIO) -> int:
@@ -137,6 +168,8 @@ async def _run_turn(
                   "(set --model, DEEP_TUI_MODEL or an API key)", file=err)
         for warning in runtime.info.warnings:
             print(f"deep-tui: warning: {visible(warning)}", file=err)
+        if runtime.mode != "default":
+            print(f"deep-tui: mode {MODE_LABELS[runtime.mode]}: {MODE_HINTS[runtime.mode]}", file=err)
         warned = len(runtime.info.warnings)
         _remember_prompt(runtime, prompt)
 
@@ -145,6 +178,8 @@ async def _run_turn(
                 print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
             elif isinstance(event, ProviderRetrying):
                 print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
+            elif isinstance(event, TaskStateChanged) and (line := event.compact_line() or event.note):
+                print(f"deep-tui: todos: {visible(event.note or line)}", file=err, flush=True)
 
         unsubscribe = runtime.subscribe(on_event)
         status = 0
@@ -206,6 +241,9 @@ async def _run_turn(
             print(f"deep-tui: {plural(refused_mcp, 'MCP tool call')} refused: 'run' calls an MCP server's tools only "
                   "with [tools] mcp = \"always\" (or [mcp.servers.NAME] approval = \"always\") in config.toml",
                   file=err)
+        if runtime.modes.refused:
+            print(f"deep-tui: plan mode: {plural(runtime.modes.refused, 'change')} refused (the agent only planned; "
+                  "run again without --mode plan to carry the plan out)", file=err)
         for warning in runtime.info.warnings[warned:]:  # said during the turn (a snapshot left out, …)
             print(f"deep-tui: warning: {visible(warning)}", file=err)
         point = runtime.checkpoints.last_point

@@ -87,6 +87,7 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
         ("writes", getattr(args, "writes", None)),
         ("commands", getattr(args, "commands", None)),
         ("sandbox", getattr(args, "sandbox", None)),
+        ("mode", getattr(args, "mode", None)),
     ) if value is not None}
     pending: PendingProject | None = None
     project_servers: tuple[McpServerConfig, ...] = ()
@@ -180,7 +181,11 @@ def launch(args: argparse.Namespace) -> int:
     # The app draws on the terminal: its log goes to the file only; the headless commands also
     # print warnings on stderr.
     configure_logging(context.data_dir.root, debug=bool(getattr(args, "debug", False)),
-                      stderr=args.command in ("run", "sessions", "serve", "rewind"))
+                      stderr=args.command in ("run", "sessions", "serve", "rewind", "export"))
+    if args.command == "export":
+        from tui.cli.export_command import run_export_command
+
+        return run_export_command(args, context.data_dir)
     if args.command == "sessions":
         from tui.cli.session_commands import run_sessions_command
 
@@ -223,6 +228,11 @@ def launch(args: argparse.Namespace) -> int:
         print(context.pending_project.ignored_line(), file=sys.stderr)
     try:
         factory = open_factory(context)
+        if args.output_format != "text":
+            from tui.cli.structured.runner import run_structured
+
+            prompts = None if args.input_format == "stream-json" else [" ".join(args.prompt)]
+            return run_structured(factory, request, prompts, stream=args.output_format == "stream-json")
         from tui.cli.headless import run_headless
 
         return run_headless(factory, request, " ".join(args.prompt))

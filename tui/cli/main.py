@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from tui import __version__
+from tui.base.config import MODE_NAMES
 from tui.base.console import redacted_stderr, silence_stdout
 from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 
@@ -36,6 +37,12 @@ offline stand-in model (type 'help' to it)."""
 EPILOG = """\
 commands:
   deep-tui run PROMPT...                 one turn, headless: prints the answer, records it
+  deep-tui run -c "/keep TEXT"           add a standing instruction to a session (no model request);
+                                         "/keep" alone lists them
+  deep-tui run --output-format json | stream-json [--input-format stream-json] [PROMPT...]
+                                         the same as JSON for scripts; stream-json input: a turn per stdin line
+  deep-tui export [ID] [--format md|json] [-o FILE]
+                                         a session as Markdown or JSON, to share (secrets redacted)
   deep-tui sessions [--json]             list sessions (id, title, updated, messages, tokens, cost, parent)
   deep-tui sessions rename ID TITLE      rename a session (any unique id prefix)
   deep-tui sessions delete ID [--yes]    delete a session
@@ -60,7 +67,8 @@ config: defaults < ~/.config/deep-tui/config.toml (yours) < the project's ./.dee
 
 exit status:
   0 done, 1 the turn failed (or a delete or trust was declined), 2 a usage or data problem
-  (bad flag or id, locked or unreadable session, config, model), 130 interrupted
+  (bad flag or id, locked or unreadable session, config, model), 3 ('run --output-format json or
+  stream-json' only) a tool call was refused, 130 interrupted (128 + N: stopped by signal N)
 
 environment:
   DEEP_TUI_MODEL    model when --model is not given (before config.toml)
@@ -115,6 +123,10 @@ def _add_session_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
                           default=argparse.SUPPRESS,
                           help="refuse every shell command ([tools] commands = \"never\"); by default the app asks "
                                "each time and 'run' refuses")
+    parser.add_argument("--mode", choices=MODE_NAMES, default=default,
+                        help="the session's mode: default (changes ask first), accept-writes (file writes and edits "
+                             "run without asking), plan (nothing is changed: the agent reads and plans) ([tools] "
+                             "mode in your config; Shift+Tab cycles it in the app)")
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default=default,
                         help="run shell commands (the agent's and !command) WITHOUT the bubblewrap sandbox: they "
                              "can then read and change anything you can; only where no sandbox can be set up")
@@ -148,8 +160,26 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Run one turn without the app: the answer goes to stdout, "
                                           "compaction events to stderr; the turn is recorded.")
     _add_session_options(run, suppress=True)
-    run.add_argument("prompt", nargs="+", metavar="PROMPT",
+    run.add_argument("prompt", nargs="*", metavar="PROMPT",
                      help="the prompt (words are joined; @path attaches a file of the working directory)")
+    run.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                     help="text: the answer (default); json: one JSON object at the end; stream-json: one JSON "
+                          "line per event and a final result line (schema: docs/usage.md, \"Scripting\"); "
+                          "stdout then carries only JSON")
+    run.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                     help="stream-json: read the prompts from stdin, one {\"type\": \"user\", \"prompt\": \"...\"} "
+                          "per line, each a turn of the same session (needs --output-format json or stream-json)")
+
+    export = commands.add_parser(
+        "export", help="write a session as Markdown or JSON",
+        description="Export a session to share it: its prompts, answers and tool calls (arguments, result "
+                    "previews, the paths of saved outputs), a divider for each summary, and the todo list. Known "
+                    "secrets are redacted. Opens the session read-only (it may be open in the app).")
+    _add_storage_options(export, suppress=True)
+    export.add_argument("session", nargs="?", metavar="ID",
+                        help="the session (any unique id prefix; default: the one used last)")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced if it exists) instead of stdout")
 
     sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
                                    description="List sessions, or rename/delete one.")
@@ -253,8 +283,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):
         parser.error("--fork needs --continue or --resume ID")
-    if args.command == "run" and not " ".join(args.prompt).strip():
+    if args.command == "run" and args.input_format == "stream-json":
+        if args.prompt:
+            parser.error("--input-format stream-json reads the prompts from stdin: give no PROMPT")
+        if args.output_format == "text":
+            parser.error("--input-format stream-json needs --output-format json or stream-json")
+    elif args.command == "run" and not " ".join(args.prompt).strip():
         parser.error("the prompt is empty")
+    if args.command == "run" and _is_keep(args.prompt) and not (args.continue_ or args.resume):
+        parser.error("/keep adds a standing instruction to a session: give --continue or --resume ID")
     if args.command == "trust" and args.list and args.directory:
         parser.error("trust --list takes no directory")
     if args.command == "rewind" and args.message is None and (args.code or args.conversation or args.dry_run
@@ -287,6 +324,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(NO_SANDBOX_WARNING, file=sys.stderr)
     with redacted_stderr():  # a key a provider echoed in an error never reaches the terminal
         return _launch(launch, args)
+
+
+def _is_keep(prompt: Sequence[str]) -> bool:
+    words = " ".join(prompt).split()
+    return bool(words) and words[0] == "/keep"
 
 
 def _launch(launch: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

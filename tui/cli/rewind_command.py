@@ -22,7 +22,7 @@ from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from tui.agent.rewind.restore import RestoreOutcome, RestorePlan, Rewinder
-    from tui.store import SessionHandle, SessionStore
+    from tui.store import MessagesFile, SessionHandle, SessionStore
 
 
 def run_rewind_command(args: argparse.Namespace, data_dir: DataDir, workdir: Path, *,
@@ -62,14 +62,36 @@ def _list(store: SessionStore, rewinder: Rewinder, session_id: str) -> int:
     if not records:
         print(f"session {session_id} has no restore points (none of its prompts changed files)")
         return 0
+    from tui.store import MessagesFile
+
+    history = MessagesFile(store.root / session_id / "messages.json")
     for point in rewinder.points(records):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(point.record.time))
         what = {"restore": f"rewind ({point.record.detail})", "command": f"!{point.record.detail}"}.get(
-            point.record.kind, "prompt")
+            point.record.kind) or _prompt_text(history, point.message)
         files = ", ".join(visible(item.label()) for item in point.files[:6])
         more = f" and {len(point.files) - 6} more" if len(point.files) > 6 else ""
         print(f"message {point.message:<5} {when}  {visible(what)}: {files or 'no files changed'}{more}")
     return 0
+
+
+def _prompt_text(history: MessagesFile, message: int) -> str:
+    """The prompt recorded as ``message``, on one line, cut at 60 characters."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.text.message_text import typed_text
+
+    try:
+        loaded = history.load_range(message - 1, message)
+    except (OSError, ValueError):
+        return "prompt"
+    for request in loaded:
+        if isinstance(request, ModelRequest):
+            for part in request.parts:
+                if isinstance(part, UserPromptPart):
+                    text = " ".join(visible(typed_text(part.content)).split())
+                    return repr(text[:57] + "…" if len(text) > 60 else text)
+    return "prompt"
 
 
 def _fork_only(store: SessionStore, session_id: str, message: int, *, dry_run: bool) -> int:

@@ -16,6 +16,7 @@ from tui.store.lock import SessionLock
 from tui.store.messages_file import MessagesFile
 from tui.store.meta import UNTITLED, SessionMeta, UsageSnapshot, title_from
 from tui.store.store_errors import StorageError
+from tui.store.task_state import TaskStateFile
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ class SessionHandle:
         self.meta = meta
         self.messages = MessagesFile(directory / "messages.json")
         self.events = EventLog(directory / "events.jsonl")
+        self.task_state = TaskStateFile.of(directory, read_only=lock is None)
+        """todos.json: the agent's todo list and the user's standing instructions (read on first use)."""
         self.checkpoints = CheckpointsFile(directory / CHECKPOINTS_FILE_NAME)
         """The session's restore points (``/rewind``)."""
         self._lock = lock

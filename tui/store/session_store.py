@@ -7,7 +7,9 @@ import logging
 import os
 import secrets
 import shutil
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.atomic import unused_name
 from tui.base.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
@@ -25,7 +27,11 @@ from tui.store.store_errors import (
     StoreError,
     UnknownSessionError,
 )
+from tui.store.task_state import TASK_STATE_FILE, TaskStateFile, calls_in, todos_from_calls
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
 
@@ -309,10 +315,12 @@ class SessionStore:
         title = self._fork_title(session_id, parent_meta.title)
         handle = self.create(model=model or parent_meta.model, parent=ParentRef(session_id, count), title=title)
         try:
-            if count:
-                handle.messages.append(source.load_range(0, count))
+            copied = source.load_range(0, count) if count else []
+            if copied:
+                handle.messages.append(copied)
             else:
                 write_empty(handle.messages.path)
+            self._fork_task_state(session_id, handle, copied, whole=count == total)
             handle.meta.message_count = count
             # The parent's last figure describes the fork only when it holds all of the parent's messages;
             # a partial fork is counted from its own messages when it opens.
@@ -328,6 +336,15 @@ class SessionStore:
             raise
         return handle
 
+    def _fork_task_state(self, parent: str, handle: SessionHandle, copied: list[ModelMessage], *, whole: bool) -> None:
+        """The fork's todos.json: the parent's /keep lines, and its todo list as it was at the fork point (the
+        parent's current list for a whole fork; else the last list written in the copied messages)."""
+        parent_file = TaskStateFile.of(self.root / parent, read_only=True)
+        state = parent_file.state
+        if not whole or not parent_file.exists():
+            state = replace(state, todos=todos_from_calls(calls_in(copied)) or ())
+        if not state.empty:
+            TaskStateFile.of(handle.directory).save(state)
 
     def _fork_title(self, parent: str, parent_title: str) -> str:
         """``explain the project (fork)`` for a session's first fork, ``(fork 2)``, ``(fork 3)`` … for the next ones
@@ -348,7 +365,8 @@ class SessionStore:
         return title
 
 
-_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE, CHECKPOINTS_FILE_NAME)
+_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE, CHECKPOINTS_FILE_NAME,
+                  TASK_STATE_FILE)
 
 
 def _refuse_planted_links(directory: Path) -> None:

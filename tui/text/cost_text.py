@@ -3,12 +3,44 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tui.text.wording import plural
 
-if TYPE_CHECKING:
-    from tui.store.cost_totals import CostTotals
+__all__ = ["FREE_OFFLINE", "NOT_RECORDED", "PRICE_UNKNOWN", "CostTotals", "compaction_cost_text", "format_usd",
+           "totals_details", "totals_label"]
+
+
+class CostTotals(Protocol):
+    """What these words read of a cost record (the store's :class:`tui.store.cost_totals.CostTotals` is one):
+    a small protocol, so the text layer never reaches up into the store."""
+
+    @property
+    def input_usd(self) -> float: ...
+
+    @property
+    def cached_input_usd(self) -> float: ...
+
+    @property
+    def output_usd(self) -> float: ...
+
+    @property
+    def summarizer_usd(self) -> float: ...
+
+    @property
+    def requests(self) -> int: ...
+
+    @property
+    def unpriced_requests(self) -> int: ...
+
+    @property
+    def since(self) -> float | None: ...
+
+    @property
+    def total_usd(self) -> float: ...
+
+    @property
+    def complete(self) -> bool: ...
 
 PRICE_UNKNOWN = "price unknown"
 NOT_RECORDED = "–"

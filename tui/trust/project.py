@@ -30,6 +30,7 @@ from tui.base.config import (
     flatten_settings,
     parse_config,
     settings_from_layers,
+    without_user_only_keys,
 )
 from tui.base.mcp_config import (
     PROJECT_FILE_LIMIT,
@@ -107,7 +108,7 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
     layer = None
     try:
         if toml is not None:
-            layer = parse_config(toml, str(toml_path))
+            layer = without_user_only_keys(parse_config(toml, str(toml_path)))
             settings_from_layers([layer])  # every key valid on its own
         servers = parse_project_servers(mcp_json, str(mcp_path)) if mcp_json is not None else ()
     except (ConfigError, McpConfigError) as error:

@@ -40,6 +40,7 @@ from pydantic_ai.toolsets import AbstractToolset
 
 from tui.agent.approval.commands import CommandApprovals, CommandRequest, suggested_prefix
 from tui.agent.approval.mcp_calls import McpApprovals, mcp_server_of
+from tui.agent.approval.plan_mode import ModeGuard
 from tui.agent.approval.writes import (
     DENIED_BY_POLICY,
     DENIED_HEADLESS,
@@ -88,7 +89,7 @@ class ApprovalGate(AbstractCapability[None]):
         root = self._root
         return ApprovalGate(root.policy, root.writes, mcp=root.mcp, commands=root.commands,
                             sandbox_line=root.sandbox_line, subagent=label, parent=root,
-                            command_tools=root.command_tools)
+                            command_tools=root.command_tools, modes=root.modes)
 
     @property
     def _root(self) -> ApprovalGate:
@@ -117,6 +118,16 @@ class ApprovalGate(AbstractCapability[None]):
         denial the model reads; forgotten once taken."""
         taken, self.unanswered = self.unanswered, {}
         return taken
+    modes: ModeGuard | None = None
+    """The session's mode: in ``accept-writes`` file writes run without asking (unless ``writes`` is ``never``);
+    in ``plan`` the guard refuses every change before this gate is reached."""
+
+    @property
+    def accepting_writes(self) -> bool:
+        """File writes run without asking: the policy, "allow for this session", or the accept-writes mode."""
+        if self.writes == "always" or self.allowed_for_session:
+            return True
+        return self.writes == "ask" and self.modes is not None and self.modes.mode == "accept-writes"
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -130,8 +141,7 @@ class ApprovalGate(AbstractCapability[None]):
             return self.mcp.needs_approval(server)
         if runs_commands(tool_def):
             return self.commands is not None and not self.commands.allowed_without_asking(str(args.get("command", "")))
-        root = self._root
-        if not writes_files(tool_def) or root.writes == "always" or root.allowed_for_session:
+        if not writes_files(tool_def) or self._root.accepting_writes:
             return False
         try:
             self.policy.resolve_for_write(str(args.get("path", "")))
@@ -177,8 +187,8 @@ class ApprovalGate(AbstractCapability[None]):
 
     async def _answer(self, request: WriteRequest) -> bool | ToolDenied:
         root = self._root
-        if root.allowed_for_session or root.writes == "always":
-            return True  # "allow for this session" given for an earlier call of the same response
+        if root.accepting_writes:
+            return True  # "allow for this session" given for an earlier call of the same response, or the mode
         if root.writes == "never":
             return self._refuse(request, DENIED_BY_POLICY.format(tool=request.tool_name, path=request.path))
         approver = self._approver()

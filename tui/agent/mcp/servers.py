@@ -3,7 +3,7 @@
 Each server lives in a task of its own (:meth:`McpServers.start`, called once the app has drawn its first
 frame, or by ``deep-tui run`` before its turn): it starts the server through pydantic-ai's MCP client
 (:class:`pydantic_ai.mcp.MCPToolset` over a stdio, streamable-HTTP or SSE transport), waits at most the
-server's ``timeout`` (stretched on a loaded machine: :mod:`tui.agent.mcp.budget`) for the handshake and its
+server's ``timeout`` (stretched on a loaded machine: :mod:`tui.agent.mcp.start_budget`) for the handshake and its
 tool list, then pings it every :attr:`health_interval`
 seconds. A server that fails to start, stops answering or exits becomes ``failed`` with a one-line reason,
 its tools leave the toolset, and every listener hears one notice; the session goes on.
@@ -36,8 +36,8 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from tui.agent.approval.mcp_calls import McpRoute
-from tui.agent.mcp.budget import budget_words, handshake_budget, load_stretch
 from tui.agent.mcp.pool import PoolTool, describe_error
+from tui.agent.mcp.start_budget import budget_words, handshake_budget, load_stretch
 from tui.agent.mcp.status import McpNotice, McpServerView, McpStatus, McpToolInfo
 from tui.agent.mcp.toolset import McpToolset
 from tui.base.config import Settings

@@ -29,6 +29,7 @@ from tui.chain.budget import WindowBudget
 from tui.chain.estimate import instructions_tokens, part_tokens, tool_definition_tokens
 
 PROJECT_INSTRUCTIONS_LABEL = "project instructions"
+TASK_STATE_LABEL = "task state (todos, /keep)"
 
 
 def _category(part: object) -> str | None:
@@ -78,10 +79,11 @@ def build_breakdown(
     ratio: float = 1.0,
     project_instructions: str = "",
     project_files: Sequence[Path] = (),
+    task_state: str = "",
 ) -> ContextBreakdown:
     """The /context report: fixed costs first, then the conversation by category, largest first.
     ``project_instructions``: the text the project's AGENTS.md / CLAUDE.md files add (its own row), read from
-    ``project_files``."""
+    ``project_files``; ``task_state``: the todo list and standing instructions section (its own row)."""
     fixed = [
         ContextSlice("instructions and memory", math.ceil(instructions_tokens(instructions) * ratio)),
         ContextSlice("tool definitions", math.ceil(tool_definition_tokens(tool_defs) * ratio)),
@@ -89,6 +91,8 @@ def build_breakdown(
     if project_instructions:
         fixed.insert(1, ContextSlice(PROJECT_INSTRUCTIONS_LABEL,
                                      math.ceil(instructions_tokens([project_instructions]) * ratio)))
+    if task_state:
+        fixed.insert(1, ContextSlice(TASK_STATE_LABEL, math.ceil(instructions_tokens([task_state]) * ratio)))
     by_category = message_slices(messages, ratio)
     extra_instructions = by_category.pop("instructions and memory", 0)
     if extra_instructions:
@@ -108,6 +112,7 @@ def build_breakdown(
         slices=(*fixed, *conversation),
         compaction_threshold=settings.compaction_threshold,
         summarize_threshold=settings.summarize_threshold,
+        auto_compact=settings.auto_compact,
         message_count=message_count,
         compressions=compressions,
         history_file=history_file,

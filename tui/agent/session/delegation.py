@@ -16,8 +16,8 @@ from tui.agent.session.run_events import run_events
 from tui.agent.session.toolsets import AgentParts
 from tui.agent.subagents.definitions import SubagentCatalog
 from tui.agent.subagents.progress import SubagentStatus
-from tui.agent.subagents.runner import SubagentEnvironment
 from tui.agent.subagents.subagent_pool import SubagentPool
+from tui.agent.subagents.subagent_run import SubagentEnvironment
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.events import ChainEvent

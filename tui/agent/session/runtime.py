@@ -13,6 +13,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.approval.commands import CommandApprover
+from tui.agent.approval.plan_mode import USER_COMMAND_REFUSAL
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.mcp.servers import McpServers
@@ -29,11 +30,14 @@ from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
 from tui.agent.session.rewinds import SessionRewinds
+from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.subagents.definitions import SubagentCatalog
 from tui.agent.subagents.task_tool import task_toolset
+from tui.agent.tasks.board import TaskBoard
+from tui.agent.tasks.todo_tools import todo_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
 from tui.agent.tools.path_policy import PathPolicy
 from tui.base.config import Settings
@@ -53,8 +57,9 @@ You are deep-tui's assistant, working in the user's project directory with file
 tools (read_file, write_file, edit_file, ls, glob, grep), shell commands (execute: sandboxed,
 each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
-or every session), read_conversation_message (a recorded message, verbatim) and task (a side task
-handed to a subagent with a fresh context: only its answer enters yours).
+or every session), read_conversation_message (a recorded message, verbatim), a todo list
+(write_todos, read_todos) for any task of three steps or more, and task (a side task handed to a subagent
+with a fresh context: only its answer enters yours).
 Be concise and precise; prefer reading files over guessing."""
 
 ATTACHMENT_SHARE_DIVISOR = 4
@@ -64,7 +69,7 @@ PAGE_ROOM_CHARS = 400
 chain saved to disk again would only point at itself)."""
 
 
-class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
+class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSubagents):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
 
@@ -114,6 +119,11 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
         )
         self.info.warnings.extend(handle.warnings)
         self.info.warnings.extend(planted_links(data_dir, agent_name=settings.agent_name, session_id=handle.id))
+        self.tasks = TaskBoard(handle.task_state, notify=self.event_history.notify, mode=lambda: self.mode)
+        """The todo list and the standing instructions (/keep): in the instructions of every request."""
+        if handle.meta.message_count:
+            self.tasks.adopt_from_history(handle.messages)  # a pydantic-deep session keeps its list in its calls
+        self.info.warnings.extend(handle.task_state.warnings)
         parts = build_agent_parts(workdir=workdir, data_dir=data_dir, memory=self.memory, search=self.search,
                                   session_id=handle.id, turn_start=lambda: self._turn_start,
                                   writes=settings.tools.writes,  # type: ignore[arg-type]  # validated by config
@@ -121,7 +131,8 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
                                   tool_timeout=settings.tools.timeout,
                                   commands=settings.tools.commands,  # type: ignore[arg-type]  # validated by config
                                   network=settings.tools.network, sandboxed=settings.tools.sandbox,
-                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS)
+                                  page_chars=lambda: self.manager.eviction_threshold * CHARS_PER_TOKEN - PAGE_ROOM_CHARS,
+                                  mode=settings.tools.mode, task_tools=todo_toolset(self.tasks))
         self.tool_kinds = parts.kinds
         self.manager = ContextManager(
             settings=settings.context,
@@ -154,6 +165,7 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
         """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
         self.write_gate = parts.write_gate
         self.shell = parts.shell
+        self.modes = parts.modes
         self._memory_instructions = memory_instructions(self.memory)
         self.project_instructions = ProjectInstructionsSource(workdir, data_dir.root, warn=self.info.warnings.append)
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
@@ -162,7 +174,7 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
-                          self.project_instructions],
+                          self.project_instructions, self.tasks.instructions],
             toolsets=[*self._toolsets, *parts.extra_toolsets],
             capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self.manager.capabilities(),
                           CostCapability(self.cost)],
@@ -269,6 +281,8 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
             return UserCommandResult(command, "a turn is running: run the command when it ends", ran=False)
         if self.handle.read_only:
             return UserCommandResult(command, "this session is open read-only", ran=False)
+        if self.modes.planning:
+            return UserCommandResult(command, USER_COMMAND_REFUSAL, ran=False)
         self._busy = True
         try:
             if self.shell.sandbox.unavailable() is None:  # it will run: its changes can be rewound
@@ -359,7 +373,8 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
         return self.manager.plan_compaction(self.messages)
 
     def _instructions(self) -> list[str]:
-        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions()]
+        return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions(),
+                self.tasks.instructions()]
 
     def refresh_instructions(self) -> bool:
         """Look at the project instruction files again; when they changed, count them again and report the usage
@@ -402,12 +417,13 @@ class SessionRuntime(SessionRewinds, SessionTurns, SessionSubagents):
             tool_defs=self._tool_definitions(),
             window=self.manager.window,
             window_source=self.manager.window_source,
-            settings=self.settings.context,
+            settings=self.manager.settings,
             message_count=self.handle.meta.message_count,
             compressions=self.handle.meta.compressions,
             history_file=self.handle.messages.path,
             budget=self.manager.budget,
             ratio=self.manager.accountant.ratio,
+            task_state=self.tasks.instructions(),
         )
         turn = self.cost.turn
         failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]

@@ -15,6 +15,7 @@ from pydantic_ai.toolsets import AbstractToolset
 from tui.agent.approval.approval_gate import ApprovalGate
 from tui.agent.approval.commands import CommandApprovals, CommandPolicy
 from tui.agent.approval.mcp_calls import McpApprovals, McpRoute
+from tui.agent.approval.plan_mode import ModeGuard
 from tui.agent.approval.writes import WritePolicy
 from tui.agent.session.encodable_messages import EncodableResponses
 from tui.agent.shell.execute_tool import ShellState, shell_toolset
@@ -41,6 +42,8 @@ class AgentParts:
     """Asks before the file tools change anything, or a command runs (it is also in ``capabilities``)."""
     shell: ShellState
     """The ``execute`` tool's sandbox (the prompt's ``!command`` runs there too)."""
+    modes: ModeGuard
+    """The session's mode as the tools see it (plan mode refuses changes; it is also in ``capabilities``)."""
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
     extra_toolsets: list[AbstractToolset[None]] = field(default_factory=list)
     """Toolsets whose tools are not known in advance (the MCP servers')."""
@@ -66,7 +69,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
                       writes: WritePolicy = "ask", mcp: McpToolSource | None = None,
                       mcp_default: WritePolicy = "ask", tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
                       commands: CommandPolicy = "ask", network: bool = False, sandboxed: bool = True,
-                      page_chars: Callable[[], int] | None = None) -> AgentParts:
+                      page_chars: Callable[[], int] | None = None, mode: str = "default",
+                      task_tools: FunctionToolset[None] | None = None) -> AgentParts:
     """The toolsets for session ``session_id``'s agent, and the local workspace its file tools work through.
 
     ``search`` is the process's shared index (a new one over ``data_dir`` when not given); ``turn_start``:
@@ -76,7 +80,8 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     they may reach the network; ``sandboxed=False`` only for ``--no-sandbox``); ``mcp``: the MCP servers,
     whose tools ask first as ``mcp_default`` (``[tools] mcp``) and each server's ``approval`` say;
     ``tool_timeout``: seconds one tool call may run (``None``: no cap; Esc still stops it); ``page_chars``: the
-    most characters a read_file page may hold now (what the context keeps inline).
+    most characters a read_file page may hold now (what the context keeps inline); ``mode``: the session's first
+    mode (see :mod:`tui.agent.tasks.modes`); ``task_tools``: the todo tools.
     """
     policy = PathPolicy(workdir=workdir, data_root=data_dir.root)
     try:
@@ -87,8 +92,11 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
     shell = ShellState(sandbox_for(workdir, [data_dir.root, user_config_dir()], network=network, enabled=sandboxed),
                        saved_dir=data_dir.large_results_dir)
     approvals = CommandApprovals(commands, unavailable=shell.sandbox.unavailable)
-    gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe())
+    modes = ModeGuard(mode)
+    gate = ApprovalGate(policy, writes, commands=approvals, sandbox_line=shell.sandbox.describe(), modes=modes)
     toolsets = [file_toolset(policy, page_chars), memory_toolset(memory), history, shell_toolset(shell)]
+    if task_tools is not None:
+        toolsets.append(task_tools)
     kinds = ToolKinds.of(tool.tool_def for toolset in toolsets for tool in toolset.tools.values())
     gate.command_tools = kinds.command_running
     extra: list[AbstractToolset[None]] = []
@@ -99,13 +107,14 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         extra.append(mcp.toolset)
 
     def capabilities(approvals: ApprovalGate) -> list[AbstractCapability[None]]:
-        return [LocalWorkspace(workdir), EncodableResponses(), approvals, ToolTimeLimit(tool_timeout),
+        return [LocalWorkspace(workdir), EncodableResponses(), modes, approvals, ToolTimeLimit(tool_timeout),
                 ToolArgumentErrors()]
 
     return AgentParts(
         toolsets=toolsets,
         write_gate=gate,
         shell=shell,
+        modes=modes,
         capabilities=capabilities(gate),
         extra_toolsets=extra,
         subagent_capabilities=lambda label: capabilities(gate.for_subagent(label)),

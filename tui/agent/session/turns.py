@@ -27,6 +27,7 @@ from tui.agent.session.translation import translate
 from tui.agent.shell.execute_tool import ShellState
 from tui.agent.tools.kinds import ToolKinds
 from tui.agent.turn_events import (
+    McpServersStarted,
     McpServersStarting,
     PromptAttached,
     ToolCallFinished,
@@ -92,6 +93,7 @@ class SessionTurns:
             if self.mcp is not None and (starting := self.mcp.starting()):
                 yield McpServersStarting(starting)  # the first request waits for their tools (each bounded)
                 await self.mcp.wait_started()
+                yield McpServersStarted(starting)
             # workspace="new": the workspace is always this process's --workdir, even when the history
             # was recorded in another directory (a resumed or copied session).
             with capture_run_messages() as run_messages:

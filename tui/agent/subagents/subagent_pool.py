@@ -12,7 +12,7 @@ from pydantic_ai.models import Model
 
 from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
 from tui.agent.subagents.progress import SubagentProgress, SubagentStatus
-from tui.agent.subagents.runner import Emit, SubagentEnvironment, SubagentOutcome, SubagentRun
+from tui.agent.subagents.subagent_run import Emit, SubagentEnvironment, SubagentOutcome, SubagentRun
 from tui.agent.tools.failures import refuse
 from tui.chain.events import SubagentRan
 from tui.store.subagent_histories import SubagentHistories
@@ -32,7 +32,7 @@ MAX_PROMPT_CHARS = 200_000
 
 
 class SubagentPool:
-    """Runs the session's subagents (see :mod:`tui.agent.subagents.runner`)."""
+    """Runs the session's subagents (see :mod:`tui.agent.subagents.subagent_run`)."""
 
     def __init__(self, env: SubagentEnvironment, histories: SubagentHistories, catalog: SubagentCatalog, *,
                  build_model: Callable[[str], Model], read_only: Callable[[], bool],

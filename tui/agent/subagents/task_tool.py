@@ -10,8 +10,8 @@ from __future__ import annotations
 from pydantic_ai import FunctionToolset, RunContext
 
 from tui.agent.subagents.progress import SubagentProgress
-from tui.agent.subagents.runner import TASK_TOOL_NAME
 from tui.agent.subagents.subagent_pool import GENERAL_PURPOSE, SubagentPool
+from tui.agent.subagents.subagent_run import TASK_TOOL_NAME
 from tui.agent.tools.kinds import DELEGATES_METADATA
 
 TASK_DESCRIPTION = """\

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from pydantic_ai.tools import ToolDefinition
 
-from tui.base.metadata_keys import DELEGATES_KEY, RUNS_COMMANDS_KEY, WRITES_FILES_KEY, WRITES_MEMORY_KEY
+from tui.base.metadata_keys import DELEGATES_KEY, MCP_SERVER_KEY, RUNS_COMMANDS_KEY, WRITES_FILES_KEY, WRITES_MEMORY_KEY
 
 __all__ = ["DELEGATES_METADATA", "RUNS_COMMANDS_METADATA", "WRITES_FILES_METADATA", "WRITES_MEMORY_METADATA", "ToolKinds",
-           "delegates", "runs_commands", "writes_files", "writes_memory"]
+           "changes_something", "delegates", "mcp_read_only", "runs_commands", "writes_files", "writes_memory"]
 
 WRITES_FILES_METADATA = {WRITES_FILES_KEY: True}
 """Tool metadata marking a tool that changes files in the working directory (it needs approval)."""
@@ -70,3 +70,19 @@ class ToolKinds:
         return cls(file_writing=frozenset(d.name for d in defs if writes_files(d)),
                    command_running=frozenset(d.name for d in defs if runs_commands(d)),
                    memory_writing=frozenset(d.name for d in defs if writes_memory(d)))
+
+
+def mcp_read_only(tool_def: ToolDefinition) -> bool:
+    """Whether an MCP server marked its tool read-only (its ``readOnlyHint`` annotation, as pydantic-ai keeps it
+    in the tool's metadata); a tool without the mark may change something."""
+    annotations = (tool_def.metadata or {}).get("annotations")
+    return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+
+
+def changes_something(tool_def: ToolDefinition) -> bool:
+    """Whether a tool may change something outside the session's own task state: it writes files, runs
+    commands, changes MEMORY.md, or is an MCP server's tool the server did not mark read-only (plan mode
+    refuses these)."""
+    if writes_files(tool_def) or runs_commands(tool_def) or writes_memory(tool_def):
+        return True
+    return (tool_def.metadata or {}).get(MCP_SERVER_KEY) is not None and not mcp_read_only(tool_def)

@@ -7,7 +7,8 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.turn_runner.TurnRunner` (a turn's worker),
 :class:`~tui.app.chat.session_actions.SessionActions` (the picker, new, fork, rename),
 :class:`~tui.app.chat.model_switching.ModelSwitching` (``/model``),
-:class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files) and
+:class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files),
+:class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks) and
 :class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
 """
 
@@ -34,11 +35,13 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
+from tui.app.chat.rewinding import Rewinding
 from tui.app.chat.session_actions import SessionActions
 from tui.app.chat.session_state import SessionState
 from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
 from tui.app.chat.side_panels import SidePanels
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
+from tui.app.double_escape import DoubleEscape
 from tui.app.widgets.blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
@@ -115,10 +118,13 @@ class MainScreen(Screen[None]):
         self.models = ModelSwitching(self)
         self.files = FileCompletion(self)
         self.panels = SidePanels(self, lambda: self.state.runtime)
+        self.rewinds = Rewinding(self)
         self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
         self._wire(state.runtime)
         self._welcome_done = False
         """The first prompt was sent: the welcome does not come back in this run."""
+        self._double_escape = DoubleEscape()
+        """Esc Esc in an empty prompt opens the rewind dialog."""
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -216,6 +222,9 @@ class MainScreen(Screen[None]):
     def start(self, work: Awaitable[None], group: str) -> None:
         self.run_worker(work, group=group, exclusive=True)
 
+    def switch_workers(self) -> list[Worker[Any]]:
+        return [worker for worker in self.workers if worker.group == "switch" and worker.is_running]
+
     def start_in_thread(self, work: Callable[[], None], group: str) -> None:
         self.run_worker(work, thread=True, group=group, exclusive=True)
 
@@ -235,6 +244,7 @@ class MainScreen(Screen[None]):
     def turn_recorded(self) -> None:
         self.sessions.list_sessions_ahead()
         self.refresh_title()
+        self.mark_restore_points()
 
     def refresh_title(self) -> None:
         """Show the current session (title, id, model) in the title bar, and what runs without asking."""
@@ -270,6 +280,7 @@ class MainScreen(Screen[None]):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
                 status.clear()
+            self.mark_restore_points()  # a cancelled turn or a !command may have one too
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)
 
     def awaiting_provider(self) -> bool:
@@ -312,7 +323,15 @@ class MainScreen(Screen[None]):
         self.sessions.fork_at(message.upto)
 
     def on_key(self, event: events.Key) -> None:
-        """Letters typed while a chat message (or the compact button) is selected go to the prompt."""
+        """Letters typed while a chat message (or the compact button) is selected go to the prompt; Esc Esc in an
+        empty prompt (no turn running) opens the rewind dialog."""
+        if event.key == "escape":
+            if not self.turn_running and self.focused is self.prompt \
+                    and self._double_escape.press(prompt_empty=not self.prompt.text.strip()):
+                event.stop()
+                self.rewind()
+            return
+        self._double_escape.reset()
         if self.prompts.take_typing(event, self.focused):
             event.prevent_default()
             event.stop()
@@ -379,6 +398,11 @@ class MainScreen(Screen[None]):
             from tui.app.widgets.welcome import WelcomeBlock
 
             await chat.mount(WelcomeBlock.for_session(runtime, self.state.settings))
+        self.mark_restore_points()
+
+    def mark_restore_points(self) -> None:
+        """Mark each prompt in the chat that has a restore point."""
+        self.rewinds.mark_prompts()
 
     def dismiss_welcome(self) -> None:
         """The first prompt: the welcome has done its job."""
@@ -474,6 +498,10 @@ class MainScreen(Screen[None]):
             self.app.push_screen(McpServersScreen(list))
             return
         self.app.push_screen(McpServersScreen(mcp.views, mcp.on_change))
+
+    def rewind(self) -> None:
+        """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""
+        self.rewinds.open()
 
     def toggle_panel(self, tab: str) -> None:
         """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""

@@ -22,6 +22,7 @@ EXTRA_KEYS = (
     ("@ tab", "complete a file; @path sends the file with the prompt"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
+    ("esc esc", "in an empty prompt: rewind (take back what a prompt changed)"),
     ("ctrl+c", "copy a selection, or cancel the turn, or clear the prompt"),
     ("ctrl+d", "in an empty prompt: quit (so does ctrl+c twice)"),
     ("ctrl+f", "on a selected chat message: fork there (asks first)"),

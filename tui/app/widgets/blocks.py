@@ -67,8 +67,17 @@ class UserBlock(Static, can_focus=True):
     def __init__(self, text: str, *, message_index: int | None = None) -> None:
         self.text = visible(text)
         self.expanded = False
+        self.restore_point = False
+        """The files as they were before this prompt are kept (``/rewind``): shown as ↺ after "you"."""
         super().__init__(self._content(), classes="user-block")
         self.message_index = message_index
+
+    def mark_restore_point(self) -> None:
+        """Show that this prompt has a restore point."""
+        if not self.restore_point:
+            self.restore_point = True
+            self.tooltip = "A restore point: /rewind (or Esc Esc in an empty prompt) takes back what this prompt changed"
+            self.update(self._content())
 
     @property
     def hidden_lines(self) -> int:
@@ -77,7 +86,7 @@ class UserBlock(Static, can_focus=True):
 
     def _content(self) -> Content:
         shown, hidden = prompt_preview(self.text)
-        label = ("you  ", "bold $accent")
+        label = ("you↺ " if self.restore_point else "you  ", "bold $accent")
         if not hidden:
             return Content.assemble(label, self.text)
         total = hidden + PROMPT_PREVIEW_LINES

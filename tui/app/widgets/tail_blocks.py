@@ -37,7 +37,7 @@ from tui.app.widgets.blocks import (
     user_command_blocks,
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
-from tui.base.metadata_keys import EVICTED_PATH_KEY, SUMMARY_METADATA_KEY, USER_COMMAND_KEY, saved_chars
+from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars, summary_info
 from tui.store.session_tail import Record, SessionTail
 from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, is_attachment
 from tui.text.terminal_text import visible
@@ -100,7 +100,7 @@ def tail_blocks(tail: SessionTail, *, screen: tuple[int, int] | None = None) -> 
         index = None if tail.first_index is None else tail.first_index + offset
         parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
         if record.get("kind") == "request":
-            summary = _summary_info(parts)
+            summary = summary_info(record)
             if summary is not None:
                 divider = CompactionDivider(_divider_info(parts, summary))
                 divider.message_index = index
@@ -171,7 +171,7 @@ def least_rows(record: Record, columns: int) -> int:
     """A lower bound of the rows the blocks of ``record`` take in a chat at most ``columns`` wide."""
     parts = [part for part in record.get("parts", []) if isinstance(part, dict)]
     if record.get("kind") == "request":
-        if _summary_info(parts) is not None:
+        if summary_info(record) is not None:
             return 1
         metadata = record.get("metadata")
         if isinstance(metadata, dict) and command_metadata(metadata.get(USER_COMMAND_KEY)) is not None:
@@ -324,16 +324,6 @@ def _set_result(block: ToolBlock, part: Record) -> None:
     block.set_result(visible(text), len(text), saved_chars=saved_chars(metadata or {}),
                      evicted_path=visible(path) if isinstance(path, str) else None,
                      is_error=is_error)
-
-
-def _summary_info(parts: list[Record]) -> dict[str, Any] | None:
-    for part in parts:
-        metadata = part.get("metadata")
-        if part.get("part_kind") == "compaction" and isinstance(metadata, dict):
-            info = metadata.get(SUMMARY_METADATA_KEY)
-            if isinstance(info, dict):
-                return info
-    return None
 
 
 def _divider_info(parts: list[Record], info: dict[str, Any]) -> DividerInfo:

@@ -1,7 +1,8 @@
 """While a turn runs, one line says so: a spinner, the seconds so far, the tokens received, the tool at work.
 
 ``⠹ working 12 s · ≈340 tokens · grep · esc cancels`` — every anchor has such a line, so a long turn never
-looks like a hung one; while an approval dialog is open it says the turn is waiting for the user's answer.
+looks like a hung one; while an approval dialog is open it says the turn is waiting for the user's answer, and
+while the turn waits for MCP servers still starting it names them (``starting MCP servers (github)… 4 s``).
 Tokens are estimated from the characters received (answer, thinking, tool arguments; chars/4, as the chain
 estimates) until the provider's own count arrives with the turn's end.
 """
@@ -15,7 +16,14 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.agent.turn_events import TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnEvent
+from tui.agent.turn_events import (
+    McpServersStarting,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEvent,
+)
 from tui.app.formatting import human_tokens
 from tui.app.screens.approval_dialog import ApprovalDialog
 from tui.text.terminal_text import visible
@@ -47,6 +55,8 @@ class TurnActivity(Static):
         self._chars = 0
         self._thinking = False
         self._tools: dict[str, str] = {}
+        self._waiting_for = ""
+        """What the turn waits for before its first request (MCP servers starting), or nothing."""
         self._ticker: Timer | None = None
 
     @property
@@ -60,7 +70,7 @@ class TurnActivity(Static):
 
     def start(self) -> None:
         """A turn began."""
-        self._started, self._chars, self._thinking, self._tools = clock(), 0, False, {}
+        self._started, self._chars, self._thinking, self._tools, self._waiting_for = clock(), 0, False, {}, ""
         if self._ticker is None:
             self._ticker = self.set_interval(TICK_SECONDS, self._tick)
         self.display = True
@@ -68,6 +78,11 @@ class TurnActivity(Static):
 
     def count(self, event: TurnEvent) -> None:
         """Take in what the turn streamed (O(1); drawn at the next tick)."""
+        if isinstance(event, McpServersStarting):
+            self._waiting_for = event.describe()
+            self._tick()
+            return
+        self._waiting_for = ""  # anything else streamed: the servers are up (or given up on)
         if isinstance(event, TextDelta):
             self._chars += len(event.text)
             self._thinking = False
@@ -96,6 +111,8 @@ class TurnActivity(Static):
         spinner = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
         if isinstance(self.app.screen, ApprovalDialog):  # the turn waits on the user, not on the model
             doing = "waiting for your answer"
+        elif self._waiting_for:
+            doing = self._waiting_for
         else:
             doing = "thinking" if self._thinking else "working"
         pieces: list[tuple[str, str] | str] = [
