@@ -28,6 +28,8 @@ from fuzzfarm.driver import Trace
 from tui.chain.estimate import text_tokens
 from tui.chain.events import CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 from tui.chain.retention import extract_identifiers, retention_score
+from tui.store.messages_file import MessagesFile
+from tui.store.subagent_histories import subagent_history_file, subagent_numbers
 
 EVICTED_PATH_KEY = "deep_tui_evicted_path"
 SAVED_LINES_KEY = "deep_tui_saved_lines"
@@ -44,6 +46,9 @@ class SessionResult:
     tool_heavy: bool
     violations: list[str] = field(default_factory=list)
     requests: int = 0
+    subagent_requests: int = 0
+    subagents: int = 0
+    """Subagent histories found on disk (each must replay and hold every response its subagent was given)."""
     over_limit: int = 0
     max_fill: float = 0.0
     """Largest request ÷ (window − reserve)."""
@@ -74,13 +79,17 @@ class SessionResult:
 
 
 def _check_requests(trace: Trace, result: SessionResult) -> None:
+    """Every request, the subagents' too: a subagent's against its own window (the session's model, so the
+    session's window here)."""
     for record in trace.script.requests:
         result.requests += 1
+        result.subagent_requests += bool(record.subagent)
         result.max_fill = max(result.max_fill, record.size / trace.limit)
         if record.size > trace.limit:
             result.over_limit += 1
-            result.violations.append(f"request of {record.size:,} tokens in turn {record.turn} is over window − "
-                                     f"reserve = {trace.limit:,}")
+            sender = f" (subagent {record.subagent[:40]!r})" if record.subagent else ""
+            result.violations.append(f"request of {record.size:,} tokens in turn {record.turn}{sender} is over window "
+                                     f"− reserve = {trace.limit:,}")
 
 
 def _check_turns(trace: Trace, result: SessionResult) -> None:
@@ -155,6 +164,7 @@ def _check_disk(trace: Trace, result: SessionResult) -> list[Any]:
         found = is_subsequence(wanted, recorded)
         _recover(result, found == len(wanted),
                  f"{session_id}: model response {found} of {len(wanted)} is missing from messages.json")
+    _check_subagents(trace, result)
     final = histories[trace.sessions[-1]]
     prompts = user_prompts(final)
     found = is_subsequence(trace.prompts, prompts)
@@ -168,6 +178,22 @@ def _check_disk(trace: Trace, result: SessionResult) -> list[Any]:
     for call_id, masked in trace.script.masked.items():
         _check_masked(trace, result, call_id, masked, originals.get(call_id))
     return final
+
+
+def _check_subagents(trace: Trace, result: SessionResult) -> None:
+    """Each subagent's own messages.json replays, and together they hold every response subagents were given."""
+    recorded: list[Any] = []
+    for session_id in dict.fromkeys(trace.sessions):
+        session_dir = trace.data_dir.session_dir(session_id)
+        for number in subagent_numbers(session_dir):
+            loaded = MessagesFile(subagent_history_file(session_dir, number)).load()
+            result.subagents += 1
+            if loaded.warning:
+                result.violations.append(f"subagent {number} of {session_id}: {loaded.warning[:200]}")
+            recorded.extend(response_key(m) for m in loaded.messages if isinstance(m, ModelResponse))
+    have = set(recorded)
+    for response in trace.script.subagent_produced:
+        _recover(result, response_key(response) in have, "a subagent's model response is missing from its history")
 
 
 def _check_evicted(trace: Trace, result: SessionResult, call_id: str, seen: ToolReturnPart) -> None:

@@ -5,7 +5,7 @@ calls and answers, the same per-request meter), with the same file tools on a ``
 workdir made from the shared template, streamed like the runtime streams (``run_events``,
 ``workspace="new"``), blocking calls inline like the farm. Nothing of deep-tui's chain runs: no
 ContextManager or eviction capabilities, no SessionStore, no write gate (writes run), no checks.
-``resume``, ``fork`` and ``compact`` actions have no bare equivalent and are skipped; each turn's
+``resume``, ``fork`` and ``compact`` actions and ``task`` calls (subagents) have no bare equivalent and are skipped; each turn's
 history is the previous run's ``all_messages()``, never compacted, so every request carries at least as
 many messages as the farm's does: the floor is an upper bound on what pydantic-ai (with the same tools
 and scripted model) costs without the chain, and the farm ÷ floor ratio a lower bound on what deep-tui's
@@ -100,7 +100,9 @@ class FloorFigures:
 
 
 async def play(spec: SessionSpec, workdir: Path, data_root: Path) -> ChatScript:
-    """``spec``'s turns on a bare agent working in ``workdir``; the script holds every request it was sent."""
+    """``spec``'s turns on a bare agent working in ``workdir``; the script holds every request it was sent. The bare
+    agent has no ``task`` tool: the turns are played without their subagent traffic."""
+    spec = spec.without_subagents()
     script = ChatScript(spec.disagreement, spec.model_counts)
     agent: Agent[None, str] = Agent(ScriptedChatModel(script), instructions=BASE_INSTRUCTIONS,
                                     toolsets=[file_toolset(PathPolicy(workdir=workdir, data_root=data_root)),

@@ -1,5 +1,6 @@
 """Random sessions from a seed: windows 4k–200k, a summarizer fault, a token-count disagreement, and a
-mix of tool traffic, chat, resumes, forks and manual compactions."""
+mix of tool traffic, subagents (``task`` calls, each subagent with its own reads), chat, resumes, forks and manual
+compactions."""
 
 from __future__ import annotations
 
@@ -105,7 +106,41 @@ def _call(rng: random.Random, state: _State, tool_heavy: bool, busy: set[str]) -
     return ToolCallSpec("glob", {"pattern": "**/*.txt"})
 
 
-def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool) -> Action:
+SUBAGENT_SHARE = 0.3
+"""Of the tool-heavy turns, the share that hands work to subagents (one to three ``task`` calls at once)."""
+SUBTASK_PREFIX = "fuzz-subtask"
+
+
+def _read_only_call(rng: random.Random) -> ToolCallSpec:
+    """A subagent's call: reads and searches (its writes would race the parent's on the same files)."""
+    roll = rng.random()
+    if roll < 0.5:
+        args: dict[str, object] = {"path": rng.choice(LARGE_FILES), "limit": rng.choice((400, 1200, 3000))}
+        if rng.random() < 0.5:
+            args["offset"] = rng.randrange(0, 600)
+        return ToolCallSpec("read_file", args)
+    if roll < 0.8:
+        return ToolCallSpec("grep", {"pattern": rng.choice(GREP_PATTERNS)})
+    return ToolCallSpec("read_file", {"path": rng.choice(SMALL_FILES)})
+
+
+def _subagent_batch(rng: random.Random, number: int) -> tuple[tuple[ToolCallSpec, ...], tuple[Action, ...]]:
+    """One response's ``task`` calls and what each subagent then does."""
+    calls: list[ToolCallSpec] = []
+    subtasks: list[Action] = []
+    for index in range(rng.choice((1, 1, 2, 3))):
+        prompt = f"{SUBTASK_PREFIX} {number}.{index}: read the logs and report every VAL- value with its line"
+        calls.append(ToolCallSpec("task", {"description": f"subtask {number}.{index}", "prompt": prompt}))
+        batches = tuple(tuple(_read_only_call(rng) for _ in range(rng.choice((1, 1, 2))))
+                        for _ in range(rng.randint(1, 4)))
+        subtasks.append(Action("turn", prompt=prompt, batches=batches,
+                               answer=f"Subtask {number}.{index}: VAL-{rng.randrange(99999):05d} at line "
+                                      f"{rng.randrange(9000)}."))
+    return tuple(calls), tuple(subtasks)
+
+
+def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool,
+          sub_rng: random.Random | None = None) -> Action:
     constraint = rng.choice(CONSTRAINTS)
     module = f"src/pkg_{rng.randrange(37)}/mod_{rng.randrange(97)}.py"
     prompt = f"turn {number}: look into {module} and the logs; remember \"{constraint}\""
@@ -120,7 +155,11 @@ def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool) -> A
     length = rng.choice((80, 400, 2_000, 6_000)) if not batches else rng.choice((80, 300))
     answer = (f"Turn {number}: checked `{module}`; VAL-{rng.randrange(99999):05d} took {rng.randrange(900)} ms. "
               + "Details follow. " * (length // 16))
-    return Action("turn", prompt=prompt, batches=tuple(batches), answer=answer)
+    subtasks: tuple[Action, ...] = ()
+    if sub_rng is not None and tool_heavy and sub_rng.random() < SUBAGENT_SHARE:
+        calls, subtasks = _subagent_batch(sub_rng, number)  # a stream of its own: the rest stays as it was
+        batches.insert(sub_rng.randint(0, len(batches)), calls)
+    return Action("turn", prompt=prompt, batches=tuple(batches), answer=answer, subtasks=subtasks)
 
 
 TODO_STEPS = ("read the logs", "find the KeyError in src/pkg_3/mod_3.py", "fix VAL-00042's parser",
@@ -162,6 +201,7 @@ def _task_traffic(seed: int, window: int, actions: list[Action]) -> list[Action]
 def generate(seed: int) -> SessionSpec:
     """The session for ``seed`` (the same seed always gives the same session)."""
     rng = random.Random(seed)
+    sub_rng = random.Random(seed * 7_919 + 13)
     window = rng.choices(WINDOWS, WINDOW_WEIGHTS)[0]
     tool_heavy = rng.random() < 0.7
     state = _State()
@@ -177,7 +217,7 @@ def generate(seed: int) -> SessionSpec:
         elif actions and roll < 0.19:
             actions.append(Action("compact", focus=rng.choice(FOCUSES)))
         else:
-            actions.append(_turn(rng, number, state, tool_heavy))
+            actions.append(_turn(rng, number, state, tool_heavy, sub_rng))
             number += 1
     return SessionSpec(seed=seed, window=window, fault=rng.choice(FAULT_KINDS),
                        disagreement=round(rng.uniform(0.75, 1.25), 3), model_counts=rng.random() < 0.5,

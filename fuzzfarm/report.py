@@ -27,6 +27,8 @@ class Figures:
 
     sessions: int = 0
     requests: int = 0
+    subagent_requests: int = 0
+    subagents: int = 0
     over_limit: int = 0
     max_fill: float = 0.0
     turns: int = 0
@@ -50,6 +52,8 @@ class Figures:
     def add(self, result: SessionResult) -> None:
         self.sessions += 1
         self.requests += result.requests
+        self.subagent_requests += result.subagent_requests
+        self.subagents += result.subagents
         self.over_limit += result.over_limit
         self.max_fill = max(self.max_fill, result.max_fill)
         self.turns += result.turns
@@ -197,7 +201,8 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "",
         "| figure | target | measured | |",
         "|---|---|---|---|",
-        f"| requests over window − reserve | 0 | {total.over_limit} of {total.requests:,} | "
+        f"| requests over window − reserve | 0 | {total.over_limit} of {total.requests:,} "
+        f"({total.subagent_requests:,} from {total.subagents:,} subagents, each against its own window) | "
         f"{_verdict(total.over_limit == 0)} |",
         f"| turns with more than one automatic summary | 0 | {total.multi_summary_turns} of {total.turns:,} | "
         f"{_verdict(total.multi_summary_turns == 0)} |",
@@ -234,12 +239,15 @@ def render(results: Sequence[SessionResult], *, seconds: float, workers: int, lo
         "## How the figures are defined",
         "",
         "- *over window − reserve*: requests whose size by the scripted model's own count exceeds the window "
-        "less the answer reserve. *largest ÷ (window − reserve)*: the fullest request seen.",
+        "less the answer reserve. *largest ÷ (window − reserve)*: the fullest request seen. Subagents' requests "
+        "(tool-heavy turns hand reads to one to three subagents at once, each with a context chain of its own) "
+        "are counted against the subagent's own window (the session's model, so the same size here).",
         "- *recoverable*: every model response and user prompt is in messages.json in order; every tool output "
         "the model was sent equals its record there; every evicted output's file equals the tool's own result "
         "byte for byte; every tier-2 pointer's saved copy equals the recorded original, and "
         "`read_file(offset, limit)` as the pointer says gives its lines; every messages.json loads with "
-        "pydantic-ai's `ModelMessagesTypeAdapter`.",
+        "pydantic-ai's `ModelMessagesTypeAdapter`; every subagent's own messages.json loads undamaged and together "
+        "they hold every response a subagent was given.",
         "- *task state*: some turns start with a `write_todos` call (windows of 8,000 and more), and `/keep` lines "
         "and mode switches (default, accept-writes, plan) come between actions; every request after them must "
         "carry the current list and every line in its instructions, verbatim, and no write, edit or command the "

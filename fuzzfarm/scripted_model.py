@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import RunContext
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel, FunctionStreamedResponse
 from pydantic_ai.settings import ModelSettings
@@ -18,6 +26,7 @@ from pydantic_ai.usage import RequestUsage
 
 from fuzzfarm.spec import Action
 from fuzzfarm.wire import RequestMeter
+from tui.agent.subagents.subagent_run import SUBAGENT_INSTRUCTIONS
 from tui.agent.tasks.render import todo_line
 from tui.store.task_state import todo_list
 
@@ -33,6 +42,8 @@ class RequestRecord:
     turn: int
     """Index of the user turn (``-1``: outside a turn)."""
     size: int
+    subagent: str = ""
+    """The subagent's prompt when a subagent sent it (checked against the subagent's own window)."""
 
 
 @dataclass
@@ -48,6 +59,9 @@ class ChatScript:
     masked: dict[str, ToolReturnPart] = field(default_factory=dict)
     """Each tier-2 rewritten output as the model saw it."""
     turn: int = -1
+    subtasks: dict[str, Action] = field(default_factory=dict)
+    """The running turn's subagents' plans, by their prompt."""
+    subagent_produced: list[ModelResponse] = field(default_factory=list)
     keep_lines: list[str] = field(default_factory=list)
     """The /keep lines the user added (each must be in every later request's instructions)."""
     todo_lines: list[str] = field(default_factory=list)
@@ -63,6 +77,7 @@ class ChatScript:
     def begin_turn(self, turn: int, action: Action) -> None:
         self.turn = turn
         self._plan = (action, 0)
+        self.subtasks = {subtask.prompt: subtask for subtask in action.subtasks}
 
     def measure(self, messages: Sequence[ModelMessage], parameters: ModelRequestParameters) -> int:
         instructions = "\n\n".join(p.content for p in parameters.instruction_parts or () if p.content) or None
@@ -100,6 +115,8 @@ class ChatScript:
     def respond(self, messages: Sequence[ModelMessage], parameters: ModelRequestParameters) -> tuple[int, ModelResponse]:
         """Record the request; the next planned response and the size to report."""
         size = self.measure(messages, parameters)
+        if _is_subagent(parameters, messages):
+            return size, self._respond_as_subagent(messages, size)
         self.requests.append(RequestRecord(self.turn, size))
         self._check_task_state(parameters)
         self._observe(messages)
@@ -122,6 +139,60 @@ class ChatScript:
                                  model_name="scripted-chat", provider_name=PROVIDER_NAME)
         self.produced.append(response)
         return size, response
+
+
+    def _respond_as_subagent(self, messages: Sequence[ModelMessage], size: int) -> ModelResponse:
+        """A subagent's request: its plan's next step, found from the request alone (several subagents run at
+        once; its chain may have summarized its first messages away): the step from the newest call id
+        (``fzs<step>-<key>-<n>``), the plan from the prompt. Never observed as the session's traffic."""
+        key, step, index = _subagent_position(messages)
+        plans = list(self.subtasks)
+        if key not in self.subtasks and index is not None and index < len(plans):
+            key = plans[index]  # its first request was summarized away: the call ids still say which it is
+        plan = self.subtasks.get(key) if key else None
+        self.requests.append(RequestRecord(self.turn, size, subagent=key or "(unknown)"))
+        parts: list[TextPart | ToolCallPart]
+        if plan is None:
+            parts = [TextPart("(the subagent's plan was lost with its prompt)")]
+        elif step < len(plan.batches):
+            position = plans.index(key)
+            parts = [ToolCallPart(call.tool, dict(call.args), f"fzs{step}-{self.turn}x{position}-{number}")
+                     for number, call in enumerate(plan.batches[step])]
+        else:
+            parts = [TextPart(plan.answer)]
+        response = ModelResponse(parts=parts, usage=RequestUsage(input_tokens=size, output_tokens=20),
+                                 model_name="scripted-chat", provider_name=PROVIDER_NAME)
+        self.subagent_produced.append(response)
+        return response
+
+
+SUBAGENT_MARK = SUBAGENT_INSTRUCTIONS[:60]
+
+
+def _is_subagent(parameters: ModelRequestParameters, messages: Sequence[ModelMessage]) -> bool:
+    texts = [part.content for part in parameters.instruction_parts or () if part.content]
+    last = messages[-1] if messages else None
+    if isinstance(last, ModelRequest) and last.instructions:
+        texts.append(last.instructions)
+    return any(SUBAGENT_MARK in text for text in texts)
+
+
+def _subagent_position(messages: Sequence[ModelMessage]) -> tuple[str, int, int | None]:
+    """(the subagent's prompt, the step of its plan this request is for, its plan's place in the turn's)."""
+    prompt = ""
+    step = 0
+    index: int | None = None
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str) and not prompt:
+                    prompt = part.content
+        elif isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart) and part.tool_call_id.startswith("fzs"):
+                    step_text, where, _number = part.tool_call_id[3:].split("-", 2)
+                    step, index = int(step_text) + 1, int(where.split("x", 1)[1])
+    return prompt, step, index
 
 
 @dataclass

@@ -6,7 +6,7 @@ A reproducer is exactly a :class:`SessionSpec` written to JSON, so a test can re
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,12 +34,15 @@ class Action:
     """Tool-call batches of a turn, one model response each (several calls in one batch run in parallel)."""
     answer: str = ""
     focus: str = ""
+    subtasks: tuple[Action, ...] = ()
+    """What each subagent a ``task`` call of this turn starts does (matched by its prompt): tool batches, answer."""
     text: str = ""
     """The ``/keep`` line, or the mode switched to."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["batches"] = [[asdict(call) for call in batch] for batch in self.batches]
+        data["subtasks"] = [subtask.to_dict() for subtask in self.subtasks]
         return data
 
     @classmethod
@@ -47,7 +50,13 @@ class Action:
         batches = tuple(tuple(ToolCallSpec(c["tool"], dict(c["args"])) for c in batch)
                         for batch in data.get("batches", ()))
         return cls(kind=data["kind"], prompt=data.get("prompt", ""), batches=batches,
-                   answer=data.get("answer", ""), focus=data.get("focus", ""), text=data.get("text", ""))
+                   answer=data.get("answer", ""), focus=data.get("focus", ""), text=data.get("text", ""),
+                   subtasks=tuple(cls.from_dict(item) for item in data.get("subtasks", ())))
+
+    def without_subagents(self) -> Action:
+        """This action with no ``task`` call (a batch of only those is dropped) and no subtasks."""
+        batches = tuple(batch for batch in (tuple(c for c in b if c.tool != "task") for b in self.batches) if batch)
+        return replace(self, batches=batches, subtasks=())
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,10 @@ class SessionSpec:
                    disagreement=float(data["disagreement"]), model_counts=bool(data["model_counts"]),
                    tool_heavy=bool(data["tool_heavy"]),
                    actions=tuple(Action.from_dict(a) for a in data["actions"]))
+
+    def without_subagents(self) -> SessionSpec:
+        """The session with no subagent traffic (the floor's bare agent has no ``task`` tool)."""
+        return self.with_actions(tuple(action.without_subagents() for action in self.actions))
 
     def with_actions(self, actions: tuple[Action, ...]) -> SessionSpec:
         return SessionSpec(self.seed, self.window, self.fault, self.disagreement, self.model_counts,

@@ -24,7 +24,7 @@ SMALL_SEEDS = (1, 17, 26)
 
 def _planned_requests(spec: SessionSpec) -> int:
     """One request per tool batch of each turn, plus the one that gets the turn's answer."""
-    return sum(len(action.batches) + 1 for action in spec.actions if action.kind == "turn")
+    return sum(len(action.batches) + 1 for action in spec.without_subagents().actions if action.kind == "turn")
 
 
 def test_a_small_floor_run_costs_cpu_and_sends_the_planned_requests() -> None:

@@ -13,7 +13,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +34,15 @@ class Fault:
     """Stream this many chunks of the reply first, then ``hang`` or ``reset`` (mid-answer), or just stop."""
     reset: bool = False
     """Drop the connection with a TCP reset (before anything, or after ``chunks_before`` chunks)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One streamed answer decided by ``ChatServerState.responder``: text, or tool calls (several in one response)."""
+
+    text: str = ""
+    tool_calls: tuple[tuple[str, str, str], ...] = ()
+    """``(id, name, JSON arguments)`` each."""
 
 
 @dataclass
@@ -66,6 +75,9 @@ class ChatServerState:
     ``/chat/completions``. Otherwise ``/responses`` gets a 404 page."""
     usage_prompt_tokens: int | None = None
     """Report this many prompt tokens instead of ``prompt_tokens`` (a provider's usage beyond reason)."""
+    responder: Callable[[dict[str, Any]], Reply | None] | None = None
+    """Decides each streamed reply from its request (called in the server's thread for that request, so several
+    requests can be answered at once): a :class:`Reply`, or ``None`` for the usual script."""
     error_body: str | None = None
     """With a ``Fault.status``: the error message to send instead of "loopback fault <status>" (a 401 that
     echoes the key it was sent: ``"{key}"`` is replaced with the request's bearer token)."""
@@ -85,8 +97,19 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> byte
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
-def _stream_scripted_reply(out: Any, state: ChatServerState, model: str) -> str:
-    """Write the reply's deltas: the next scripted tool call, else the content; returns the finish reason."""
+def _stream_scripted_reply(out: Any, state: ChatServerState, model: str, payload: dict[str, Any]) -> str:
+    """Write the reply's deltas: the responder's reply, the next scripted tool call, else the content; returns the
+    finish reason."""
+    reply = state.responder(payload) if state.responder is not None else None
+    if reply is not None:
+        if reply.tool_calls:
+            calls = [{"index": index, "id": call_id, "type": "function",
+                      "function": {"name": name, "arguments": arguments}}
+                     for index, (call_id, name, arguments) in enumerate(reply.tool_calls)]
+            out.write(_chunk(model, {"tool_calls": calls}))
+            return "tool_calls"
+        out.write(_chunk(model, {"content": reply.text}))
+        return "stop"
     if state.tool_calls:
         call_id, name, arguments = state.tool_calls.pop(0)
         call = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
@@ -111,14 +134,14 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
 
         protocol_version = "HTTP/1.1" if state.keep_alive else "HTTP/1.0"
 
-        def _stream(self, state: ChatServerState, model: str, usage: dict[str, int]) -> None:
+        def _stream(self, state: ChatServerState, model: str, usage: dict[str, int], payload: dict[str, Any]) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             out: Any = io.BytesIO() if state.keep_alive else self.wfile
             if not state.keep_alive:
                 self.end_headers()
             out.write(_chunk(model, {"role": "assistant", "content": ""}))
-            finish = _stream_scripted_reply(out, state, model)
+            finish = _stream_scripted_reply(out, state, model, payload)
             out.write(_chunk(model, {}, finish=finish))
             tail = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk",
                     "created": int(time.time()), "model": model, "choices": [], "usage": usage}
@@ -148,7 +171,7 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}
             if payload.get("stream"):
                 try:
-                    self._stream(state, model, usage)
+                    self._stream(state, model, usage, payload)
                 except (BrokenPipeError, ConnectionResetError):  # the client went away mid-answer (a test's kill)
                     self.close_connection = True
                 return

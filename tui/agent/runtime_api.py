@@ -16,7 +16,14 @@ from tui.agent.approval.writes import WriteApprover
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS, SessionMode, next_mode
 from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import TurnEvent
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, FilesRestored, UsageEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    FilesRestored,
+    SubagentRan,
+    UsageEvent,
+)
 from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
@@ -26,6 +33,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
+    from tui.agent.subagents.definitions import SubagentCatalog
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
     from tui.store.task_state import TaskState
@@ -77,6 +85,9 @@ class ContextBreakdown:
     counted: int | None = None
     """The gauge's figure: the provider's count at the last request plus an estimate of what came after
     (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""
+    subagents: tuple[SubagentRan, ...] = ()
+    """The session's subagents, oldest first: each one's own context (on its own window, none of it in this one),
+    requests and cost (included in ``session_cost``)."""
 
     @property
     def total(self) -> int:
@@ -229,6 +240,15 @@ class SessionRuntimeAPI(Protocol):
 
     def inherited_events(self) -> list[InheritedEvent]:
         """A fork's ancestors' chain events from before the fork point (see ``tui.agent.session.inherited_events``)."""
+        ...
+
+    def cancel_subagent(self, number: int) -> bool:
+        """Stop subagent ``number`` of the running turn (its ``task`` call then tells the model that the user
+        cancelled it); False when it is not running."""
+        ...
+
+    def subagent_definitions(self) -> SubagentCatalog:
+        """The subagent types the ``task`` tool offers (the user's, a trusted project's) and the files skipped."""
         ...
 
     def rename(self, title: str) -> None: ...

@@ -78,6 +78,35 @@ class PromptAttached:
 
 
 @dataclass(frozen=True)
+class SubagentActivity:
+    """News of a subagent the ``task`` call ``call_id`` runs: it started, is using a tool, made a request, ended.
+    Every string is terminal-safe; ``tokens`` and ``window`` are the subagent's own context, not the session's."""
+
+    call_id: str
+    number: int
+    name: str
+    description: str
+    state: str
+    """``starting``, ``running``, ``finished``, ``failed`` or ``cancelled``."""
+    tool: str | None = None
+    tokens: int = 0
+    window: int = 0
+    requests: int = 0
+    cost_usd: float | None = 0.0
+    history: str = ""
+    """Its messages.json (its transcript)."""
+    answer: str = ""
+    """The end of its answer once finished, or why it stopped."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "answer", redact(self.answer))
+
+    @property
+    def running(self) -> bool:
+        return self.state in ("starting", "running")
+
+
+@dataclass(frozen=True)
 class McpServersStarting:
     """The turn waits for the MCP servers still starting (each within its handshake budget) before its first
     request, so that their tools are offered: say so, or the wait looks like a hung request."""
@@ -118,4 +147,5 @@ class TurnFailed:
 
 
 TurnEvent = (TextDelta | ThinkingDelta | ToolCallStarted | ToolOutputDelta | ToolOutputEnded | ToolCallFinished
-             | PromptAttached | McpServersStarting | McpServersStarted | TurnFinished | TurnFailed)
+             | PromptAttached | McpServersStarting | McpServersStarted | SubagentActivity | TurnFinished
+             | TurnFailed)

@@ -356,6 +356,9 @@ class DeepTuiApp(App[int]):
         """``/export [FILE]``: the session to a file; the path is shown."""
         self.main_screen.export(target)
 
+    def action_agents(self) -> None:
+        self.main_screen.agents()
+
     def action_memory(self) -> None:
         self.main_screen.dialogs.toggle_panel("memory-tab")
 

@@ -73,6 +73,7 @@ COMMANDS: tuple[Command, ...] = (
             in_footer=False),
     Command("skills", "Skills and custom commands: what is offered, whose, what was skipped", "skills",
             in_footer=False),
+    Command("agents", "Subagent types the model can hand a task to", "agents", in_footer=False),
     Command("quit", "Quit deep-tui", "quit", "ctrl+q", "^q", in_footer=False),
 )
 

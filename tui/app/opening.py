@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from tui.agent.shell.user_command import UserCommandResult
+    from tui.agent.subagents.definitions import SubagentCatalog
 
 OPENING_TITLE = "opening the session…"
 
@@ -112,6 +113,14 @@ class OpeningSession:
 
     def inherited_events(self) -> list[InheritedEvent]:
         return []
+
+    def cancel_subagent(self, number: int) -> bool:
+        return False
+
+    def subagent_definitions(self) -> SubagentCatalog:
+        from tui.agent.subagents.definitions import SubagentCatalog
+
+        return SubagentCatalog()
 
     def rename(self, title: str) -> None:
         raise SessionNotReady("the session is still opening")

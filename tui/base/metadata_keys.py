@@ -49,6 +49,9 @@ MCP_SERVER_KEY = "deep_tui_mcp_server"
 """In a tool definition's metadata (not in messages.json): the MCP server the tool belongs to (it asks first)."""
 RUNS_COMMANDS_KEY = "deep_tui_runs_commands"
 """In a tool definition's metadata (not in messages.json): the tool runs shell commands, so it asks first."""
+DELEGATES_KEY = "deep_tui_delegates"
+"""Tool metadata: the tool runs a subagent, whose own tool calls each have the time limit (the call itself has none)."""
+
 WRITES_MEMORY_KEY = "deep_tui_writes_memory"
 """In a tool definition's metadata (not in messages.json): the tool changes MEMORY.md (the Memory panel follows)."""
 

@@ -11,9 +11,10 @@ from tui.chain.events import (
     EvictedEvent,
     FilesRestored,
     MemoryChanged,
+    SubagentRan,
     UsageEvent,
 )
-from tui.text.cost_text import compaction_cost_text
+from tui.text.cost_text import compaction_cost_text, format_usd
 from tui.text.terminal_text import visible
 from tui.text.token_text import human_tokens
 from tui.text.tool_call_text import call_source
@@ -84,9 +85,28 @@ def describe_event(event: ChainEvent) -> str:
                 f"{human_tokens(event.window)} tokens{marker}")
     if isinstance(event, MemoryChanged):
         return f"memory changed: {event.path}"
+    if isinstance(event, SubagentRan):
+        return subagent_line(event)
     if isinstance(event, FilesRestored):
         return restored_line(event)
     return event.kind
+
+
+def subagent_line(event: SubagentRan) -> str:
+    """``subagent 2 (explore) finished: find the config loader — 3 requests, context 12.4k / 200k, $0.0123,
+    answer 1,204 chars``."""
+    cost = "price unknown" if event.cost_usd is None else format_usd(event.cost_usd)
+    parts = [plural(event.requests, "request"),
+             f"context {human_tokens(event.tokens)} / {human_tokens(event.window)}"
+             + (f" (peak {human_tokens(event.peak_tokens)})" if event.peak_tokens > event.tokens else ""),
+             cost]
+    if event.compactions:
+        parts.append(plural(event.compactions, "compaction"))
+    if event.outcome == "finished":
+        parts.append(f"answer {event.answer_chars:,} chars")
+    elif event.reason:
+        parts.append(event.reason)
+    return f"subagent {event.number} ({event.name}) {event.outcome}: {event.description} — {', '.join(parts)}"
 
 
 def restored_line(event: FilesRestored) -> str:

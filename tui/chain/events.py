@@ -200,6 +200,35 @@ class MemoryChanged(ChainEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SubagentRan(ChainEvent):
+    """A subagent the ``task`` tool ran, in the parent's events: how it ended, how large its own context grew
+    (on its own window: none of it entered the parent's), what it cost (added to the session's too)."""
+
+    kind: ClassVar[str] = "subagent"
+    number: int
+    name: str
+    """Its definition's name (``general-purpose`` when the model named none)."""
+    description: str
+    outcome: Literal["finished", "failed", "cancelled"]
+    tokens: int = 0
+    """Its context at its last request."""
+    peak_tokens: int = 0
+    window: int = 0
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    """``None`` when a request could not be priced."""
+    compactions: int = 0
+    answer_chars: int = 0
+    reason: str = ""
+    """Why it failed or was cancelled."""
+    history: str = ""
+    """Its messages.json."""
+    tool_call_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class FilesRestored(ChainEvent):
     """A rewind put the working directory's files back to how they were before a prompt (``/rewind``)."""
 
@@ -223,7 +252,7 @@ class FilesRestored(ChainEvent):
 EVENT_TYPES: dict[str, type[ChainEvent]] = {
     cls.kind: cls
     for cls in (UsageEvent, EvictedEvent, CompactionStarted, CompactionFinished, CompactionFailed, MemoryChanged,
-                FilesRestored)
+                SubagentRan, FilesRestored)
 }
 
 

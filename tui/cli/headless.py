@@ -22,6 +22,7 @@ from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import (
     McpServersStarting,
     PromptAttached,
+    SubagentActivity,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -30,7 +31,14 @@ from tui.agent.turn_events import (
 )
 from tui.base.errors import EXIT_USAGE, STOP_SIGNALS, stopped_by
 from tui.chain.event_text import describe_event
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, CompactionStarted, EvictedEvent
+from tui.chain.events import (
+    ChainEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EvictedEvent,
+    SubagentRan,
+)
 from tui.store.prompt_history import PromptHistory, history_path
 from tui.store.task_state import TaskStateError
 from tui.text.terminal_text import visible
@@ -166,7 +174,7 @@ async def _run_turn(
         _remember_prompt(runtime, prompt)
 
         def on_event(event: ChainEvent) -> None:
-            if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent)):
+            if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent, SubagentRan)):
                 print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
             elif isinstance(event, ProviderRetrying):
                 print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
@@ -179,6 +187,7 @@ async def _run_turn(
         refused = 0
         refused_mcp = 0
         refused_by_name: dict[str, int] = {}
+        started: set[int] = set()
         try:
             # aclosing: a write that fails (a closed pipe) ends the turn's stream here, not later in the GC
             async with aclosing(runtime.run_turn(prompt)) as events:
@@ -195,6 +204,10 @@ async def _run_turn(
                         print(f"deep-tui: {event.describe()}", file=err, flush=True)
                     elif isinstance(event, ToolCallStarted):
                         print(f"deep-tui: tool {event.tool_name}({_short(event.args_json)})", file=err, flush=True)
+                    elif isinstance(event, SubagentActivity) and event.running and event.number not in started:
+                        started.add(event.number)
+                        print(f"deep-tui: subagent {event.number} ({event.name}) started: {_short(event.description)}",
+                              file=err, flush=True)
                     elif isinstance(event, ToolCallFinished) and event.denied:
                         if runtime.mcp is not None and runtime.mcp.route(event.tool_name) is not None:
                             refused_mcp += 1

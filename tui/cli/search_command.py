@@ -62,6 +62,8 @@ def run_search_command(args: argparse.Namespace, data_dir: DataDir) -> int:
     _bring_up_to_date(search, sys.stderr)
     try:
         outcome = search.search(query, session_id=session_id, limit=args.limit, sync_bytes=None)
+        if session_id is not None and len(outcome.hits) < args.limit:  # what the session's subagents read and said
+            outcome.hits += search.subagent_hits(query, session_id, limit=args.limit - len(outcome.hits))
     except QueryTooShort as error:
         raise UserFacingError(str(error)) from None
     except ValueError as error:

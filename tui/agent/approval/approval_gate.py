@@ -14,6 +14,10 @@ two halves, answered by the session's :class:`~tui.agent.approval.commands.Comma
 rules the user granted, the app's command dialog): one gate, so one ``handle_deferred_tool_calls`` answers
 every deferred call of a response, whichever kind.
 
+A subagent (:mod:`tui.agent.subagents`) gets a gate of its own from :meth:`ApprovalGate.for_subagent`: the same
+policies, the same rules and "allow for this session" answers, the same dialogs — each request naming the subagent.
+The dialogs are asked one at a time, whichever agent asks.
+
 The run is never split in two, so messages.json records the call and its answer once. A turn stopped while the
 user is being asked (Esc, a session switch, quitting from the dialog) leaves the call unanswered: the gate notes it
 and every later call of the response as denied (:meth:`ApprovalGate.take_unanswered`), and the session seals them
@@ -23,6 +27,7 @@ so (:mod:`tui.agent.session.history_seal`): the model reads that they were not r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +45,7 @@ from tui.agent.approval.writes import (
     DENIED_BY_POLICY,
     DENIED_HEADLESS,
     WriteApprover,
+    WriteDecision,
     WritePolicy,
     WriteRequest,
     build_write_request,
@@ -72,6 +78,35 @@ class ApprovalGate(AbstractCapability[None]):
     """The shell commands' policy and granted rules (``None``: the session has no ``execute`` tool)."""
     sandbox_line: str = ""
     """How commands run (shown in the command dialog)."""
+    subagent: str = ""
+    """The subagent whose calls this gate answers (its requests name it); "" for the session's own agent."""
+    parent: ApprovalGate | None = None
+    """The session's gate, whose policy, approver and session-wide answers a subagent's gate uses."""
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+
+    def for_subagent(self, label: str) -> ApprovalGate:
+        """A gate for a subagent's agent: this session's policies and answers, its requests named ``label``."""
+        root = self._root
+        return ApprovalGate(root.policy, root.writes, mcp=root.mcp, commands=root.commands,
+                            sandbox_line=root.sandbox_line, subagent=label, parent=root,
+                            command_tools=root.command_tools, modes=root.modes)
+
+    @property
+    def _root(self) -> ApprovalGate:
+        return self.parent if self.parent is not None else self
+
+    def _approver(self) -> WriteApprover | None:
+        """The session's approver, the requests named after this gate's subagent (and asked one at a time)."""
+        root = self._root
+        approver = root.approver
+        if approver is None:
+            return None
+
+        async def ask(request: WriteRequest) -> WriteDecision:
+            async with root._asking:
+                return await approver(dataclasses.replace(request, subagent=self.subagent))
+
+        return ask
     command_tools: frozenset[str] = frozenset()
     """The names of the tools that run commands (:class:`~tui.agent.tools.kinds.ToolKinds`): a call is known as a
     command by them when the run has no tool definitions to read the mark from."""
@@ -106,7 +141,7 @@ class ApprovalGate(AbstractCapability[None]):
             return self.mcp.needs_approval(server)
         if runs_commands(tool_def):
             return self.commands is not None and not self.commands.allowed_without_asking(str(args.get("command", "")))
-        if not writes_files(tool_def) or self.accepting_writes:
+        if not writes_files(tool_def) or self._root.accepting_writes:
             return False
         try:
             self.policy.resolve_for_write(str(args.get("path", "")))
@@ -132,7 +167,7 @@ class ApprovalGate(AbstractCapability[None]):
         for position, call in enumerate(calls, start=1):
             args = call.args_as_dict()
             if self.mcp is not None and (answer := await self.mcp.answer(
-                    call.tool_call_id, call.tool_name, args, self.approver, position=position, total=len(calls))) is not None:
+                    call.tool_call_id, call.tool_name, args, self._approver(), position=position, total=len(calls))) is not None:
                 answers[call.tool_call_id] = answer
                 continue
             if self.commands is not None and self._is_command(ctx, call.tool_name):
@@ -151,16 +186,18 @@ class ApprovalGate(AbstractCapability[None]):
             answers[call.tool_call_id] = await self._answer(request)
 
     async def _answer(self, request: WriteRequest) -> bool | ToolDenied:
-        if self.accepting_writes:
+        root = self._root
+        if root.accepting_writes:
             return True  # "allow for this session" given for an earlier call of the same response, or the mode
-        if self.writes == "never":
+        if root.writes == "never":
             return self._refuse(request, DENIED_BY_POLICY.format(tool=request.tool_name, path=request.path))
-        if self.approver is None:
+        approver = self._approver()
+        if approver is None:
             return self._refuse(request, DENIED_HEADLESS.format(tool=request.tool_name, path=request.path))
-        decision = await self.approver(request)
+        decision = await approver(request)
         if decision.allow:
             if decision.for_session:
-                self.allowed_for_session = True
+                root.allowed_for_session = True
                 logger.info("file writes allowed for the rest of this session")
             return True
         return self._refuse(request, denial_message(decision, request))
@@ -177,8 +214,10 @@ class ApprovalGate(AbstractCapability[None]):
         timeout = args.get("timeout")
         request = CommandRequest(call_id, tool_name, command, str(self.policy.workdir),
                                  clamp_timeout(timeout if isinstance(timeout, (int, float)) else None),
-                                 suggested_prefix(command), sandbox=self.sandbox_line, position=position, total=total)
-        refusal = await self.commands.answer(request)
+                                 suggested_prefix(command), sandbox=self.sandbox_line, position=position, total=total,
+                                 subagent=self.subagent)
+        async with self._root._asking:  # one dialog at a time, whichever agent asks
+            refusal = await self.commands.answer(request)
         if refusal is None:
             return True
         logger.info("refused the command %r", command[:200])

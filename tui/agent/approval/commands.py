@@ -95,6 +95,8 @@ class CommandRequest:
     """How it will run (one line: sandboxed, network or not)."""
     position: int = 1
     total: int = 1
+    subagent: str = ""
+    """The subagent making the call (``subagent 2 (explore): find the loader``); "" for the session's agent."""
 
 
 @dataclass(frozen=True)

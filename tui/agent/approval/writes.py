@@ -63,6 +63,8 @@ class WriteRequest:
     """This is request ``position`` of ``total`` in the model's response."""
     server: str = ""
     """For a ``call``: the MCP server whose tool it is."""
+    subagent: str = ""
+    """The subagent making the call (``subagent 2 (explore): find the loader``); "" for the session's agent."""
 
     @property
     def summary(self) -> str:

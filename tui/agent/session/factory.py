@@ -19,6 +19,7 @@ from tui.agent.models.choice import ModelChoice, build_model, choose_model
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.session.request import SessionRequest
 from tui.agent.session.runtime import SessionRuntime
+from tui.agent.subagents.definitions import SubagentCatalog, load_subagents
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir
@@ -39,7 +40,7 @@ class RuntimeFactory:
         the MCP servers of a trusted project's ``.mcp.json`` (see :mod:`tui.trust.project`), started with the
         user's own; ``mcp_notices``: lines said when the servers start (a ``.mcp.json`` left unread);
         ``trusted_project``: the root of the project when the user trusts it (its ``.deep-tui/`` and ``.claude/``
-        skills and commands are read then, never otherwise)."""
+        skills, commands and agents are read then, never otherwise)."""
         self.chat_model = chat_model
         self.settings = settings
         self.data_dir = data_dir
@@ -55,6 +56,14 @@ class RuntimeFactory:
         self.trusted_project = trusted_project
         self.extensions = Extensions.load(project_root=trusted_project)
         """The skills and custom commands of the user and the trusted project, read once, at start."""
+        self._subagents: SubagentCatalog | None = None
+
+    @property
+    def subagents(self) -> SubagentCatalog:
+        """The subagent definitions (the user's, and the trusted project's), read once, when first needed."""
+        if self._subagents is None:
+            self._subagents = load_subagents(project_root=self.trusted_project)
+        return self._subagents
 
     @classmethod
     def create(
@@ -112,6 +121,7 @@ class RuntimeFactory:
                 connection=connection,
                 mcp=self.mcp,
                 skills=self.extensions.skills,
+                subagents=self.subagents,
             )
         except BaseException:
             handle.close()  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.rewind.restore_point_capability import RewindCapability
 from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
 from tui.agent.session.context_breakdown import build_breakdown
+from tui.agent.session.delegation import SessionSubagents
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
 from tui.agent.session.project_instructions import ProjectInstructionsSource
@@ -37,6 +38,8 @@ from tui.agent.shell.execute_tool import ShellState
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
 from tui.agent.skills.tools import skills_toolset
+from tui.agent.subagents.definitions import SubagentCatalog
+from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tasks.board import TaskBoard
 from tui.agent.tasks.todo_tools import todo_toolset
 from tui.agent.tools.memory import MemoryFile, memory_instructions
@@ -45,7 +48,7 @@ from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.estimate import CHARS_PER_TOKEN
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
@@ -58,8 +61,9 @@ You are deep-tui's assistant, working in the user's project directory with file
 tools (read_file, write_file, edit_file, ls, glob, grep), shell commands (execute: sandboxed,
 each asks the user first), a long-term memory
 (read_memory, write_memory, update_memory), search_conversation_history (this session
-or every session), read_conversation_message (a recorded message, verbatim) and a todo list
-(write_todos, read_todos) for any task of three steps or more.
+or every session), read_conversation_message (a recorded message, verbatim), a todo list
+(write_todos, read_todos) for any task of three steps or more, and task (a side task handed to a subagent
+with a fresh context: only its answer enters yours).
 Be concise and precise; prefer reading files over guessing."""
 
 ATTACHMENT_SHARE_DIVISOR = 4
@@ -69,7 +73,7 @@ PAGE_ROOM_CHARS = 400
 chain saved to disk again would only point at itself)."""
 
 
-class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
+class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSubagents):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
 
@@ -88,11 +92,13 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
         connection: ProviderConnection | None = None,
         mcp: McpServers | None = None,
         skills: SkillCatalog | None = None,
+        subagents: SubagentCatalog | None = None,
     ) -> None:
         """``connection``: the HTTP clients of the models (closed with the session); its waits and retries
         reach subscribers as provider events. ``mcp``: the process's MCP servers (their tools are offered;
         they outlive the session). ``skills``: the skills offered (their names and descriptions in the
-        instructions, ``load_skill`` and ``read_skill_resource`` among the tools)."""
+        instructions, ``load_skill`` and ``read_skill_resource`` among the tools). ``subagents``: the subagent
+        definitions the ``task`` tool offers (the user's, and a trusted project's)."""
         self.settings = settings
         self.data_root = data_dir.root
         self.workdir = workdir
@@ -171,7 +177,9 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
         self.skills = skills or SkillCatalog()
         self._skills_instructions = [text] if (text := skills_instructions(self.skills)) else []
-        self._toolsets = [*parts.toolsets, *([skills_toolset(self.skills)] if self.skills else [])]
+        self.subagents = self._subagent_pool(parts, subagents, data_dir, connection)
+        self._toolsets = [*parts.toolsets, *([skills_toolset(self.skills)] if self.skills else []),
+                          task_toolset(self.subagents)]
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
@@ -444,7 +452,8 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns):
         turn = self.cost.turn
         failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]
         too_little = sum(1 for event in failed if event.freed_too_little)
-        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(),
+        subagents = tuple(event for event in self.past_events() if isinstance(event, SubagentRan))
+        return dataclasses.replace(breakdown, session_cost=self.cost.session.copy(), subagents=subagents,
                                    freed_too_little=too_little, other_failed_compactions=len(failed) - too_little,
                                    counted=self.last_usage.tokens if self.last_usage is not None else None,
                                    turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,

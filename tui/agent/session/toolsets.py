@@ -47,6 +47,9 @@ class AgentParts:
     capabilities: list[AbstractCapability[None]] = field(default_factory=list)
     extra_toolsets: list[AbstractToolset[None]] = field(default_factory=list)
     """Toolsets whose tools are not known in advance (the MCP servers')."""
+    subagent_capabilities: Callable[[str], list[AbstractCapability[None]]] = lambda label: []
+    """The capabilities a subagent's agent gets (its label names it in the approval dialogs): the same as the
+    session's, with the approval gate's :meth:`~ApprovalGate.for_subagent`."""
     kinds: ToolKinds = field(default_factory=ToolKinds)
     """The names of the own tools that write files, run commands, change MEMORY.md (from their marks)."""
 
@@ -102,13 +105,18 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
         per_server = {server.name: cast(WritePolicy, server.approval) for server in mcp.servers if server.approval}
         gate.mcp = McpApprovals(default=mcp_default, per_server=per_server, route=mcp.route)
         extra.append(mcp.toolset)
+
+    def capabilities(approvals: ApprovalGate) -> list[AbstractCapability[None]]:
+        return [LocalWorkspace(workdir), EncodableResponses(), modes, approvals, ToolTimeLimit(tool_timeout),
+                ToolArgumentErrors()]
+
     return AgentParts(
         toolsets=toolsets,
         write_gate=gate,
         shell=shell,
         modes=modes,
-        capabilities=[LocalWorkspace(workdir), EncodableResponses(), modes, gate, ToolTimeLimit(tool_timeout),
-                      ToolArgumentErrors()],
+        capabilities=capabilities(gate),
         extra_toolsets=extra,
+        subagent_capabilities=lambda label: capabilities(gate.for_subagent(label)),
         kinds=kinds,
     )

@@ -22,7 +22,9 @@ from pydantic_ai.messages import (
 )
 
 from tui.agent.shell.execute_tool import CommandEnded, CommandOutput
+from tui.agent.subagents.progress import SubagentProgress
 from tui.agent.turn_events import (
+    SubagentActivity,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -57,6 +59,11 @@ def translate(event: AgentStreamEvent) -> TurnEvent | None:
         return ToolOutputDelta(visible(event.tool_call_id or ""), event.text)
     elif isinstance(event, CommandEnded):
         return ToolOutputEnded(visible(event.tool_call_id or ""), visible(event.status))
+    elif isinstance(event, SubagentProgress):
+        return SubagentActivity(visible(event.tool_call_id or ""), event.number, visible(event.agent_type),
+                                visible(event.description), event.state, visible(event.tool) if event.tool else None,
+                                event.tokens, event.window, event.requests, event.cost_usd, visible(event.history),
+                                visible(event.answer))
     elif isinstance(event, FunctionToolResultEvent):
         part = event.part
         if isinstance(part, ToolReturnPart):

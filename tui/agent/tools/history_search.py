@@ -21,6 +21,7 @@ from tui.store.search.searchable_text import message_text
 from tui.store.search.searcher import HistorySearch, QueryTooShort, SearchHit, SearchOutcome
 from tui.store.session_store import SessionStore
 from tui.store.store_errors import CorruptSessionError, StoreError
+from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_history_file
 from tui.text.wording import message_index, message_number
 
 MAX_HITS = 25
@@ -33,9 +34,19 @@ def _short(session_id: str) -> str:
     return session_id[:8]
 
 
+def _subagent_of(hit: SearchHit, current: str) -> int | None:
+    """The number of the current session's subagent whose history holds ``hit``, else ``None``."""
+    prefix = f"{current}/{SUBAGENTS_DIR_NAME}/"
+    tail = hit.session.removeprefix(prefix)
+    return int(tail) if hit.session.startswith(prefix) and tail.isdigit() else None
+
+
 def _hit_block(number: int, hit: SearchHit, current: str) -> str:
     role = hit.role if hit.tool is None else f"{hit.role} ({hit.tool})"
     where = "this session" if hit.session == current else f'session {_short(hit.session)} "{hit.title}"'
+    subagent = _subagent_of(hit, current)
+    if subagent is not None:
+        where = f'subagent {subagent} of this session "{hit.title[:80]}"'
     lines = [f"[{number}] message {message_number(hit.message)} · {role} · {where}"]
     if hit.session != current and current in hit.forks:
         lines[0] = (f"[{number}] message {message_number(hit.message)} · {role} · this session "
@@ -58,6 +69,8 @@ def format_outcome(outcome: SearchOutcome, query: str, *, scope: str, current: s
     blocks = [_hit_block(number, hit, current) for number, hit in enumerate(outcome.hits, start=1)]
     first = outcome.hits[0]
     session_arg = "" if first.session == current else f', session="{_short(first.session)}"'
+    if (subagent := _subagent_of(first, current)) is not None:
+        session_arg = f", subagent={subagent}"
     return (f"{notice}{len(outcome.hits)} hit{'s' if len(outcome.hits) != 1 else ''} for {query!r} in {where}, "
             "best first:\n\n" + "\n\n".join(blocks)
             + f"\n\nExact text of a message: read_conversation_message(message={message_number(first.message)}"
@@ -90,31 +103,40 @@ def history_toolset(search: HistorySearch, session_id: str,
         if turn_start is not None:
             first = turn_start()
             outcome.hits = [hit for hit in outcome.hits if hit.session != session_id or hit.message < first]
+        if scope == "session" and len(outcome.hits) < wanted:  # what its subagents read and said, too
+            outcome.hits += search.subagent_hits(query, session_id, limit=wanted - len(outcome.hits),
+                                                 excerpts=True)
         outcome.hits = outcome.hits[:wanted]
         return format_outcome(outcome, query, scope=scope, current=session_id)
 
     @tool_schemas.tool_plain(toolset)
     def read_conversation_message(message: int, session: str | None = None, offset: int = 0,
-                                  limit: int = READ_LIMIT) -> str:
+                                  limit: int = READ_LIMIT, subagent: int | None = None) -> str:
         """The exact recorded text of message number ``message`` (1 is the session's first; the numbers
-        search_conversation_history gives) of this session, or of ``session`` (an id or unique prefix). Long
-        messages: page with offset/limit (characters)."""
+        search_conversation_history gives) of this session, or of ``session`` (an id or unique prefix), or of
+        that session's ``subagent`` (its number). Long messages: page with offset/limit (characters)."""
         index = message_index(message)
         try:
             target = SessionStore(data_dir).resolve(session) if session else session_id
-            recorded, count = load_history_from(data_dir.session_dir(target) / "messages.json", max(0, index),
-                                                max(0, index) + 1)
+            history = data_dir.session_dir(target) / "messages.json"
+            shown = _short(target)
+            if subagent is not None:
+                history = subagent_history_file(data_dir.session_dir(target), max(0, subagent))
+                if not history.exists():
+                    raise refuse(f"session {shown} has no subagent {subagent}")
+                shown = f"{shown}, subagent {subagent}"
+            recorded, count = load_history_from(history, max(0, index), max(0, index) + 1)
         except CorruptSessionError as error:
             raise refuse(str(error)) from None
         except StoreError as error:
             raise refuse(str(error)) from None
         if not 0 <= index < count or not recorded:
             numbers = f"{count} messages (1 to {count})" if count > 1 else ("1 message (1)" if count else "no messages")
-            raise refuse(f"session {_short(target)} has {numbers}; there is no message {message}")
+            raise refuse(f"session {shown} has {numbers}; there is no message {message}")
         text = message_text(recorded[0])
         offset, limit = max(0, offset), max(1, limit)
         page = text[offset:offset + limit]
-        header = f"message {message} of session {_short(target)} ({len(text):,} characters"
+        header = f"message {message} of session {shown} ({len(text):,} characters"
         if offset or offset + limit < len(text):
             header += f"; showing {offset:,}-{offset + len(page):,}"
             if offset + limit < len(text):

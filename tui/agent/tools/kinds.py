@@ -16,17 +16,20 @@ from dataclasses import dataclass
 
 from pydantic_ai.tools import ToolDefinition
 
-from tui.base.metadata_keys import MCP_SERVER_KEY, RUNS_COMMANDS_KEY, WRITES_FILES_KEY, WRITES_MEMORY_KEY
+from tui.base.metadata_keys import DELEGATES_KEY, MCP_SERVER_KEY, RUNS_COMMANDS_KEY, WRITES_FILES_KEY, WRITES_MEMORY_KEY
 
-__all__ = ["RUNS_COMMANDS_METADATA", "WRITES_FILES_METADATA", "WRITES_MEMORY_METADATA", "ToolKinds",
-           "changes_something", "mcp_read_only", "runs_commands", "writes_files",
-           "writes_memory"]
+__all__ = ["DELEGATES_METADATA", "RUNS_COMMANDS_METADATA", "WRITES_FILES_METADATA", "WRITES_MEMORY_METADATA", "ToolKinds",
+           "changes_something", "delegates", "mcp_read_only", "runs_commands", "writes_files", "writes_memory"]
 
 WRITES_FILES_METADATA = {WRITES_FILES_KEY: True}
 """Tool metadata marking a tool that changes files in the working directory (it needs approval)."""
 
 RUNS_COMMANDS_METADATA = {RUNS_COMMANDS_KEY: True}
 """Tool metadata marking a tool that runs shell commands (it needs approval)."""
+
+DELEGATES_METADATA = {DELEGATES_KEY: True}
+"""Tool metadata marking a tool that runs a subagent (``task``): no time limit of its own, its subagent's tool calls
+have theirs."""
 
 WRITES_MEMORY_METADATA = {WRITES_MEMORY_KEY: True}
 """Tool metadata marking a tool that changes MEMORY.md (the Memory panel is refilled after it)."""
@@ -40,6 +43,11 @@ def writes_files(tool_def: ToolDefinition) -> bool:
 def runs_commands(tool_def: ToolDefinition | None) -> bool:
     """Whether a tool runs shell commands (and so needs approval)."""
     return tool_def is not None and bool((tool_def.metadata or {}).get(RUNS_COMMANDS_KEY))
+
+
+def delegates(tool_def: ToolDefinition | None) -> bool:
+    """Whether a tool runs a subagent (its own calls are time-limited, not the tool's)."""
+    return tool_def is not None and bool((tool_def.metadata or {}).get(DELEGATES_KEY))
 
 
 def writes_memory(tool_def: ToolDefinition) -> bool:

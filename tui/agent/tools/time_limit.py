@@ -20,6 +20,7 @@ from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.tools.deadline import STOP_GRACE, ToolDeadline, ToolStopped, deadline_scope
+from tui.agent.tools.kinds import delegates
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ class ToolTimeLimit(AbstractCapability[None]):
 
     async def wrap_tool_execute(self, ctx: RunContext[None], *, call: ToolCallPart, tool_def: ToolDefinition,
                                 args: dict[str, Any], handler: WrapToolExecuteHandler) -> Any:
+        if delegates(tool_def):  # a subagent: each of its own tool calls has the limit, the whole task has none
+            return await handler(args)
         deadline = ToolDeadline(self.seconds)
         # Work that checks the deadline stops at the cap by itself (often with a partial answer); the grace
         # is for that answer to arrive before async work that does not check is cancelled.

@@ -52,6 +52,7 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
+from tui.app.widgets.subagent_block import SubagentBlock
 from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.todo_panel import TodoPanel
@@ -322,6 +323,12 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(EvictedViewerScreen(message.path, source_path=message.source_path))
 
+    def on_subagent_block_cancel_requested(self, message: SubagentBlock.CancelRequested) -> None:
+        """Esc (or "cancel") on a subagent's block: stop that subagent only; the model reads that the user did."""
+        message.stop()
+        if not self.state.runtime.cancel_subagent(message.number):
+            self.notify(f"subagent {message.number} is not running any more", timeout=3, markup=False)
+
     def on_fork_at(self, message: ForkAt) -> None:
         """Fork at a chat message — after a confirmation that names the message."""
         self.sessions.fork_at(message.upto)
@@ -469,6 +476,12 @@ class MainScreen(Screen[None]):
             await self.chat.add_failed_compaction(event)
 
     # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
+
+    def agents(self) -> None:
+        """/agents: the subagent types the model can hand a task to."""
+        from tui.app.screens.agents_list import AgentsScreen
+
+        self.app.push_screen(AgentsScreen(self.state.runtime.subagent_definitions()))
 
     def rewind(self) -> None:
         """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""

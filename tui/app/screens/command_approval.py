@@ -72,6 +72,9 @@ class CommandApprovalScreen(ApprovalDialog[CommandDecision]):
             dialog.border_title = Content(f"Run a shell command?{counter}")
             dialog.border_subtitle = ("y/⏎ once · " + ("p prefix · " if prefix else "")
                                       + "a all · n/esc deny · r reason")
+            if request.subagent:  # one of the session's subagents asks, not the agent itself
+                yield Static(Content.styled(f"asked by {visible(request.subagent)}", "bold $accent"),
+                             id="command-subagent")
             with VerticalScroll(id="command-body", classes="approval--framed"):
                 yield Static(Content(visible(request.command)), id="command-text")
             where = f"in {visible(request.workdir)} · timeout {request.timeout:g} s"

@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.confirm import ButtonRow, DialogScreen
+from tui.app.widgets.subagent_rows import subagent_context_lines
 from tui.chain.events import describe_window_source
 from tui.text.cost_text import FREE_OFFLINE, PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.text.terminal_text import visible
@@ -50,6 +51,7 @@ def breakdown_lines(report: ContextBreakdown, *, offline: bool = False) -> Conte
                 + (f" in …/{'/'.join(report.history_file.parts[-3:])}" if report.history_file else "")),
         *project_lines(report),
         *cost_lines(report, offline=offline),
+        *subagent_context_lines(report.subagents),
         Content.styled("bars: share of what is in context; percent: share of the window", "$text-muted"),
     ]
     return Content("\n").join([*rows, *footer])

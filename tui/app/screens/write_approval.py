@@ -83,6 +83,9 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
             counter = f" ({request.position} of {request.total})" if request.total > 1 else ""
             dialog.border_title = Content(f"Allow {visible(request.tool_name)}?{counter}")
             dialog.border_subtitle = "y/⏎ once · a session · n/esc deny · r deny with reason"
+            if request.subagent:  # one of the session's subagents asks, not the agent itself
+                yield Static(Content.styled(f"asked by {visible(request.subagent)}", "bold $accent"),
+                             id="approval-subagent")
             yield Static(Content(f"The agent wants to {visible(request.summary)}"), id="approval-summary")
             if request.note:
                 yield Static(Content(visible(request.note)), id="approval-note")

@@ -10,9 +10,10 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible
 
 from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.agent.turn_events import ToolCallFinished, ToolCallStarted
+from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
 from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.folding import FoldedSpace, far_above
+from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
 from tui.chain.event_text import failed_compaction_line
 from tui.chain.events import CompactionFailed, CompactionFinished
 
@@ -38,6 +39,8 @@ class ChatView(VerticalScroll):
         self._failed: dict[int, list[CompactionFailed]] = {}
         """Failed compaction attempts by the message index they came before (see ``CompactionFailed``)."""
         self._tools: dict[str, ToolBlock] = {}
+        self._subagents = SubagentBlocks()
+        """The running turn's subagents (a ``task`` call is drawn as one :class:`SubagentBlock`)."""
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
         self._space = FoldedSpace()
@@ -58,6 +61,7 @@ class ChatView(VerticalScroll):
             if attempt.message_index is not None:
                 self._failed.setdefault(attempt.message_index, []).append(attempt)
         self._tools.clear()
+        self._subagents.clear()
         await self.remove_children()
         count = runtime.history_count()
         self.loaded_from = max(0, count - PAGE_SIZE)
@@ -215,9 +219,16 @@ class ChatView(VerticalScroll):
         return block
 
     async def add_tool_call(self, event: ToolCallStarted) -> None:
+        if event.tool_name == TASK_TOOL:  # a subagent: one block with its live activity and transcript
+            await self._append(self._subagents.start(event.call_id, event.args_json))
+            return
         block = ToolBlock(event.call_id, event.tool_name, event.args_json)
         self._tools[event.call_id] = block
         await self._append(block)
+
+    def subagent_activity(self, event: SubagentActivity) -> None:
+        """A subagent's news: its block shows it."""
+        self._subagents.activity(event)
 
     async def add_user_command(self, command: str) -> ToolBlock:
         """The block of the user's ``!command``: its output streams into it."""
@@ -240,6 +251,8 @@ class ChatView(VerticalScroll):
             block.show_status(status)
 
     def finish_tool_call(self, event: ToolCallFinished) -> None:
+        if self._subagents.finish(event.call_id, event.preview):
+            return
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet
             block.call_after_refresh(block.set_result, event.preview, event.size_chars,

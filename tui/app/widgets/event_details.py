@@ -8,7 +8,7 @@ from datetime import tzinfo
 from textual.content import Content
 
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, MemoryChanged
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, MemoryChanged, SubagentRan
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd
 from tui.text.tool_call_text import call_source
 from tui.text.wording import message_number, plural
@@ -120,7 +120,7 @@ def _evicted(event: EvictedEvent) -> list[Content]:
 
 
 TITLES = {CompactionFinished: "Compaction", CompactionFailed: "Compaction failed", EvictedEvent: "Tool output saved",
-          MemoryChanged: "Memory changed"}
+          MemoryChanged: "Memory changed", SubagentRan: "Subagent"}
 
 
 def event_details(event: ChainEvent, tz: tzinfo | None = None) -> Content:
@@ -135,4 +135,24 @@ def event_details(event: ChainEvent, tz: tzinfo | None = None) -> Content:
         lines += _evicted(event)
     elif isinstance(event, MemoryChanged):
         lines.append(_label("File", event.path))
+    elif isinstance(event, SubagentRan):
+        lines += _subagent(event)
     return Content("\n").join(lines)
+
+
+def _subagent(event: SubagentRan) -> list[Content]:
+    """A subagent's facts: what it was asked, how it ended, its own context, what it cost, where its history is."""
+    cost = PRICE_UNKNOWN if event.cost_usd is None else format_usd(event.cost_usd)
+    lines = [_label("Subagent", f"{event.number} ({event.name})"), _label("Task", event.description),
+             _label("Outcome", event.outcome + (f": {event.reason}" if event.reason else "")),
+             _label("Its context", f"{event.tokens:,} tokens at the end, {event.peak_tokens:,} at most, of a "
+                                   f"{event.window:,}-token window of its own"),
+             _label("Requests", f"{event.requests} ({event.input_tokens:,} tokens in, {event.output_tokens:,} out), "
+                                f"{cost} — included in the session's cost")]
+    if event.compactions:
+        lines.append(_label("Compactions", str(event.compactions)))
+    if event.outcome == "finished":
+        lines.append(_label("Answer", f"{event.answer_chars:,} characters (all the session's context received)"))
+    if event.history:
+        lines.append(_label("History", event.history))
+    return lines

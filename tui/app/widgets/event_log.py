@@ -26,6 +26,7 @@ from tui.agent.runtime_api import InheritedEvent
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal, short_id
 from tui.app.screens.confirm import TextViewerModal
 from tui.app.widgets.event_details import event_details
+from tui.app.widgets.subagent_rows import subagent_event_row
 from tui.chain.event_text import replaced_label
 from tui.chain.events import (
     ChainEvent,
@@ -33,6 +34,7 @@ from tui.chain.events import (
     CompactionFinished,
     EvictedEvent,
     MemoryChanged,
+    SubagentRan,
 )
 from tui.text.cost_text import compaction_cost_text
 from tui.text.tool_call_text import call_source
@@ -43,7 +45,7 @@ __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timest
 MAX_VISIBLE_EVENTS = 500
 """The list keeps this many of the newest events; older ones only count in the totals."""
 
-LOGGED_TYPES = (EvictedEvent, CompactionFinished, CompactionFailed, MemoryChanged)
+LOGGED_TYPES = (EvictedEvent, CompactionFinished, CompactionFailed, MemoryChanged, SubagentRan)
 INDENT = " " * 10
 
 
@@ -131,6 +133,8 @@ def event_row(event: ChainEvent, *, now: float, tz: tzinfo | None = None) -> Con
         )
     if isinstance(event, MemoryChanged):
         return Content.assemble(stamp, ("✎ memory updated ", "$text-secondary bold"), literal(_file_name(event.path)))
+    if isinstance(event, SubagentRan):
+        return subagent_event_row(event, stamp)
     return None
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from tui.agent.turn_events import (
     PromptAttached,
+    SubagentActivity,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -211,6 +212,8 @@ class LiveTurn:
                 chat.tool_output_ended(event.call_id, event.status)
             elif isinstance(event, ToolCallFinished):
                 chat.finish_tool_call(event)
+            elif isinstance(event, SubagentActivity):
+                chat.subagent_activity(event)
             elif isinstance(event, PromptAttached):
                 await chat.add_notice(attached_line(list(event.lines)))  # as a reopened prompt shows it
             elif isinstance(event, TurnFailed):

@@ -35,6 +35,7 @@ from tui.store.search.queries import (
 from tui.store.search.scan import ScanTarget, all_targets, scan, session_chain
 from tui.store.search.terms import parse_query
 from tui.store.search.vocabulary import Vocabulary
+from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_numbers
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -75,6 +76,9 @@ class SearchOutcome:
     """Sessions beyond the first ``limit`` that may match but were not checked (the picker's bound on work):
     ``matching_sessions`` is then a lower bound, ``matching_sessions + unchecked_sessions`` an upper one."""
 
+
+SUBAGENTS_SCANNED = 50
+"""A session's newest subagents whose histories a search reads (they are not in the index)."""
 
 INDEXING_NOTE_BYTES = 20_000_000
 """A refresh with this much history to index (a rebuild, a first run) shows its progress."""
@@ -308,6 +312,19 @@ class HistorySearch:
             hits = self._merge_pending(hits, report.pending, terms, limit, excerpts)
         notice = self._pending_notice(report, len(report.pending)) if report.pending else None
         return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
+
+    def subagent_hits(self, query: str, session_id: str, *, limit: int = 10, excerpts: bool = False) -> list[SearchHit]:
+        """Matches in the histories of ``session_id``'s subagents (``sessions/<id>/subagents/<n>/``), newest
+        subagent first, found by reading their files (at most :data:`SUBAGENTS_SCANNED` of them); each hit's
+        ``session`` is ``<id>/subagents/<n>``. Raises as :meth:`search` does for an empty or too short query."""
+        parsed = parse_query(query)
+        terms = list(parsed.terms)
+        if not terms:
+            raise ValueError("the query is empty")
+        build_match(parsed, self.tokenizer)  # the same refusal of a too short query as the index gives
+        numbers = subagent_numbers(self.data_dir.session_dir(session_id))[-SUBAGENTS_SCANNED:]
+        targets = [ScanTarget(f"{session_id}/{SUBAGENTS_DIR_NAME}/{number}") for number in reversed(numbers)]
+        return scan(self.data_dir, targets, terms, limit=limit, excerpts=excerpts)
 
     def session_hits(self, query: str, *, order: Sequence[str] | None = None, limit: int | None = None,
                      sync_bytes: int | None = 2_000_000, scan_bytes: int = 4_000_000,

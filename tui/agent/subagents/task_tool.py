@@ -1,0 +1,48 @@
+"""The ``task`` tool (pydantic-deep's name and arguments): hand a side task to a subagent and read only its answer.
+
+``task(description, prompt, subagent_type=None)`` runs a subagent (:mod:`tui.agent.subagents.subagent_pool`) and returns its
+final answer; the subagent's tool calls and their outputs stay in its own history, never in the caller's context.
+Its progress reaches the caller's run as :class:`~tui.agent.subagents.progress.SubagentProgress` events.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai import FunctionToolset, RunContext
+
+from tui.agent.subagents.progress import SubagentProgress
+from tui.agent.subagents.subagent_pool import GENERAL_PURPOSE, SubagentPool
+from tui.agent.subagents.subagent_run import TASK_TOOL_NAME
+from tui.agent.tools.kinds import DELEGATES_METADATA
+
+TASK_DESCRIPTION = """\
+Hand a self-contained task to a subagent with a fresh context and get back only its final answer: its tool calls
+and their outputs never enter your context. Use it for work whose details you do not need to keep — reading or
+searching large files, logs or many files, exploring a codebase for one fact, a side investigation — and run
+several independent tasks at once by calling task several times in one response (up to {limit} run together).
+The subagent has your tools except task, and cannot see this conversation: put everything it needs into
+`prompt` (goal, paths, what to report back). `description`: 3-8 words shown to the user.
+`subagent_type`: {types}"""
+
+
+def task_description(pool: SubagentPool) -> str:
+    """The tool's description: when to use it, and the subagent types there are (each with its description)."""
+    lines = [f"one of these (default {GENERAL_PURPOSE.name}):", f"- {GENERAL_PURPOSE.name}: {GENERAL_PURPOSE.description}"]
+    lines += [f"- {definition.name}: {' '.join(definition.description.split())}"
+              for definition in pool.catalog.listing()]
+    return TASK_DESCRIPTION.format(limit=pool.limit, types="\n".join(lines))
+
+
+def task_toolset(pool: SubagentPool) -> FunctionToolset[None]:
+    """The toolset holding ``task``, running its subagents in ``pool``."""
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    async def task(ctx: RunContext[None], description: str, prompt: str, subagent_type: str | None = None) -> str:
+        async def emit(progress: SubagentProgress) -> None:
+            await ctx.emit(progress)
+
+        return await pool.run(tool_call_id=ctx.tool_call_id or "", description=description, prompt=prompt,
+                              subagent_type=subagent_type, emit=emit)
+
+    toolset.add_function(task, takes_ctx=True, name=TASK_TOOL_NAME, description=task_description(pool),
+                         metadata=dict(DELEGATES_METADATA))
+    return toolset
