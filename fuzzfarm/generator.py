@@ -140,7 +140,7 @@ def _subagent_batch(rng: random.Random, number: int) -> tuple[tuple[ToolCallSpec
 
 
 def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool,
-          sub_rng: random.Random | None = None) -> Action:
+          sub_rng: random.Random | None = None, window: int = 0) -> Action:
     constraint = rng.choice(CONSTRAINTS)
     module = f"src/pkg_{rng.randrange(37)}/mod_{rng.randrange(97)}.py"
     prompt = f"turn {number}: look into {module} and the logs; remember \"{constraint}\""
@@ -156,7 +156,7 @@ def _turn(rng: random.Random, number: int, state: _State, tool_heavy: bool,
     answer = (f"Turn {number}: checked `{module}`; VAL-{rng.randrange(99999):05d} took {rng.randrange(900)} ms. "
               + "Details follow. " * (length // 16))
     subtasks: tuple[Action, ...] = ()
-    if sub_rng is not None and tool_heavy and sub_rng.random() < SUBAGENT_SHARE:
+    if sub_rng is not None and tool_heavy and window >= 16_000 and sub_rng.random() < SUBAGENT_SHARE:
         calls, subtasks = _subagent_batch(sub_rng, number)  # a stream of its own: the rest stays as it was
         batches.insert(sub_rng.randint(0, len(batches)), calls)
     return Action("turn", prompt=prompt, batches=tuple(batches), answer=answer, subtasks=subtasks)
@@ -217,7 +217,7 @@ def generate(seed: int) -> SessionSpec:
         elif actions and roll < 0.19:
             actions.append(Action("compact", focus=rng.choice(FOCUSES)))
         else:
-            actions.append(_turn(rng, number, state, tool_heavy, sub_rng))
+            actions.append(_turn(rng, number, state, tool_heavy, sub_rng, window))
             number += 1
     return SessionSpec(seed=seed, window=window, fault=rng.choice(FAULT_KINDS),
                        disagreement=round(rng.uniform(0.75, 1.25), 3), model_counts=rng.random() < 0.5,

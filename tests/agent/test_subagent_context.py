@@ -68,7 +68,7 @@ def test_a_5mb_log_read_by_a_subagent_adds_only_its_answer_to_the_parent(tmp_pat
 
 
 def test_a_subagent_on_a_small_window_never_sends_a_request_over_it(tmp_path: Path) -> None:
-    window = 12_000
+    window = 16_000
     call = task_call("call_small", "read the log", "Read big.log in pages and report every ERROR line.")
     script = Script(parent=[Reply(tool_calls=(call,)), Reply(text="done")], subagent=reads_then_answers(8))
     (tmp_path / "work").mkdir()

@@ -73,6 +73,10 @@ PAGE_ROOM_CHARS = 400
 chain saved to disk again would only point at itself)."""
 
 
+MIN_SUBAGENT_WINDOW = 16_000
+"""Below this window (tokens) the session offers no ``task`` tool."""
+
+
 class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSubagents):
     """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
     :class:`~tui.agent.session.turns.SessionTurns`)."""
@@ -178,8 +182,11 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
         self.skills = skills or SkillCatalog()
         self._skills_instructions = [text] if (text := skills_instructions(self.skills)) else []
         self.subagents = self._subagent_pool(parts, subagents, data_dir, connection)
+        # the task tool costs its definition in every request: offered when the window can afford it (and a subagent's
+        # own window would hold its work), not at a few thousand tokens
+        delegating = self.manager.window >= MIN_SUBAGENT_WINDOW
         self._toolsets = [*parts.toolsets, *([skills_toolset(self.skills)] if self.skills else []),
-                          task_toolset(self.subagents)]
+                          *([task_toolset(self.subagents)] if delegating else [])]
         self.agent: Agent[None, str] = Agent(
             chat_model,
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,

@@ -15,18 +15,15 @@ from tui.agent.subagents.subagent_run import TASK_TOOL_NAME
 from tui.agent.tools.kinds import DELEGATES_METADATA
 
 TASK_DESCRIPTION = """\
-Hand a self-contained task to a subagent with a fresh context and get back only its final answer: its tool calls
-and their outputs never enter your context. Use it for work whose details you do not need to keep — reading or
-searching large files, logs or many files, exploring a codebase for one fact, a side investigation — and run
-several independent tasks at once by calling task several times in one response (up to {limit} run together).
-The subagent has your tools except task, and cannot see this conversation: put everything it needs into
-`prompt` (goal, paths, what to report back). `description`: 3-8 words shown to the user.
+Hand a self-contained task (reading big files or logs, searching a codebase) to a subagent with a fresh context;
+only its final answer comes back. It has your tools but task and cannot see this chat: put all it needs in
+`prompt`. Several calls in one response run at once (up to {limit}). `description`: 3-8 words for the user.
 `subagent_type`: {types}"""
 
 
 def task_description(pool: SubagentPool) -> str:
     """The tool's description: when to use it, and the subagent types there are (each with its description)."""
-    lines = [f"one of these (default {GENERAL_PURPOSE.name}):", f"- {GENERAL_PURPOSE.name}: {GENERAL_PURPOSE.description}"]
+    lines = [f"default {GENERAL_PURPOSE.name} (every tool but task)"]
     lines += [f"- {definition.name}: {' '.join(definition.description.split())}"
               for definition in pool.catalog.listing()]
     return TASK_DESCRIPTION.format(limit=pool.limit, types="\n".join(lines))
