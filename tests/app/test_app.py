@@ -23,6 +23,7 @@ from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import COMMANDS
+from tui.app.screens.confirm import ConfirmModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
@@ -399,7 +400,9 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await picker_after_a_turn(app, pilot)
         parent = app.runtime.info.session_id
-        await pilot.press("ctrl+f")
+        await pilot.press("ctrl+f")  # nothing selected: the whole session, after a confirmation
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the fork confirmation")
+        await pilot.click("#confirm")
         await wait_until(pilot, lambda: app.runtime.info.parent == parent, "the fork to open")
         await wait_idle(app, pilot)
         assert app.runtime.info.session_id != parent
@@ -412,7 +415,7 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
 async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Path) -> None:
     from textual.widgets import OptionList
 
-    from tui.app.screens.confirm import ConfirmModal, PromptModal
+    from tui.app.screens.confirm import PromptModal
 
     factory = make_factory(tmp_path)
     for prompt in ("alpha [bold] notes", "beta deploy plan"):

@@ -144,7 +144,7 @@ async def test_allow_all_commands_for_the_session(tmp_path: Path, how: str) -> N
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "touch a.txt")
-        await (pilot.click("#allow-session") if how == "click" else pilot.press("a"))
+        await (pilot.click("#allow-session") if how == "click" else pilot.press("ctrl+a"))
         await answered(app, pilot)
         assert "commands auto-allowed" in str(app.query_one(TitleBar).render())  # in sight for the session
         await pilot.press(*"touch b.txt; touch c.txt", "enter")

@@ -158,10 +158,10 @@ async def test_hostile_values_are_shown_as_plain_escaped_text(tmp_path: Path, mo
     app = launched_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await the_prompt(pilot)
-        shown = str(screen.query_one("#trust-changes", Static).render())
+        shown = str(screen.query_one("#trust-dangerous", Static).render())  # base_url: first, always in view
         assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
         assert '"http://x\\u001b]0;pwned\\u0007[bold red]big[/] \N{REPLACEMENT CHARACTER}2J' in shown
-        assert shown.endswith("…") and len(shown) < 250
+        assert shown.endswith("…  (sends your requests and API key there)") and len(shown) < 300
         await answer(pilot, "click", "#trust-not-now")
 
 

@@ -265,7 +265,9 @@ async def test_up_and_down_walk_the_prompt_history_which_is_kept_per_session(tmp
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.press("up")
         assert prompt_of(again).text == "/context", "the history outlives the app"
-        await pilot.press("ctrl+f")  # a fork starts with its parent's history
+        await pilot.press("ctrl+f")  # a fork starts with its parent's history (the whole session: confirmed by key)
+        await wait_until(pilot, lambda: isinstance(again.screen, ConfirmModal), "the fork confirmation")
+        await pilot.press("y")
         await wait_until(pilot, lambda: again.runtime.info.parent == session, "the fork")
         await pilot.press("up", "up")
         assert prompt_of(again).text == "beta"

@@ -94,3 +94,28 @@ def test_a_long_paste_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: i
         await _sent_a_long_paste(app, pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=paste)
+
+
+async def test_an_enter_in_a_burst_sends_what_was_typed_before_it_and_only_that(tmp_path: Path) -> None:
+    """Issue 29 §15: under load the Enter between two prompts typed while a turn runs was handled after the letters
+    behind it, and the two queued prompts merged ("queued prompt 4queued prompt 5"). A burst as a terminal delivers
+    it: every key queued before the app handles the first."""
+    from tests.app.app_support import gated_model
+    from tui.app.widgets.prompt_queue import PromptQueue
+
+    model, gate = gated_model()
+    app = make_app(make_factory(tmp_path, chat_model=model))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"first", "enter")
+        await wait_until(pilot, lambda: app.runtime.busy, "the first turn")
+        burst: list[tuple[str, str | None]] = []
+        for number in range(2, 7):
+            burst += [*letters(f"queued prompt {number}"), ("enter", "\r")]
+        send_keys(app, burst)
+        queue = app.query_one(PromptQueue)
+        await wait_until(pilot, lambda: len(queue) == 5 or "6" in app.query_one(PromptInput).text
+                         or any("prompt 6" in text for text in queue.texts), "the burst")
+        assert queue.texts == [f"queued prompt {number}" for number in range(2, 7)]
+        assert app.query_one(PromptInput).text == ""
+        gate.set()
+        await wait_idle(app, pilot)

@@ -19,6 +19,7 @@ from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_
 from tui.app.app import DeepTuiApp
 from tui.app.screens.write_approval import WriteApprovalScreen
 from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.title_bar import TitleBar
 
 SIZE = (120, 36)
@@ -82,7 +83,7 @@ async def test_allow_for_this_session_stops_asking(tmp_path: Path, how: str) -> 
         title = app.query_one(TitleBar)
         assert "auto-allowed" not in str(title.render())
         await ask_to_write(pilot)
-        await (pilot.click("#allow-session") if how == "click" else pilot.press("a"))
+        await (pilot.click("#allow-session") if how == "click" else pilot.press("ctrl+a"))
         await answered(app, pilot)
         assert "writes auto-allowed" in str(title.render())  # the session's new freedom stays in sight
         await pilot.press(*"write second.txt two", "enter")
@@ -137,7 +138,7 @@ async def test_the_preview_is_plain_text_whatever_the_model_wrote(tmp_path: Path
         assert not (tmp_path / "work" / "x[b].txt").exists()
 
 
-async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_esc_and_clicks_do(
+async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_clicks_do(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.app.screens.approval_dialog.ARMING_DELAY", 600.0)  # never armed in this test
     app = make_app(make_factory(tmp_path))
@@ -145,11 +146,14 @@ async def test_keys_typed_as_the_dialog_opens_do_not_answer_it_but_esc_and_click
         await pilot.press(*"write new.txt hello", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the approval dialog")
         screen = app.screen
-        await pilot.press("a", "y", "n", "r", "enter")  # the rest of a sentence being typed
+        await pilot.press("a", "y", "n", "r", "enter", "escape")  # the rest of a sentence being typed
         await pilot.pause()
         assert app.screen is screen and not screen.armed and not screen.has_class("-reason")
-        await pilot.press("escape")
+        await pilot.click("#deny")  # a click is never a stray key
         await answered(app, pilot)
+        prompt = app.screen.query_one(PromptInput)
+        assert prompt.text == "aynr", "the letters stayed in the prompt, unsent (Enter and Esc did not send)"
+        prompt.clear()
         assert [r.outcome for r in returns_on_disk(app, tmp_path)] == ["denied"]
 
         await pilot.press(*"write new.txt hello", "enter")

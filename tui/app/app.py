@@ -115,7 +115,7 @@ class DeepTuiApp(App[int]):
         """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
         ends, since nobody reads its stderr."""
         approvers = Approvers(
-            writes=WriteDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("writes")),
+            writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed),
             commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")))
         self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default")
         """The chat: the screen under every dialog."""
@@ -226,7 +226,11 @@ class DeepTuiApp(App[int]):
         def decided(choice: TrustChoice | None) -> None:
             self._trust_decided(trust, choice or TrustChoice.NOT_NOW)
 
-        self.push_screen(ProjectTrustScreen(trust.pending), decided)
+        from tui.app.dialog_approvers import typed_into_prompt
+
+        screen = ProjectTrustScreen(trust.pending)
+        screen.typed_early = lambda key: typed_into_prompt(self.app, key)
+        self.push_screen(screen, decided)
 
     def _trust_decided(self, trust: TrustDecider, choice: TrustChoice) -> None:
         from tui.base.errors import UserFacingError
@@ -404,7 +408,10 @@ class DeepTuiApp(App[int]):
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
             return
-        if self.main_screen.turn_running:
+        from tui.app.screens.approval_dialog import ApprovalDialog
+
+        asking = isinstance(self.screen, ApprovalDialog)  # quits on the second press, as promised (the call: denied)
+        if not asking and self.main_screen.turn_running:
             await self.main_screen.cancel_turn()
             return
         prompts = self.screen.query(PromptInput)

@@ -60,7 +60,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "Switch the model (or choose from a list)", "model", argument="name",
             in_footer=False),
     Command("memory", "Show the MEMORY.md editor", "memory", "ctrl+o", "^o"),
-    Command("log", "Show the compression-event log", "log", "ctrl+l", "^l"),
+    Command("log", "Show the context log: evictions, compactions, failures", "log", "ctrl+l", "^l"),
     Command("evicted", "Browse saved (evicted) tool outputs", "evicted", "ctrl+b", "^b"),
     Command("todos", "Show the todo list and standing instructions", "todos", "ctrl+t", "^t", in_footer=False),
     Command("keep", "Keep an instruction for the whole session (alone: list them)", "keep", argument="text",
@@ -159,8 +159,9 @@ def unknown_command_message(text: str) -> str:
 def bindings() -> list[Binding]:
     """App bindings for every command with a key (none clash with the prompt's own keys)."""
     return [
+        # quitting works from every screen, a dialog's too (a priority binding is checked before the screen's)
         Binding(command.key, command.action, command.name, show=command.in_footer,
-                key_display=command.key_label, priority=command.priority)
+                key_display=command.key_label, priority=command.priority or command.name == "quit")
         for command in COMMANDS
         if command.key
     ]

@@ -14,24 +14,31 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.screen import ModalScreen
 
 from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.agent.approval.writes import WriteDecision, WriteRequest
 
-__all__ = ["CommandDialogApprover", "WriteDialogApprover"]
+__all__ = ["CommandDialogApprover", "WriteDialogApprover", "granted_kind", "typed_into_prompt"]
 
 logger = logging.getLogger(__name__)
 
 Decision = TypeVar("Decision")
 
 
+def granted_kind(request: WriteRequest) -> str:
+    """What "allow for this session" grants, as the title bar names it: ``writes``, or ``MCP <server>``."""
+    return f"MCP {request.server}" if request.action == "call" and request.server else "writes"
+
+
 class WriteDialogApprover:
     """A :data:`~tui.agent.approval.writes.WriteApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
-        """``on_allowed_for_session``: called when the user allows every later write of this session."""
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[str], None] | None = None) -> None:
+        """``on_allowed_for_session``: called with what was granted (:func:`granted_kind`) when the user allows
+        every later write of this session, or every tool of an MCP server."""
         self.app = app
         self.on_allowed_for_session = on_allowed_for_session
 
@@ -40,7 +47,7 @@ class WriteDialogApprover:
 
         decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
         if decision.for_session and self.on_allowed_for_session is not None:
-            self.on_allowed_for_session()
+            self.on_allowed_for_session(granted_kind(request))
         return decision
 
 
@@ -69,6 +76,10 @@ async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision
         if not answer.done():
             answer.set_result(decision if decision is not None else dismissed)
 
+    from tui.app.screens.approval_dialog import ApprovalDialog  # with the dialog, not before the first frame
+
+    if isinstance(screen, ApprovalDialog):
+        screen.typed_early = lambda key: typed_into_prompt(app, key)
     app.push_screen(screen, answered)
     try:
         return await answer
@@ -78,3 +89,12 @@ async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision
         elif screen in app.screen_stack:
             logger.warning("the turn was cancelled under another dialog; the approval dialog stays until closed")
         raise
+
+
+def typed_into_prompt(app: App[Any], key: events.Key) -> None:
+    """A key that reached an approval dialog before it was armed: typed into the prompt, where it was meant to go."""
+    from tui.app.widgets.prompt_input import PromptInput
+
+    prompts = app.screen_stack[0].query(PromptInput)
+    if prompts:
+        prompts.first().take_key(key.key, key.character)

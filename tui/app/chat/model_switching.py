@@ -33,8 +33,10 @@ COMPLETION_LIMIT = 40
 
 
 def describe_switch(switch: ModelSwitch) -> str:
-    """``Model: openai:gpt-5 (was offline) — 400k tokens, window from genai-prices.`` plus a compaction note."""
-    said = (f"Model: {switch.name} (was {switch.previous}) — {human_tokens(switch.window)} tokens, "
+    """``Model: openai:gpt-5 (was offline) — 400k tokens, window from genai-prices.`` plus a compaction note;
+    choosing the model already in use says so instead of "(was offline)" after "offline"."""
+    was = f" (was {switch.previous})" if switch.previous != switch.name else " (unchanged)"
+    said = (f"Model: {switch.name}{was} — {human_tokens(switch.window)} tokens, "
             f"{describe_window_source(switch.window_source)}.")
     if switch.over_window:
         said += " The context is past the new window's compaction threshold: it is compacted before the next request."

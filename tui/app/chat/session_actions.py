@@ -132,11 +132,21 @@ class SessionActions:
         self.host.switcher.switch(factory.new_session, "new session")
 
     def fork_session(self) -> None:
+        """Fork the whole session — after a confirmation (Ctrl+F with no message selected forked at once)."""
         factory = self.state.factory
         if not self.host.ready or factory is None:
             return
+        from tui.app.screens.fork_confirm import whole_fork_confirmation
+
         current = self.state.runtime.info.session_id
-        self.host.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.switcher.switch(lambda: factory.fork_session(current), f"fork of {current}")
+            else:
+                self.host.focus_prompt()
+
+        self.host.show_dialog(whole_fork_confirmation(self.state.runtime), answered)
 
     def fork_at(self, upto: int) -> None:
         """Fork at a chat message — after a confirmation that names the message."""

@@ -43,13 +43,16 @@ class SessionState:
         return self.factory is None or self.store is None
 
     def allow_for_session(self, kind: str) -> None:
-        """The user let every later ``kind`` ("writes", "commands") of the open session run without asking."""
+        """The user let every later ``kind`` ("writes", "commands", "MCP <server>") of the open session run
+        without asking."""
         self.auto_allowed_in.setdefault(self.runtime, set()).add(kind)
 
     def runs_without_asking(self) -> tuple[str, ...]:
-        """What runs without asking in the open session: set so in the settings, or allowed by the user."""
+        """What runs without asking in the open session: set so in the settings, or allowed by the user (an MCP
+        server's tools by the server's name)."""
         granted = self.auto_allowed_in.get(self.runtime, set())
         tools = self.settings.tools
-        return tuple(kind for kind, always in (("writes", tools.writes == "always"),
-                                               ("commands", tools.commands == "always"))
-                     if always or kind in granted)
+        kinds = tuple(kind for kind, always in (("writes", tools.writes == "always"),
+                                                ("commands", tools.commands == "always"))
+                      if always or kind in granted)
+        return kinds + tuple(sorted(kind for kind in granted if kind.startswith("MCP ")))

@@ -1,27 +1,39 @@
 """What the approval dialogs share (a file write, a shell command, a project's config): their look, their keys
 and their arming.
 
-Each answer has a key and a button. The dialog can open while the user is typing, so for :data:`ARMING_DELAY`
-seconds its letter keys and Enter do nothing (a stray letter must not allow anything); Esc, which only ever
-declines, and clicks always work. A subclass declares its :attr:`ApprovalDialog.ANSWER_KEYS`, composes its body
-and says in :meth:`ApprovalDialog.decide` what each answer dismisses it with.
+Each answer has a key and a button. The dialog can open while the user is typing the next prompt, so no key
+answers it until :data:`ARMING_DELAY` seconds after it was first drawn: every key that reaches it before (typed
+before it opened, or just after) goes to the prompt instead (:attr:`ApprovalDialog.typed_early`), where it was
+meant to go. A click always answers (it is never a stray key). What grants the most — every command, every
+write, every tool of a server, for the session — takes Ctrl+A, never a letter a sentence is made of. A subclass
+declares its :attr:`ApprovalDialog.ANSWER_KEYS`, composes its body and says in :meth:`ApprovalDialog.decide` what
+each answer dismisses it with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from tui.app.screens.confirm import ButtonVariant, DialogScreen, ResultType, action_button
 
-__all__ = ["ARMING_DELAY", "REASON", "AnswerKey", "ApprovalDialog"]
+__all__ = ["ARMING_DELAY", "REASON", "SESSION_KEY", "AnswerKey", "ApprovalDialog"]
 
-ARMING_DELAY = 0.4
-"""Seconds after an approval dialog opens before its letter keys and Enter answer it."""
+ARMING_DELAY = 0.5
+"""Seconds after an approval dialog is first drawn before a key answers it (the keys before go to the prompt)."""
+
+SESSION_KEY = "ctrl+a"
+"""The key of the broadest answer (for the whole session): deliberate, never a letter typed in a sentence."""
+SESSION_KEY_SHOWN = "^a"
+
+PROMPT_KEYS = frozenset({"enter", "backspace", "delete", "ctrl+j", "escape", "tab", "space"})
+"""Keys that edit or send the prompt: before the dialog is armed they are the prompt's, as typed letters are."""
 
 DIALOG_HEIGHT_SHARE = 0.9
 """The share of the screen's rows a dialog may take (``max-height: 90%`` in :class:`DialogScreen`'s CSS)."""
@@ -33,13 +45,11 @@ REASON = "reason"
 @dataclass(frozen=True)
 class AnswerKey:
     """A key binding that answers an approval dialog: ``keys`` as a :class:`~textual.binding.Binding` spells
-    them, the ``answer`` they give and what it does. ``armed``: the key waits for the dialog to arm (False only
-    for Esc, which declines)."""
+    them, the ``answer`` they give and what it does. Every key waits for the dialog to arm."""
 
     keys: str
     answer: str
     description: str
-    armed: bool = True
 
 
 class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
@@ -70,18 +80,21 @@ class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         if "ANSWER_KEYS" in cls.__dict__:  # before Textual's own set-up, which merges the bindings
             bindings: list[BindingType] = [
-                Binding(key.keys, f"{'key' if key.armed else 'answer'}({key.answer!r})", key.description, show=False)
-                for key in cls.ANSWER_KEYS
+                Binding(key.keys, f"key({key.answer!r})", key.description, show=False) for key in cls.ANSWER_KEYS
             ]
             bindings += [Binding("left", "app.focus_previous", show=False),
-                         Binding("right", "app.focus_next", show=False)]
+                         Binding("right", "app.focus_next", show=False),
+                         # as in an empty prompt: quits (the call asked about is then recorded as denied)
+                         Binding("ctrl+d", "app.quit", "quit", show=False)]
             cls.BINDINGS = bindings
         super().__init_subclass__(**kwargs)
 
     def __init__(self) -> None:
         super().__init__()
         self.armed = False
-        """Whether the letter keys and Enter answer yet (see :data:`ARMING_DELAY`)."""
+        """Whether a key answers yet (see :data:`ARMING_DELAY`)."""
+        self.typed_early: Callable[[events.Key], None] | None = None
+        """Where a key that reaches the dialog before it is armed goes: the prompt (set by whoever opens it)."""
         self._body_rows: int | None = None
         """The fitted body's own max-height (from its CSS), read when first fitted."""
 
@@ -90,9 +103,26 @@ class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
     dialog (the buttons most of all) always fits on the screen, down to 60x20."""
 
     def on_mount(self) -> None:
-        self.set_timer(ARMING_DELAY, self._arm)
+        self.call_after_refresh(self._drawn)
         if self.FITTED_BODY is not None:
             self.call_after_refresh(self.fit_body)
+
+    def _drawn(self) -> None:
+        """The dialog is on the screen: its keys answer :data:`ARMING_DELAY` seconds from now."""
+        self.set_timer(ARMING_DELAY, self._arm)
+
+    def on_key(self, event: events.Key) -> None:
+        """Before the dialog is armed, a key that types or answers is the prompt's: handed to :attr:`typed_early`,
+        never an answer nor a button press here. Other keys (the app's own: quitting, the palette) go on."""
+        if self.armed:
+            return
+        answers = {key for answer in self.ANSWER_KEYS for key in answer.keys.split(",")}
+        if not (event.is_printable or event.key in PROMPT_KEYS or event.key in answers):
+            return
+        event.stop()
+        event.prevent_default()
+        if self.typed_early is not None:
+            self.typed_early(event)
 
     def on_resize(self) -> None:
         if self.FITTED_BODY is not None:
@@ -138,7 +168,7 @@ class ApprovalDialog(DialogScreen[ResultType], Generic[ResultType]):
                      id=id, classes="approval--reason")
 
     def action_key(self, answer: str) -> None:
-        """A letter key or Enter: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
+        """A key: answers only once the dialog is armed (see :data:`ARMING_DELAY`)."""
         if self.armed:
             self.action_answer(answer)
 

@@ -6,8 +6,9 @@ from textual.content import Content
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.screens.confirm import ConfirmModal
+from tui.text.wording import plural
 
-__all__ = ["fork_confirmation"]
+__all__ = ["fork_confirmation", "whole_fork_confirmation"]
 
 QUOTE_LIMIT = 80
 
@@ -25,3 +26,12 @@ def fork_confirmation(runtime: SessionRuntimeAPI, upto: int) -> ConfirmModal:
         (f"{label}  ", "bold $accent"), (quoted, "italic"),
         "\n\nA new session keeps this message and everything before it; this session stays as it is.")
     return ConfirmModal("Fork here?", question, confirm_label="Fork")
+
+
+def whole_fork_confirmation(runtime: SessionRuntimeAPI) -> ConfirmModal:
+    """"Fork the whole session?" — Ctrl+F or /fork with no message selected (it forked without asking)."""
+    count = runtime.history_count()
+    question = Content.assemble(
+        "Fork this whole session (", (plural(count, "message"), "bold"), ") into a new one?\n\n",
+        "To fork at a message instead, select it (click it) and press Ctrl+F. This session stays as it is.")
+    return ConfirmModal("Fork the whole session?", question, confirm_label="Fork")

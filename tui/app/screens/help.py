@@ -20,6 +20,7 @@ EXTRA_KEYS = (
     ("↑ ↓", "earlier prompts of this session (in a one-line prompt)"),
     ("/ tab", "complete a command; // starts a message with a /"),
     ("@ tab", "complete a file; @path sends the file with the prompt"),
+    ("!cmd", "run a shell command yourself (sandboxed, no dialog); its output goes with your next prompt"),
     ("pgup pgdn", "scroll the chat (home/end too, in an empty prompt)"),
     ("esc", "cancel the running turn; queued prompts come back"),
     ("esc esc", "in an empty prompt: rewind (take back what a prompt changed)"),

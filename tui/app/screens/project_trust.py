@@ -3,9 +3,9 @@
 
 Keyboard first: ``t`` trusts (and remembers it until the config changes or the trust is revoked), ``o``
 applies it just this once, ``n`` or Esc goes on without it; every button does the same on a click. The
-dialog opens as the app starts, maybe while the user is already typing, so for
-:data:`~tui.app.screens.approval_dialog.ARMING_DELAY` seconds the letter keys do nothing (a stray ``t`` must not
-trust a project); Esc and clicks always work. Every value comes from the project's file: it is shown as plain
+dialog opens as the app starts, maybe while the user is already typing, so keys answer only
+:data:`~tui.app.screens.approval_dialog.ARMING_DELAY` after it is drawn (the keys before go to the prompt: a
+stray ``t`` must not trust a project); clicks always work. Every value comes from the project's file: it is shown as plain
 content (never markup), escaped to one line and cut (see :func:`tui.trust.project.shown_value`).
 """
 
@@ -29,12 +29,13 @@ SERVERS_WARNING = ("Its MCP servers run as you, outside any sandbox, and can be 
                    "variables.")
 
 
-def changes_content(changes: tuple[SettingChange, ...]) -> Content:
-    """One line per changed key: ``key  current → project`` (a ``●`` marks what changed since the last trust)."""
+def changes_content(changes: tuple[SettingChange, ...], *, heading: str = "") -> Content:
+    """One line per changed key: ``key  current → project`` and, for a dangerous one, why (a ``●`` marks what
+    changed since the last trust); ``heading`` above them."""
     if not changes:
         return Content("It changes none of your settings.")
     width = max(len(change.key) for change in changes)
-    pieces: list[tuple[str, str] | str] = []
+    pieces: list[tuple[str, str] | str] = [(heading, "bold"), "\n"] if heading else []
     for number, change in enumerate(changes):
         if number:
             pieces.append("\n")
@@ -43,6 +44,8 @@ def changes_content(changes: tuple[SettingChange, ...]) -> Content:
         pieces.append(f"  {change.current}")
         pieces.append((" → ", "$text-muted"))
         pieces.append((change.project, "$text-accent"))
+        if change.danger:
+            pieces.append((f"  ({change.danger})", "$text-warning"))
     return Content.assemble(*pieces)
 
 
@@ -84,8 +87,7 @@ class ProjectTrustScreen(ApprovalDialog[TrustChoice]):
     ANSWER_KEYS = (
         AnswerKey("t", "trust", "Trust"),
         AnswerKey("o", "once", "Just this once"),
-        AnswerKey("n", "not-now", "Not now"),
-        AnswerKey("escape", "not-now", "Not now", armed=False),
+        AnswerKey("n,escape", "not-now", "Not now"),
     )
 
     def __init__(self, pending: PendingProject) -> None:
@@ -107,14 +109,19 @@ class ProjectTrustScreen(ApprovalDialog[TrustChoice]):
             where = "\n".join([intro, *(visible(str(path)) for path in pending.config.files)])
             if pending.state is TrustState.CHANGED and pending.earlier is not None:
                 where += f"\nIt changed since you trusted it on {visible(pending.earlier.trusted_at)} (● new)."
+            dangerous = tuple(change for change in pending.changes if change.danger)
+            if pending.trustable and dangerous:  # first and always in view: what Trust would let through
+                yield Static(changes_content(dangerous, heading="What matters most:"), id="trust-dangerous",
+                             classes="approval--framed")
             yield Static(Content(where), id="trust-where")
             if pending.trustable:
                 warning = f"{WARNING} {SERVERS_WARNING}" if pending.servers else WARNING
                 yield Static(Content(warning), id="trust-warning")
-                if pending.servers:  # first: a server is a program that runs as the user
+                if pending.servers:  # a server is a program that runs as the user
                     yield Static(servers_content(pending.servers), id="trust-servers", classes="approval--framed")
-                if pending.changes or not pending.servers:
-                    yield Static(changes_content(pending.changes), id="trust-changes", classes="approval--framed")
+                others = tuple(change for change in pending.changes if not change.danger)
+                if others or not (pending.servers or dangerous):
+                    yield Static(changes_content(others), id="trust-changes", classes="approval--framed")
             else:
                 yield Static(Content(visible(pending.error or "")), id="trust-error")
             if pending.store_error is not None:

@@ -1,10 +1,10 @@
 """The dialog that asks before the agent changes a file: the tool, the path, the diff or preview, the answer.
 
-Keyboard first: ``y`` or Enter allows once, ``a`` allows every write for the rest of this session, ``n`` or
-Esc denies, ``r`` denies with a reason typed for the model (Enter sends it). Every button does the same on a
-click. The dialog can open while the user is typing the next prompt, so for
-:data:`~tui.app.screens.approval_dialog.ARMING_DELAY` seconds the letter keys and Enter do nothing (a stray ``a``
-must not allow every write); Esc and clicks always work.
+Keyboard first: ``y`` or Enter allows once, Ctrl+A allows every write for the rest of this session (for an MCP
+tool: every tool of that server), ``n`` or Esc denies, ``r`` denies with a reason typed for the model (Enter
+sends it). Every button does the same on a click. The dialog can open while the user is typing the next prompt,
+so keys answer only :data:`~tui.app.screens.approval_dialog.ARMING_DELAY` after it is drawn (the keys before go
+to the prompt), and the broadest answer takes Ctrl+A, never a letter; clicks always work.
 The diff is the model's text: it is shown through :func:`~tui.text.terminal_text.visible`, as plain content
 (never markup), with added and removed lines coloured.
 """
@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.agent.approval.writes import WriteDecision, WriteRequest
-from tui.app.screens.approval_dialog import REASON, AnswerKey, ApprovalDialog
+from tui.app.screens.approval_dialog import REASON, SESSION_KEY, SESSION_KEY_SHOWN, AnswerKey, ApprovalDialog
 from tui.app.screens.confirm import ButtonRow
 from tui.text.terminal_text import visible
 
@@ -38,6 +38,13 @@ def diff_content(body: str, *, is_diff: bool) -> Content:
         style = next((style for prefix, style in _LINE_STYLES if line.startswith(prefix)), "")
         pieces.append((line, style) if style else line)
     return Content.assemble(*pieces)
+
+
+def session_label(request: WriteRequest) -> str:
+    """The broadest answer's button: every write, or every tool of the MCP server the call goes to."""
+    if request.action == "call" and request.server:
+        return f"Allow all {visible(request.server)} tools ({SESSION_KEY_SHOWN})"
+    return f"Allow all writes ({SESSION_KEY_SHOWN})"
 
 
 class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
@@ -67,10 +74,9 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
 
     ANSWER_KEYS = (
         AnswerKey("y,enter", "once", "Allow once"),
-        AnswerKey("a", "session", "Allow for this session"),
-        AnswerKey("n", "deny", "Deny"),
+        AnswerKey(SESSION_KEY, "session", "Allow for this session"),
+        AnswerKey("n,escape", "deny", "Deny"),
         AnswerKey("r", REASON, "Deny with a reason"),
-        AnswerKey("escape", "deny", "Deny", armed=False),
     )
 
     def __init__(self, request: WriteRequest) -> None:
@@ -82,7 +88,7 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
         with Vertical(classes="dialog") as dialog:
             counter = f" ({request.position} of {request.total})" if request.total > 1 else ""
             dialog.border_title = Content(f"Allow {visible(request.tool_name)}?{counter}")
-            dialog.border_subtitle = "y/⏎ once · a session · n/esc deny · r deny with reason"
+            dialog.border_subtitle = f"y/⏎ once · {SESSION_KEY_SHOWN} session · n/esc deny · r deny with reason"
             if request.subagent:  # one of the session's subagents asks, not the agent itself
                 yield Static(Content.styled(f"asked by {visible(request.subagent)}", "bold $accent"),
                              id="approval-subagent")
@@ -97,7 +103,7 @@ class WriteApprovalScreen(ApprovalDialog[WriteDecision]):
             with ButtonRow(classes="dialog--buttons"):
                 yield self.answer_button("Deny (n)", "deny", variant="error", id="deny")
                 yield self.answer_button("Deny with reason (r)", REASON, id="deny-reason")
-                yield self.answer_button("Allow for this session (a)", "session", id="allow-session")
+                yield self.answer_button(session_label(request), "session", id="allow-session")
                 yield self.answer_button("Allow once (y)", "once", variant="primary", id="allow-once")
 
     def decide(self, answer: str) -> WriteDecision | None:

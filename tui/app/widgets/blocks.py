@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tui.app.widgets.command_output import CommandOutputView
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import shown_output
-from tui.text.wording import plural
+from tui.text.wording import clip_words, plural
 
 PREVIEW_LIMIT = 4_000
 CUT_SHORT_MARK = "⋯ cancelled"
@@ -134,11 +134,11 @@ def args_summary(args_json: str) -> str:
     try:
         args = json.loads(args_json) if args_json else {}
     except ValueError:
-        return _one_line(args_json)[:80]
+        return clip_words(_one_line(args_json), 80)
     if isinstance(args, dict):
-        parts = [f"{key}={_one_line(str(value))[:40]}" for key, value in args.items()]
-        return ", ".join(parts)[:100]
-    return _one_line(str(args))[:80]
+        parts = [f"{key}={clip_words(_one_line(str(value)), 40)}" for key, value in args.items()]
+        return clip_words(", ".join(parts), 100)
+    return clip_words(_one_line(str(args)), 80)
 
 
 class ToolBlock(Collapsible):
@@ -167,7 +167,8 @@ class ToolBlock(Collapsible):
         self.saved_path: Path | None = None
         self.output_view: CommandOutputView | None = None
         """A running command's output, once some arrived."""
-        self._call_title = _one_line(call_title)[:100] if call_title else f"{tool_name}({args_summary(args_json)})"
+        self._call_title = (clip_words(_one_line(call_title), 100) if call_title
+                            else f"{tool_name}({args_summary(args_json)})")
         self._source_path = path_argument(args_json)
         super().__init__(self._args, self._result, self._saved, classes="tool-block")
         # Content, not str: Collapsible parses a str title as markup, and arguments are model text.

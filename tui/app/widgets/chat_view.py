@@ -53,6 +53,8 @@ class ChatView(VerticalScroll):
         changed nothing, each shown as a line where it happened."""
         from tui.app.widgets.history_blocks import blocks_for  # loads pydantic-ai: not needed for the first frame
 
+        self.workers.cancel_group(self, "load-earlier")  # a page of the previous session: never mounted here
+        self._loading_earlier = False
         self.runtime = runtime
         self.shown_session += 1
         self._finished = {event.summary_index: event for event in finished if event.summary_index is not None}
@@ -82,8 +84,11 @@ class ChatView(VerticalScroll):
         from tui.app.widgets.history_blocks import blocks_for
 
         start = max(0, self.loaded_from - PAGE_SIZE)
+        shown = self.shown_session
         messages = self.runtime.load_history(start, self.loaded_from)
         blocks = blocks_for(messages, start, self._finished, self._failed)
+        if shown != self.shown_session or not self._earlier.is_attached:
+            return 0  # another session is shown now (a switch or fork while the page was read)
         if blocks:
             self._space.unfold()  # the page goes right after the space, above everything it folded
             await self.mount_all(blocks, after=self._space if self._space.is_attached else self._earlier)

@@ -215,7 +215,7 @@ class LiveTurn:
             elif isinstance(event, SubagentActivity):
                 chat.subagent_activity(event)
             elif isinstance(event, PromptAttached):
-                await chat.add_notice(attached_line(list(event.lines)))  # as a reopened prompt shows it
+                await chat.add_notice(attached_line(list(event.lines), event.refused))  # as a reopened prompt shows it
             elif isinstance(event, TurnFailed):
                 await self._close_answer()
                 await chat.add_notice(f"turn failed: {event.message}", "error")

@@ -79,11 +79,13 @@ class PromptInput(TextArea):
         """Set by the app: ``(name, detail)`` of the models matching what follows ``/model ``."""
 
     def on_key(self, event: events.Key) -> None:
-        """Enter is not a newline here: ``prevent_default`` keeps TextArea's own key handler from inserting
-        one, and the key goes on to the ``enter`` binding, after the keys typed before it have been
-        inserted. (A priority binding would run before those keys reach the editor.)"""
+        """Enter sends here, in the editor's own order of keys: the keys typed before it are in the text, the keys
+        typed after it are not yet. (Through a binding, Enter ran once the key had bubbled up to the app, after a
+        loaded app had inserted the letters behind it: two queued prompts merged into one, issue 29 §15.)"""
         if event.key == "enter":
             event.prevent_default()
+            event.stop()
+            self.action_submit()
         elif event.key == "ctrl+j":
             # Here, not by the binding: a binding runs once the key has bubbled up to the app, after the letters
             # typed behind it in the same burst were inserted (the newline would land after them).
@@ -171,6 +173,17 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def take_key(self, key: str, character: str | None) -> None:
+        """A key typed for the prompt that reached a dialog first (an approval dialog before it was armed): its
+        letters and edits land here, as if typed here; Enter does not send (the text stays in the prompt, to be
+        sent once the dialog is answered), and keys that neither type nor edit are dropped."""
+        actions = {"ctrl+j": self.action_newline, "backspace": self.action_delete_left,
+                   "delete": self.action_delete_right}
+        if key in actions:
+            actions[key]()
+        elif character is not None and character.isprintable() and key != "enter":
+            self.insert(character)
 
     # -- history -------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Prompts sent while a turn is running (or while the session opens), shown above the prompt until sent.
 
 Each row says it is queued and has *edit* (back into the prompt, out of the queue) and *cancel*.
-The app sends the oldest when the turn ends.
+The app sends the oldest when the turn ends. At most :data:`SHOWN_ROWS` rows show (the oldest, sent first); a
+last line says how many more wait, so a long queue never looks shorter than it is.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 __all__ = ["PromptQueue", "QueuedPrompt"]
+
+SHOWN_ROWS = 5
+"""Queued prompts shown as rows; the rest are counted on the line below them."""
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -49,6 +53,8 @@ class PromptQueue(Vertical):
     DEFAULT_CSS = """
     PromptQueue { height: auto; max-height: 6; padding: 0 1; display: none; background: $boost; }
     PromptQueue.-waiting { display: block; }
+    PromptQueue .queued-more { height: 1; color: $text-muted; display: none; }
+    PromptQueue.-more .queued-more { display: block; }
     """
 
     @dataclass
@@ -60,6 +66,20 @@ class PromptQueue(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._rows: list[QueuedPrompt] = []
+        self._more = Static("", classes="queued-more")
+
+    def compose(self) -> ComposeResult:
+        yield self._more
+
+    def _show_rows(self) -> None:
+        """The oldest :data:`SHOWN_ROWS` rows, and "+N more queued" for the rest."""
+        for number, row in enumerate(self._rows):
+            row.display = number < SHOWN_ROWS
+        hidden = len(self._rows) - SHOWN_ROWS
+        self.set_class(hidden > 0, "-more")
+        self._more.update(f"+{hidden} more queued (sent in order; ↑ in an empty prompt takes the newest back)"
+                          if hidden > 0 else "")
+        self.set_class(bool(self._rows), "-waiting")
 
     @property
     def texts(self) -> list[str]:
@@ -72,13 +92,13 @@ class PromptQueue(Vertical):
     def add(self, text: str) -> None:
         row = QueuedPrompt(text)
         self._rows.append(row)
-        self.mount(row)
-        self.add_class("-waiting")
+        self.mount(row, before=self._more if self._more.is_attached else None)
+        self._show_rows()
 
     def _take(self, row: QueuedPrompt) -> str:
         self._rows.remove(row)
         row.remove()
-        self.set_class(bool(self._rows), "-waiting")
+        self._show_rows()
         return row.text
 
     def pop_oldest(self) -> str | None:
