@@ -400,9 +400,7 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await picker_after_a_turn(app, pilot)
         parent = app.runtime.info.session_id
-        await pilot.press("ctrl+f")  # nothing selected: the whole session, after a confirmation
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the fork confirmation")
-        await pilot.click("#confirm")
+        await pilot.press("ctrl+f")  # in the picker: the chosen session is forked, no second question
         await wait_until(pilot, lambda: app.runtime.info.parent == parent, "the fork to open")
         await wait_idle(app, pilot)
         assert app.runtime.info.session_id != parent

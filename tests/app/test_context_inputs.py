@@ -159,7 +159,7 @@ async def test_model_completion_after_the_command_with_keys_and_a_click(tmp_path
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-never-sent")
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"/mode", "tab")
+        await pilot.press(*"/model", "tab")  # "/mode" alone is a command of its own now (the session's mode)
         assert prompt(app).text == "/model "
         await pilot.pause()
         values = suggestion_values(app)

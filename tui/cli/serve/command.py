@@ -42,6 +42,7 @@ FORWARDED_OPTIONS: dict[str, _Flag] = {
     "resume": _value("--resume"),
     "fork": _switch("--fork"),
     "model": _value("--model"),
+    "mode": _value("--mode"),
     "summarization_model": _value("--summarization-model"),
     "base_url": _value("--base-url"),
     "context_window": _value("--context-window"),
