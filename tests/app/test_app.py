@@ -114,7 +114,8 @@ async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path:
         chat.scroll_to(y=0, animate=False)  # the reader goes back up to read
         grown = chat.max_scroll_y
         await wait_until(pilot, lambda: chat.max_scroll_y > grown + 2, "more streamed text")
-        assert app.runtime.busy and chat.scroll_y < chat.max_scroll_y - 5, "the stream does not yank the reader down"
+        # (the turn may have ended meanwhile on a loaded machine: what matters is where the reader still is)
+        assert chat.scroll_y < chat.max_scroll_y - 5, "the stream does not yank the reader down"
         await wait_idle(app, pilot)
         await pilot.press(*"again", "enter")  # a new prompt follows the bottom again
         await wait_until(pilot, lambda: app.runtime.busy and chat.scroll_y >= chat.max_scroll_y - 1,
