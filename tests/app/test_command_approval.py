@@ -200,7 +200,7 @@ async def test_user_command_runs_without_asking_and_the_model_reads_it_next_turn
         assert app.runtime.info.title == "untitled"  # the command's output is not what the session is about
 
         await pilot.press(*"echo next", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandApprovalScreen), "the dialog")
+        await armed_dialog(pilot, CommandApprovalScreen, "the dialog")  # keys answer it only once armed
         await pilot.press("escape")
         await answered(app, pilot)
         assert "The user ran this shell command themselves (not you): `cat data.txt; exit 4`" in seen[0]
