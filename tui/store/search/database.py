@@ -143,7 +143,10 @@ class Database:
         self.version = SCHEMA_VERSION * 100 + TOKENIZERS[tokenizer]
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: dict[sqlite3.Connection, threading.Thread] = {}
+        """Every open connection and the thread that uses it."""
+        self._generation = 0
+        """Raised by :meth:`close`: a thread whose connection is of an older generation opens a new one."""
         self.replaced_version: int | None = None
         """Set when this object found an index written by another version of deep-tui (its
         ``user_version``) and emptied it: everything is indexed again."""
@@ -154,10 +157,14 @@ class Database:
         Raises :class:`IndexProblem`.
         """
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is not None and getattr(self._local, "generation", None) != self._generation:
+            self.drop_connection()  # closed by close() while this thread used it: this thread closes it now
+            connection = None
         try:
             if connection is None:
                 connection = self._open(busy_ms)
                 self._local.connection = connection
+                self._local.generation = self._generation
             connection.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
         except (sqlite3.Error, OSError) as error:
             self.drop_connection()
@@ -182,7 +189,7 @@ class Database:
             connection.close()
             raise
         with self._lock:
-            self._connections.append(connection)
+            self._connections[connection] = threading.current_thread()
         return connection
 
     def _create(self, connection: sqlite3.Connection) -> None:
@@ -242,28 +249,41 @@ class Database:
         connection.execute("COMMIT")
 
     def drop_connection(self) -> None:
-        """Forget this thread's connection (after an error it may be unusable)."""
+        """Close this thread's connection (after an error it may be unusable; a thread that is done with
+        the index calls this too)."""
         connection = getattr(self._local, "connection", None)
         self._local.connection = None
-        if connection is not None:
-            with self._lock:
-                if connection in self._connections:
-                    self._connections.remove(connection)
+        if connection is None:
+            return
+        with self._lock:
+            self._connections.pop(connection, None)
+        try:
+            connection.close()
+        except sqlite3.Error as error:
+            logger.debug("closing the index connection failed: %s", error)
+
+    def close(self) -> None:
+        """Close every connection this object opened that no other thread may be using now.
+
+        A connection is closed only by the thread that uses it, or once that thread has ended: closing
+        it under another thread's running query crashes the interpreter (seen as a segfault when a
+        corrupt file was discarded while the picker's word list was being read). A live thread's
+        connection is closed by that thread, at its next :meth:`connection` or :meth:`drop_connection`.
+        """
+        current = threading.current_thread()
+        with self._lock:
+            self._generation += 1
+            closable = [connection for connection, owner in self._connections.items()
+                        if owner is current or not owner.is_alive()]
+            for connection in closable:
+                del self._connections[connection]
+        if getattr(self._local, "connection", None) in closable:
+            self._local.connection = None
+        for connection in closable:
             try:
                 connection.close()
             except sqlite3.Error as error:
-                logger.debug("closing the index connection failed: %s", error)
-
-    def close(self) -> None:
-        """Close every connection this object opened (all threads)."""
-        with self._lock:
-            connections, self._connections = self._connections, []
-        for connection in connections:
-            try:
-                connection.close()
-            except sqlite3.Error as error:  # another thread's connection, busy: it will be collected
                 logger.debug("closing an index connection failed: %s", error)
-        self._local = threading.local()
 
     def quick_check(self, connection: sqlite3.Connection) -> str | None:
         """SQLite's ``PRAGMA quick_check`` over the whole file (about a second per 100 MB of history; run off
