@@ -28,7 +28,7 @@ from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge

@@ -26,7 +26,7 @@ from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.app.widgets.prompt_input import PromptInput

@@ -16,7 +16,7 @@ from tui.app.command_registry import COMMANDS
 from tui.app.screens.confirm import ConfirmModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue

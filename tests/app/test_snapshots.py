@@ -14,7 +14,7 @@ from tui.agent.session.factory import SessionRequest
 from tui.app.screens.confirm import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent
 from tui.chain.summary_message import make_summary_message

@@ -44,7 +44,7 @@ from tui.app.chat.side_panels import SidePanels
 from tui.app.chat.task_controls import TaskControls
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
 from tui.app.double_escape import DoubleEscape
-from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
