@@ -11,7 +11,7 @@ from textual.widgets import Button
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.session.factory import SessionRequest
-from tui.app.screens.confirm import ConfirmModal, PromptModal
+from tui.app.screens.basic_dialogs import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock

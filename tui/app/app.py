@@ -278,7 +278,7 @@ class DeepTuiApp(App[int]):
 
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
 
         self.push_screen(TextViewerModal("deep-tui cannot open this session", message),
                          callback=lambda _: self.exit(None, exit_code))
@@ -336,7 +336,7 @@ class DeepTuiApp(App[int]):
 
     def action_skills(self) -> None:
         """``/skills``: the skills and custom commands, and what was skipped."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
         from tui.app.screens.skills_list import skills_listing
 
         factory = self.session.factory

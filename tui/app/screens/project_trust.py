@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.app.screens.approval_dialog import AnswerKey, ApprovalDialog
-from tui.app.screens.confirm import ButtonRow
+from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
 from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
 

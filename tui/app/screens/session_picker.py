@@ -23,7 +23,7 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_rows import (
