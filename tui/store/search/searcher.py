@@ -20,7 +20,7 @@ from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search.candidates import narrowed_candidate_sessions
 from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, IndexProblem, read_rows
-from tui.store.search.index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
+from tui.store.search.index import QUERY_BUSY_MS, Progress, SearchIndex, SyncReport
 from tui.store.search.index_writer import IndexWriter
 from tui.store.search.queries import (
     Match,
@@ -34,6 +34,7 @@ from tui.store.search.queries import (
 )
 from tui.store.search.scan import ScanTarget, all_targets, scan, session_chain
 from tui.store.search.search_outcome import IndexingProgress, SearchOutcome, pending_notice, problem_notice
+from tui.store.search.session_folders import DiskSession
 from tui.store.search.terms import parse_query
 from tui.store.search.vocabulary import Vocabulary
 from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_numbers
