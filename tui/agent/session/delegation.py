@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from pydantic_ai.models import Model
 
+from tui.agent.hooks.hook_capability import HookCapability
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch
@@ -37,6 +38,7 @@ class SessionSubagents:
     _chat_model: Model
     _summarizer_model: Model | None
     _on_chain_event: Callable[[ChainEvent], None]
+    _tool_hooks: Callable[[str | None], list[HookCapability]]
 
     def _subagent_pool(self, parts: AgentParts, catalog: SubagentCatalog | None, data_dir: DataDir,
                        connection: ProviderConnection | None) -> SubagentPool:
@@ -49,7 +51,8 @@ class SessionSubagents:
             settings=settings, data_dir=data_dir, chat_model=lambda: self._chat_model,
             summarizer_model=lambda: self._summarizer_model,
             toolsets=lambda: [*parts.toolsets, *parts.extra_toolsets],
-            capabilities=lambda label: [*parts.subagent_capabilities(label), RewindCapability(self.checkpoints)],
+            capabilities=lambda label: [*parts.subagent_capabilities(label), RewindCapability(self.checkpoints),
+                                        *self._tool_hooks(label)],
             instructions=lambda: [self.project_instructions()],
             cost=self.cost, record_event=self._on_chain_event, run_events=run_events,
             file_writing_tools=parts.kinds.file_writing)
