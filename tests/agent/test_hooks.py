@@ -13,7 +13,8 @@ import pytest
 from pydantic_ai import models
 
 from tests.agent.shell_support import requires_bwrap
-from tests.support.openai_server import ChatServerState, Fault, openai_chat_server
+from tests.agent.subagent_support import Script, is_subagent, task_call, tool_results
+from tests.support.openai_server import ChatServerState, Fault, Reply, openai_chat_server
 from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
@@ -179,3 +180,23 @@ async def test_only_the_users_own_config_runs_a_hook_unsandboxed(tmp_path: Path)
     assert (outside / "user.txt").read_text() == "user\n"  # the user's hook ran outside the sandbox
     assert not (outside / "project.txt").exists()  # the project's ran inside it: it cannot write there
     assert len(notices) == 1 and "project.txt" in notices[0] and "failed (exit status" in notices[0]
+
+
+async def test_a_subagents_tool_calls_meet_the_same_pre_tool_hooks(tmp_path: Path) -> None:
+    """Handing a write to a subagent is no way round a hook that denies it; the hook is told whose call it is."""
+    hooks = HookSettings(pre_tool=(HookSpec("cat > pre.json; echo 'no writes here' >&2; exit 2", matcher="write_*"),))
+
+    def subagent(payload: dict[str, Any]) -> Reply:
+        if tool_results(payload):
+            return Reply(text="SUB: " + tool_results(payload)[0])
+        return Reply(tool_calls=(_write("sub.txt"),))
+
+    script = Script(parent=[Reply(tool_calls=(task_call("t1", "write it", "write sub.txt"),)), Reply(text="ok")],
+                    subagent=subagent)
+    state = ChatServerState(responder=script)
+    requests, notices, work = await _turn(tmp_path, hooks, [], state)
+    assert not (work / "sub.txt").exists() and notices == []
+    event = json.loads((work / "pre.json").read_text())
+    assert event["tool_name"] == "write_file" and event["subagent"] == "subagent 1 (general-purpose): write it"
+    [answer] = tool_results([r for r in requests if not is_subagent(r)][-1])
+    assert "denied by a pre_tool hook" in answer and "no writes here" in answer
