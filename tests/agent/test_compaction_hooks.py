@@ -85,8 +85,10 @@ async def test_a_flooding_post_compact_hook_is_cut_to_its_share_of_the_window(tm
     assert isinstance(compacted, CompactionFinished) and compacted.tokens_after < compacted.tokens_before
     [added] = [text for text in _system_texts(state.requests[-1]) if "post_compact hooks" in text]
     assert cap < 16_000 and "more characters left out" in added  # the hook's 16,000, cut to the share
-    assert len(added) <= cap + 100  # + the line naming the hooks
+    assert len(added) <= cap
     for payload in state.requests:  # no request ever over the window's worth of characters
         assert len(json.dumps(payload)) < 4 * WINDOW
     warnings = [e.message for e in seen if isinstance(e, HookNotice) and e.level == "warning"]
     assert any("more than 16,000 characters to stdout" in line for line in warnings)
+    [said] = [e.message for e in seen if isinstance(e, HookNotice) and e.level == "information"]
+    assert said.startswith(f"{len(added):,} characters added to the context after the summary (cut from ")

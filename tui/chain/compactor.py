@@ -33,7 +33,7 @@ from tui.chain.overflow import describe_overflow
 from tui.chain.recording import RecordingLedger
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.summarizer import Summarizer, SummarizerError
-from tui.chain.summary_hooks import SummaryHooks, SummaryMoment, capped_addition
+from tui.chain.summary_hooks import SummaryHooks, SummaryMoment, addition_cap_chars, capped_addition
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
@@ -272,7 +272,8 @@ class Compactor:
         self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
         moment = SummaryMoment(trigger=trigger, focus=focus, tokens_before=tokens, limit=self.budget.limit,
                                window=self.budget.window, messages_summarized=len(body),
-                               messages_kept=len(messages) - cut)
+                               messages_kept=len(messages) - cut,
+                               room_chars=addition_cap_chars(self.budget.limit, self.accountant.ratio))
         if self.summary_hooks is not None:
             await self.summary_hooks.before_summary(moment)
         try:
@@ -304,7 +305,7 @@ class Compactor:
             added = await self.summary_hooks.after_summary(replace(
                 moment, summary=text, tokens_after=max(0, tokens - (before - after))))
             if added:
-                added = capped_addition(added, self.budget.limit, self.accountant.ratio)
+                added = capped_addition(added, moment.room_chars)
                 summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
                                                focus=focus, retention=score, missing=len(missing),
                                                extra="\n\n".join(filter(None, [extra, added])))

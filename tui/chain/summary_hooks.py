@@ -36,6 +36,8 @@ class SummaryMoment:
     """The summary's text (after it was written; ``None`` before)."""
     tokens_after: int | None = None
     """The context after the summary, before anything is added (after it was written)."""
+    room_chars: int = 0
+    """The most characters ``after_summary`` may add (the rest is cut: :func:`capped_addition`)."""
 
 
 class SummaryHooks(Protocol):
@@ -58,12 +60,11 @@ def addition_cap_chars(limit: int, ratio: float) -> int:
     return max(0, int(tokens / max(ratio, 0.1)) * CHARS_PER_TOKEN)
 
 
-def capped_addition(text: str, limit: int, ratio: float) -> str:
-    """``text`` cut to :func:`addition_cap_chars`, saying how much was left out."""
-    cap = addition_cap_chars(limit, ratio)
-    if len(text) <= cap:
+def capped_addition(text: str, room_chars: int) -> str:
+    """``text`` cut to ``room_chars`` characters, saying how much was left out."""
+    if len(text) <= room_chars:
         return text
-    if cap <= 100:
-        return text[:cap]
-    note = f"\n[… {len(text) - cap:,} more characters left out: the hooks' text is capped at {cap:,}]"
-    return text[:max(0, cap - len(note))] + note
+    note = f"\n[… {len(text) - room_chars:,} more characters left out: the hooks' text is capped at {room_chars:,}]"
+    if room_chars <= len(note) + 20:
+        return text[:room_chars]
+    return text[:room_chars - len(note)] + note

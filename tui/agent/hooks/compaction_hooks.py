@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.agent.hooks.hook_runner import HookRunner
-from tui.chain.summary_hooks import SummaryMoment
+from tui.chain.summary_hooks import SummaryMoment, capped_addition
 from tui.text.terminal_text import visible
 
+HEADING = "Restated after the summary by the user's post_compact hooks:\n"
 MAX_EVENT_SUMMARY_CHARS = 8_000
 """A post_compact event carries at most this much of the summary's text."""
 
@@ -47,7 +48,9 @@ class CompactionHooks:
                 texts.append(text)
         if not texts:
             return None
-        added = "\n\n".join(texts)
-        self.runner.tell("post_compact", f"{len(added):,} characters from the post_compact hooks added after the "
-                         "summary", level="information")
-        return "Restated after the summary by the user's post_compact hooks:\n" + added
+        joined = HEADING + "\n\n".join(texts)
+        added = capped_addition(joined, moment.room_chars)
+        cut = f" (cut from {len(joined):,}: at most {moment.room_chars:,} here)" if added != joined else ""
+        self.runner.tell("post_compact", f"{len(added):,} characters added to the context after the summary{cut}",
+                         level="information")
+        return added

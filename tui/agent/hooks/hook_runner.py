@@ -20,6 +20,9 @@ from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
 
+SETTLE_PATIENCE = 15.0
+"""Seconds a closing session waits for a cancelled turn's stop hooks before it stops them."""
+
 HookEventName = Literal["pre_tool", "post_tool", "pre_compact", "post_compact", "stop"]
 
 
@@ -61,10 +64,18 @@ class HookRunner:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def settle(self) -> None:
-        """Wait for the hooks still running in the background (each ends at its timeout)."""
-        while self._background:
-            await asyncio.gather(*list(self._background), return_exceptions=True)
+    async def settle(self, patience: float = SETTLE_PATIENCE) -> None:
+        """Wait for the hooks still running in the background, at most ``patience`` seconds; then they are
+        stopped (their process groups killed) — closing a session is never held up for a hook's whole timeout."""
+        if not self._background:
+            return
+        pending = list(self._background)
+        _, late = await asyncio.wait(pending, timeout=patience)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.gather(*late, return_exceptions=True)
+            logger.warning("%d background hook(s) still running when the session closed: stopped", len(late))
 
     def tell(self, event: HookEventName, message: str, level: Literal["warning", "information"] = "warning") -> None:
         """A notice about a hook of ``event``, to the log and to the subscribers."""
