@@ -5,12 +5,23 @@ capped against the window, counted, recorded with the summary — while a floodi
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tests.agent.shell_support import requires_bwrap
-from tests.agent.subagent_support import GUARD, loopback_session, run_turn
-from tests.support.openai_server import ChatServerState, openai_chat_server
+from tests.agent.subagent_support import (
+    GUARD,
+    Script,
+    is_subagent,
+    loopback_session,
+    run_turn,
+    small_window,
+    task_call,
+    tool_results,
+)
+from tests.agent.test_subagent_context import write_log
+from tests.support.openai_server import ChatServerState, Reply, openai_chat_server
 from tui.agent.hooks.hook_events import HookNotice
 from tui.base.config import ContextSettings, ProviderSettings, Settings, ToolSettings
 from tui.base.hooks_config import HookSettings, HookSpec
@@ -92,3 +103,34 @@ async def test_a_flooding_post_compact_hook_is_cut_to_its_share_of_the_window(tm
     assert any("more than 16,000 characters to stdout" in line for line in warnings)
     [said] = [e.message for e in seen if isinstance(e, HookNotice) and e.level == "information"]
     assert said.startswith(f"{len(added):,} characters added to the context after the summary (cut from ")
+
+
+async def test_a_subagents_summaries_meet_the_same_compaction_hooks(tmp_path: Path) -> None:
+    """A subagent on a small window summarizes on its own: its pre_compact hooks are told whose context it is, and
+    what its post_compact hooks print reaches the subagent's next request, never the parent's."""
+    hooks = HookSettings(pre_compact=(HookSpec("cat >> pre.jsonl; echo >> pre.jsonl"),),
+                         post_compact=(HookSpec(f"echo '{RULE}'"),))
+
+    def subagent(payload: dict[str, Any]) -> Reply:  # pages small enough to stay in the context (no eviction)
+        done = len(tool_results(payload))
+        if done < 8:
+            args = json.dumps({"path": "big.log", "offset": done * 150, "limit": 150})
+            return Reply(tool_calls=((f"call_read_{done}", "read_file", args),))
+        return Reply(text="3 ERROR lines")
+
+    call = task_call("call_small", "read the log", "Read big.log in pages and report every ERROR line.")
+    script = Script(parent=[Reply(tool_calls=(call,)), Reply(text="done")], subagent=subagent)
+    work = tmp_path / "work"
+    work.mkdir()
+    write_log(work / "big.log", megabytes=1)
+    settings = replace(small_window("", WINDOW), hooks=hooks)
+    settings = replace(settings, context=replace(settings.context, min_savings_tokens=10**9))  # no tier 2
+    # no usage reported (the loopback's fixed figure would hide the growth): the chain counts by its estimates
+    with openai_chat_server(ChatServerState(responder=script, reply=SUMMARY, prompt_tokens=0)) as (base_url, state):
+        async with loopback_session(tmp_path, base_url, settings=replace(settings, base_url=base_url)) as runtime:
+            await run_turn(runtime, "what went wrong?")
+    told = [json.loads(line) for line in (work / "pre.jsonl").read_text().splitlines() if line.strip()]
+    assert told and all(event["subagent"] == "subagent 1 (general-purpose): read the log" for event in told)
+    subagent_requests = [payload for payload in state.requests if is_subagent(payload)]
+    assert any(RULE in json.dumps(payload) for payload in subagent_requests)
+    assert not any(RULE in json.dumps(payload) for payload in state.requests if not is_subagent(payload))

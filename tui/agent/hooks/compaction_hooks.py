@@ -19,15 +19,20 @@ MAX_EVENT_SUMMARY_CHARS = 8_000
 
 @dataclass
 class CompactionHooks:
-    """The session's ``[[hooks.pre_compact]]`` and ``[[hooks.post_compact]]``, run by ``runner``."""
+    """The session's ``[[hooks.pre_compact]]`` and ``[[hooks.post_compact]]``, run by ``runner``, for the session's
+    own context or (``agent_name``) a subagent's, told to the hook as ``"subagent"``."""
 
     runner: HookRunner
+    agent_name: str | None = None
 
-    @staticmethod
-    def _fields(moment: SummaryMoment) -> dict[str, Any]:
-        return {"trigger": moment.trigger, "focus": moment.focus, "tokens": moment.tokens_before,
-                "limit": moment.limit, "window": moment.window, "messages_to_summarize": moment.messages_summarized,
-                "messages_kept": moment.messages_kept}
+    def _fields(self, moment: SummaryMoment) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "trigger": moment.trigger, "focus": moment.focus, "tokens": moment.tokens_before, "limit": moment.limit,
+            "window": moment.window, "messages_to_summarize": moment.messages_summarized,
+            "messages_kept": moment.messages_kept}
+        if self.agent_name is not None:
+            fields["subagent"] = self.agent_name
+        return fields
 
     async def before_summary(self, moment: SummaryMoment) -> None:
         specs = self.runner.matching("pre_compact", moment.trigger)
