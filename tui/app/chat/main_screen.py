@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.cost_events import CostUpdated
 from tui.agent.models.provider_events import ProviderEvent
 from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateChanged
@@ -459,6 +460,10 @@ class MainScreen(Screen[None]):
             return
         if isinstance(event, TaskStateChanged):
             self.tasks.changed(event)
+            return
+        if isinstance(event, HookNotice):  # at once, while the turn runs
+            self.notify(event.describe(), severity="warning" if event.level == "warning" else "information",
+                        timeout=10, markup=False)
             return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):
