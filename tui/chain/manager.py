@@ -51,6 +51,7 @@ from tui.chain.events import (
     WindowSource,
 )
 from tui.chain.eviction import EvictionCapability
+from tui.chain.image_tokens import image_rule
 from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import outgoing_messages
 from tui.chain.overflow import describe_overflow
@@ -121,6 +122,7 @@ class ContextManager:
         self.accountant = TokenAccountant(TokenEstimator(), token_counter,
                                           calibration=TokenCalibration(calibration_path),
                                           model_name=model_key(chat_model), window=self.window)
+        self.accountant.estimator.use_image_rule(image_rule(model_key(chat_model)).tokens)
         self.budget = WindowBudget.for_window(self.window, settings)
         self.compactor = Compactor(
             settings=settings, budget=self.budget, large_results_dir=large_results_dir, ledger=self.ledger,
@@ -165,6 +167,8 @@ class ContextManager:
             summarizer_model, timeout=self.settings.summarizer_timeout,
             chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2)
         self.accountant.model_name = model_key(chat_model)
+        self.accountant.estimator.use_image_rule(image_rule(model_key(chat_model)).tokens)
+        self.accountant.invalidate(())  # the images of the history are counted by the new model's rule
         self._model_count.unsupported = False
         self._set_summary_backoff(None)  # measured against the old window
         if self._eviction is not None:

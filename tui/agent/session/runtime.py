@@ -20,6 +20,7 @@ from tui.agent.hooks.hook_capability import HookCapability
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
+from tui.agent.models.image_input import takes_images
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
 from tui.agent.rewind.checkpoints import PromptCheckpoints
@@ -160,7 +161,8 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event, budget_tokens=self._attachment_budget)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget,
+                                        takes_images=lambda: takes_images(self._chat_model))
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
@@ -455,6 +457,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             budget=self.manager.budget,
             ratio=self.manager.accountant.ratio,
             task_state=self.tasks.instructions(),
+            image_tokens=self.manager.accountant.estimator.image_tokens,
         )
         turn = self.cost.turn
         failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]
