@@ -20,7 +20,6 @@ from tui.agent.hooks.hook_capability import HookCapability
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
-from tui.agent.models.image_input import takes_images
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.models.switch import build_for_switch, summarizer_after_switch
 from tui.agent.rewind.checkpoints import PromptCheckpoints
@@ -51,6 +50,7 @@ from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.request_facts import takes_images
 from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
