@@ -254,8 +254,9 @@ class MainScreen(Screen[None]):
         self.mark_restore_points()
 
     def refresh_title(self) -> None:
-        """Show the current session (title, id, model) in the title bar, and what runs without asking."""
-        self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking())
+        """Show the current session (title, id, model) in the title bar, what runs without asking, and its mode."""
+        mode = self.tasks.mode()
+        self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking(), mode)
 
     # -- turns ----------------------------------------------------------------------------------
 
