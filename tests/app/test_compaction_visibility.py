@@ -18,7 +18,7 @@ from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen
-from tui.app.widgets.blocks import CompactionDivider, NoticeBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, NoticeBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir
@@ -81,7 +81,10 @@ def failed_lines(app: DeepTuiApp) -> list[str]:
 async def test_a_rejected_automatic_summary_is_a_line_in_the_chat_counted_by_context_and_kept(
         tmp_path: Path) -> None:
     factory, prompts = summarizing_factory(tmp_path, "bloated", window=6_000)
-    session_id = seed_session(factory, 17)
+    # Past the automatic threshold but short of what forces the pre-flight to compact anyway. The tools'
+    # definitions count too: each new tool moves the history up this band (14 pairs were under the threshold,
+    # 17 over the pre-flight's limit, with the tools of December 2026).
+    session_id = seed_session(factory, 15)
     app = make_app(factory, SessionRequest(resume=session_id))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"go on", "enter")

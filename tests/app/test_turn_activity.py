@@ -89,7 +89,7 @@ async def test_while_an_approval_dialog_is_open_the_line_says_the_turn_waits_for
         await wait_until(pilot, lambda: isinstance(app.screen, WriteApprovalScreen), "the approval dialog")
         await wait_until(pilot, lambda: "waiting for your answer" in activity.text, "the line to say so")
         assert "working" not in activity.text
-        await armed_dialog(pilot, WriteApprovalScreen, "the approval dialog")  # a key in its first 0.5 s is the prompt's
+        await armed_dialog(pilot, WriteApprovalScreen, "the approval dialog")  # no key answers it before
         await pilot.press("escape")  # denied: the turn goes on, and the line says it works again or is gone
         await wait_until(pilot, lambda: "waiting for your answer" not in activity.text, "the line to change")
         await wait_idle(app, pilot)

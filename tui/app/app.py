@@ -33,7 +33,7 @@ from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
 from tui.app.desktop_notice import DesktopNotifier
-from tui.app.dialog_approvers import CommandDialogApprover, WriteDialogApprover
+from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.stop_signals import StopSignals
@@ -122,7 +122,8 @@ class DeepTuiApp(App[int]):
             writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed,
                                        on_asking=self.desktop.approval_waiting),
             commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands"),
-                                           on_asking=self.desktop.approval_waiting))
+                                           on_asking=self.desktop.approval_waiting),
+            summary=SummaryConsentAsker(self, on_asking=self.desktop.approval_waiting))
         self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default",
                                       on_turn_ended=self.desktop.turn_ended)
         """The chat: the screen under every dialog."""
@@ -295,7 +296,7 @@ class DeepTuiApp(App[int]):
 
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
 
         self.push_screen(TextViewerModal("deep-tui cannot open this session", message),
                          callback=lambda _: self.exit(None, exit_code))
@@ -353,7 +354,7 @@ class DeepTuiApp(App[int]):
 
     def action_skills(self) -> None:
         """``/skills``: the skills and custom commands, and what was skipped."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
         from tui.app.screens.skills_list import skills_listing
 
         factory = self.session.factory

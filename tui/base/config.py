@@ -200,7 +200,8 @@ class Settings:
     rewind: RewindSettings = field(default_factory=RewindSettings)
     """``[rewind]``: restore points (see docs/usage.md, "Taking changes back")."""
     hooks: HookSettings = field(default_factory=HookSettings)
-    """``[[hooks.EVENT]]``: commands run before/after tool calls (see :mod:`tui.base.hooks_config`)."""
+    """``[[hooks.EVENT]]``: commands run around tool calls, summaries and a turn's end (see
+    :mod:`tui.base.hooks_config`)."""
     ui: UiSettings = field(default_factory=UiSettings)
     """``[ui]``: desktop notifications (see :mod:`tui.base.ui_config`); only the user's own config sets it."""
     """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
@@ -437,15 +438,26 @@ USER_ONLY_TABLES = frozenset({"ui"})
 """Tables only the user's own config may set: a project never decides what is written to the user's terminal."""
 
 
+USER_ONLY_HOOK_KEYS = frozenset({"sandbox"})
+"""``[[hooks.EVENT]]`` keys only the user's own config may set: a project's hook always runs sandboxed."""
+
+
 def without_user_only_keys(layer: ConfigLayer) -> ConfigLayer:
     """A project's config layer without the keys only the user may set (they are ignored, not an error)."""
-    data = {key: value for key, value in layer.data.items() if key not in USER_ONLY_TABLES}
+    data = layer.data
+    if USER_ONLY_TABLES & data.keys():
+        data = {key: value for key, value in data.items() if key not in USER_ONLY_TABLES}
     tools = data.get("tools")
     if isinstance(tools, dict) and USER_ONLY_TOOL_KEYS & tools.keys():
-        data["tools"] = {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}
-    if data == layer.data:
-        return layer
-    return ConfigLayer(layer.source, data)
+        data = {**data, "tools": {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}}
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        kept_hooks = {event: [{key: value for key, value in entry.items() if key not in USER_ONLY_HOOK_KEYS}
+                              if isinstance(entry, dict) else entry for entry in entries]
+                      if isinstance(entries, list) else entries for event, entries in hooks.items()}
+        if kept_hooks != hooks:
+            data = {**data, "hooks": kept_hooks}
+    return layer if data is layer.data else ConfigLayer(layer.source, data)
 
 
 def merge_tables(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -471,8 +483,13 @@ def settings_from_layers(layers: Sequence[ConfigLayer]) -> Settings:
     if len(layers) == 1:
         return settings_from_mapping(layers[0].data, source=layers[0].source)
     merged: dict[str, Any] = {}
+    hooks: dict[str, list[Any]] = {}
     for layer in layers:
         merged = merge_tables(merged, layer.data)
+        for event, entries in (layer.data.get("hooks") or {}).items():
+            hooks.setdefault(event, []).extend(entries)  # each layer is valid: a list of tables
+    if hooks:  # hooks add up: a project's run after the user's, never instead of them
+        merged["hooks"] = hooks
     return settings_from_mapping(merged, source=" + ".join(layer.source for layer in layers))
 
 
