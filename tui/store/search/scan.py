@@ -20,6 +20,7 @@ from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search.database import IndexedSession
 from tui.store.search.history_reader import load_history_from
 from tui.store.search.queries import SearchHit, saved_path, sharing_forks
+from tui.store.search.subagent_rows import owner_of
 from tui.store.search.terms import fold, make_excerpt, make_snippet, matches
 from tui.store.store_errors import CorruptSessionError
 
@@ -107,7 +108,7 @@ def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, 
         except CorruptSessionError as error:
             logger.warning("scan: %s", error)
             continue
-        title, _, _ = _meta(data_dir, target.session)
+        title, _, _ = _meta(data_dir, owner_of(target.session))  # a subagent's: its session's title
         title = title or title_from(messages[:4]) or target.session
         found = 0
         for index in range(len(messages) - 1, target.own_from - 1, -1):
