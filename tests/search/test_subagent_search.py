@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tests.app.app_support import make_app, make_factory
 from tests.search.support import exchange, make_session
 from tests.search.test_picker_search import option_texts, type_query, until
 from tests.search.test_search_cli import run
+from tui.agent.tools.history_search import format_outcome
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.base.paths import DataDir
@@ -104,3 +106,39 @@ async def test_the_pickers_search_shows_a_subagents_hit_and_opens_its_session(tm
         await pilot.click(SessionList, offset=(20, 1))  # the row's snippet line
         await until(pilot, lambda: not isinstance(app.screen, SessionPickerScreen)
                     and app.runtime.info.session_id == handle.id)
+
+
+def test_when_the_index_cannot_be_used_the_scan_reads_subagents_too(data: DataDir) -> None:
+    parent = make_session(data, exchange("a task", "handed to a subagent"), title="Scanned")
+    number = add_subagent(data, parent, exchange("dig", "the pangolinwire answer"))
+    builder = HistorySearch(data)
+    builder.refresh()
+    builder.index.close()
+    holder = sqlite3.connect(data.root / "index.sqlite", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another deep-tui holds the index: the files are read directly
+    try:
+        search = HistorySearch(data)
+        search.busy_ms = 50
+        outcome = search.search("pangolinwire")
+        assert outcome.notice is not None and "locked by another deep-tui" in outcome.notice
+        assert [(hit.owner, hit.subagent, hit.message, hit.title) for hit in outcome.hits] == [
+            (parent, number, 1, "Scanned")]
+        assert search.session_hits("pangolinwire").by_session[parent].subagent == number
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_the_agents_tool_names_another_sessions_subagent_and_how_to_read_it(data: DataDir) -> None:
+    parent = make_session(data, exchange("a task", "delegated"), title="Elsewhere")
+    number = add_subagent(data, parent, exchange("look", "the wombatlantern is in vendor/"))
+    current = make_session(data, exchange("now", "here"))
+    search = HistorySearch(data)
+    try:
+        outcome = search.search("wombatlantern")
+        text = format_outcome(outcome, "wombatlantern", scope="all", current=current)
+    finally:
+        search.index.close()
+    assert f'message 2 · assistant · subagent {number} of session {parent[:8]} "Elsewhere"' in text
+    assert f'read_conversation_message(message=2, session="{parent[:8]}", subagent={number})' in text

@@ -293,7 +293,7 @@ class HistorySearch:
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
-            outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
+            outcome.by_session = {hit.owner: hit for hit in reversed(outcome.hits)}
             outcome.matching_sessions = len(outcome.by_session)
             return outcome
         affordable, spent = [], 0
