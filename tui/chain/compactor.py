@@ -181,8 +181,10 @@ class Compactor:
         self.accountant.invalidate(result.messages)
         after = max(0, tokens - saved)
         event = self._finish(CompactionFinished(
-            strategy="pointer" if result.pointered_returns else "mask", trigger=trigger, tokens_before=tokens,
-            tokens_after=after, messages_replaced=result.pointered_returns + result.masked_args,
+            strategy="pointer" if result.pointered_returns or result.placeholder_images else "mask", trigger=trigger,
+            tokens_before=tokens, tokens_after=after,
+            messages_replaced=result.pointered_returns + result.masked_args + result.placeholder_images,
+            images_replaced=result.placeholder_images,
             files_created=tuple(files_created), focus=focus))
         return StepResult(result.messages, after, event)
 

@@ -51,6 +51,7 @@ from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.request_facts import takes_images
 from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
@@ -161,7 +162,8 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
-                                        self._on_chain_event, budget_tokens=self._attachment_budget)
+                                        self._on_chain_event, budget_tokens=self._attachment_budget,
+                                        takes_images=lambda: takes_images(self._chat_model))
         """Attaches the files a prompt mentions with ``@path``."""
         parent_upto = (handle.meta.parent.index or 0) if handle.meta.parent else 0
         self.cost = CostTracker(handle.meta.cost, had_history=handle.meta.message_count > parent_upto,
@@ -454,6 +456,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             budget=self.manager.budget,
             ratio=self.manager.accountant.ratio,
             task_state=self.tasks.instructions(),
+            image_tokens=self.manager.accountant.estimator.image_tokens,
         )
         turn = self.cost.turn
         failed = [event for event in self.past_events() if isinstance(event, CompactionFailed)]
