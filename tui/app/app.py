@@ -32,7 +32,7 @@ from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
-from tui.app.dialog_approvers import CommandDialogApprover, WriteDialogApprover
+from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.stop_signals import StopSignals
@@ -116,7 +116,8 @@ class DeepTuiApp(App[int]):
         ends, since nobody reads its stderr."""
         approvers = Approvers(
             writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed),
-            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")))
+            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")),
+            summary=SummaryConsentAsker(self))
         self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default")
         """The chat: the screen under every dialog."""
         self.install_screen(self.main_screen, name=CHAT_SCREEN)

@@ -50,12 +50,14 @@ from tui.chain.events import (
     WindowSource,
 )
 from tui.chain.eviction import EvictionCapability
+from tui.chain.image_tokens import image_rule
 from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import outgoing_messages
 from tui.chain.preflight import fit_to_limit
 from tui.chain.recording import Recorder, RecordingLedger
-from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, tool_vocabulary
+from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
 from tui.chain.summarizer import Summarizer
+from tui.chain.summary_hooks import SummaryHooks
 from tui.chain.summary_pacing import SummaryPacing
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
@@ -117,6 +119,9 @@ class ContextManager:
         self.accountant = TokenAccountant(TokenEstimator(), token_counter,
                                           calibration=TokenCalibration(calibration_path),
                                           model_name=model_key(chat_model), window=self.window)
+        self.accountant.estimator.use_image_rule(image_rule(model_key(chat_model)).tokens)
+        self._takes_images = takes_images(chat_model)
+        """Whether the chat model reads images (else each goes out as its placeholder)."""
         self.budget = WindowBudget.for_window(self.window, settings)
         self.compactor = Compactor(
             settings=settings, budget=self.budget, large_results_dir=large_results_dir, ledger=self.ledger,
@@ -155,6 +160,9 @@ class ContextManager:
             summarizer_model, timeout=self.settings.summarizer_timeout,
             chunk_tokens=self._summarizer_window(summarizer_model, chat_model) // 2)
         self.accountant.model_name = model_key(chat_model)
+        self.accountant.estimator.use_image_rule(image_rule(model_key(chat_model)).tokens)
+        self.accountant.invalidate(())  # the images of the history are counted by the new model's rule
+        self._takes_images = takes_images(chat_model)
         self._model_count.unsupported = False
         self._pacing.set_backoff(None)  # measured against the old window
         if self._eviction is not None:
@@ -175,6 +183,15 @@ class ContextManager:
         return min(self.settings.large_result_tokens, max(100, self.budget.limit // 4))
 
     # -- public API ----------------------------------------------------------------------
+
+    @property
+    def summary_hooks(self) -> SummaryHooks | None:
+        """Told before each summary; what it adds after one joins the new context (capped, counted)."""
+        return self.compactor.summary_hooks
+
+    @summary_hooks.setter
+    def summary_hooks(self, hooks: SummaryHooks | None) -> None:
+        self.compactor.summary_hooks = hooks
 
     @property
     def stats(self) -> CompactionStats:
@@ -280,7 +297,7 @@ class ContextManager:
         self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
             history[:] = working
-        sent = outgoing_messages(working)  # a copy where a provider would refuse the record (the record stays)
+        sent = outgoing_messages(working, images=self._takes_images)  # a copy where a provider would refuse the record (the record stays)
         if sent is not history:
             request_context.messages = list(sent)
         return request_context

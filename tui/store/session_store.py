@@ -14,7 +14,7 @@ from tui.base.atomic import unused_name
 from tui.base.nofollow import make_data_root, open_dir
 from tui.base.paths import DataDir
 from tui.store.abandoned_sessions import discard_if_untouched
-from tui.store.checkpoints_file import CHECKPOINTS_FILE_NAME, copy_for_fork
+from tui.store.checkpoints_file import CHECKPOINTS_FILE_NAME, copy_for_fork, task_state_before
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, read_foreign, write_empty
@@ -260,11 +260,14 @@ class SessionStore:
         return handle
 
     def _fork_task_state(self, parent: str, handle: SessionHandle, copied: list[ModelMessage], *, whole: bool) -> None:
-        """The fork's todos.json: the parent's /keep lines, and its todo list as it was at the fork point (the
-        parent's current list for a whole fork; else the last list written in the copied messages)."""
+        """The fork's todos.json: the task state as it was at the fork point. A fork just before a prompt that has
+        a restore point (a conversation rewind) gets the todo list and /keep lines recorded with that point;
+        otherwise the parent's /keep lines, and its current todo list for a whole fork, else the last list written
+        in the copied messages."""
+        recorded = None if whole else task_state_before(self.root / parent / CHECKPOINTS_FILE_NAME, len(copied) + 1)
         parent_file = TaskStateFile.of(self.root / parent, read_only=True)
-        state = parent_file.state
-        if not whole or not parent_file.exists():
+        state = parent_file.state if recorded is None else recorded
+        if recorded is None and (not whole or not parent_file.exists()):
             state = replace(state, todos=todos_from_calls(calls_in(copied)) or ())
         if not state.empty:
             TaskStateFile.of(handle.directory).save(state)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import BinaryContent, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 
-from tui.text.attachment_text import attachment_label, human_bytes, is_attachment
+from tui.text.attachment_text import attachment_label, human_bytes, without_attachments
 
 
 def content_item_text(item: UserContent) -> str:
@@ -43,7 +43,7 @@ def typed_text(content: str | Sequence[UserContent]) -> str:
     model's commands)."""
     if isinstance(content, str):
         return content
-    return prompt_text([item for item in content if not is_attachment(item)])
+    return prompt_text(without_attachments(content))
 
 
 def _size(count: int) -> str:

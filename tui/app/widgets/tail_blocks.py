@@ -39,7 +39,7 @@ from tui.app.widgets.chat_blocks import (
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars, summary_info
 from tui.store.session_tail import Record, SessionTail
-from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, is_attachment
+from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, without_attachments
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import command_metadata, output_chars
 
@@ -256,7 +256,7 @@ def typed_text(content: object) -> str:
     """A recorded ``user-prompt`` content as :func:`tui.text.message_text.typed_text` gives it: without the files
     attached with ``@path``."""
     if isinstance(content, list):
-        return prompt_text([item for item in content if not is_attachment(item)])
+        return prompt_text(without_attachments(content))
     return prompt_text(content)
 
 
