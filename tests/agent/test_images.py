@@ -150,7 +150,8 @@ async def test_oversized_and_unreadable_images_are_refused_in_one_line(tmp_path:
     assert not any(isinstance(event, TurnFailed) for event in events)
     refused = attached(events).refused
     assert len(refused) == 4 and all("\n" not in line for line in refused)
-    assert refused[0].startswith("huge.png (image of 5.0 MB, over the cap of 5.0 MB")
+    size = (work / "huge.png").stat().st_size
+    assert refused[0] == f"huge.png (image of {size:,} bytes, over the cap of {MAX_IMAGE_BYTES:,} bytes)"
     assert refused[1] == "wide.png (image of 20000×10 pixels, over the cap of 8,000 pixels a side)"
     assert refused[2] == "fake.gif (not a readable PNG, JPEG, GIF or WebP image)"
     assert refused[3].startswith("link.png (") and "outside" in refused[3]
