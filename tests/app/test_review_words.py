@@ -66,6 +66,19 @@ def test_the_title_bar_keeps_writes_auto_whole_or_drops_it() -> None:
     assert str(title_parts(info, 80, ("writes",))).rstrip().endswith("writes auto")
 
 
+def test_the_title_bar_shows_a_mode_other_than_the_default_at_every_width() -> None:
+    info = RuntimeInfo(session_id="0123456789ab", title="explain the project layout please",
+                       model_name="anthropic:claude-sonnet-5-5", offline=False)
+    assert "⏸" not in str(title_parts(info, 120)) and "⏵" not in str(title_parts(info, 120))
+    assert str(title_parts(info, 120, mode="plan")).rstrip().endswith("⏸ plan mode")
+    accepting = str(title_parts(info, 160, ("writes", "commands"), mode="accept-writes"))
+    assert accepting.rstrip().endswith("commands auto-allowed  ⏵⏵ auto-accept writes")  # writes said once
+    for width in range(60, 120):
+        for mode, shown in (("plan", ("⏸ plan", "⏸ plan mode")), ("accept-writes", ("⏵⏵ writes", "⏵⏵ auto-accept writes"))):
+            text = str(title_parts(info, width, ("commands",), mode=mode))
+            assert text.rstrip().endswith(shown) and cell_len(text) <= width, (width, mode, text)
+
+
 def test_cost_words_for_an_offline_session() -> None:
     nothing = CostTotals()
     assert totals_label(nothing, offline=True) == FREE_OFFLINE == "free (offline)"

@@ -14,11 +14,12 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime_api import TaskStateAPI
-from tui.app.screens.confirm import ChoiceModal
+from tui.app.screens.basic_dialogs import ChoiceModal
 from tui.app.screens.keep_lines import KeepLinesModal
 from tui.app.screens.plan_offer import GO_AHEAD
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.task_line import TaskLine
+from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.todo_panel import TodoPanel
 
 SnapCompare = Callable[..., bool]
@@ -84,12 +85,16 @@ async def test_shift_tab_cycles_the_mode_and_keep_adds_lists_and_deletes(tmp_pat
         await wait_until(pilot, lambda: app.query_one(PromptInput).has_focus, "the prompt")
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: runtime.mode == "accept-writes", "auto-accept writes")
+        title = app.query_one(TitleBar)
         assert "auto-accept writes" in str(app.query_one(TaskLine).render())
+        assert "⏵⏵ auto-accept writes" in str(title.render())  # the title bar says it too
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: runtime.mode == "plan", "plan mode")
+        assert "⏸ plan mode" in str(title.render())
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: runtime.mode == "default", "back to default")
         assert app.query_one(TaskLine).has_class("-empty")
+        assert "⏸" not in str(title.render()) and "⏵" not in str(title.render())
         await submit(pilot, app, "/keep never touch migrations/")
         await wait_until(pilot, lambda: len(runtime.task_state().keep) == 1, "the kept line")
         await submit(pilot, app, "/keep")

@@ -14,6 +14,7 @@ import pytest
 from tests.agent.rewind_support import edit, open_session, prompt, tree_state, write
 from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.cli.main import main
+from tui.store.task_state import TaskStateFile
 
 
 @pytest.fixture
@@ -148,3 +149,21 @@ def test_run_says_how_to_take_its_changes_back(tmp_path: Path, work: Path, capsy
     line = next(line for line in err.splitlines() if "deep-tui rewind --session" in line)
     assert (work / "a.txt").read_text() == "ALPHA\n" and line.endswith(" 1 --code takes its changes back")
     assert rewind(tmp_path, work, "1", "--code") == 0 and (work / "a.txt").read_text() == "alpha\n"
+
+
+async def test_a_conversation_rewind_keeps_the_keep_lines_of_that_point(
+        tmp_path: Path, work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with openai_chat_server(ChatServerState(reply="done")) as (url, served):
+        runtime = await open_session(url, tmp_path / "data", work)
+        await prompt(runtime, served, "first", write("first.txt", "1\n"))
+        runtime.add_keep("before the second prompt")
+        await prompt(runtime, served, "second", write("a.txt", "ALPHA\n"))
+        runtime.add_keep("after it")
+        session_id = runtime.handle.id
+        await runtime.aclose()
+    assert rewind(tmp_path, work, "5", "--conversation") == 0
+    fork_id = capsys.readouterr().out.split("deep-tui --resume ")[1].split()[0].rstrip(")")
+    fork = TaskStateFile.of(tmp_path / "data" / "sessions" / fork_id).state
+    assert [line.text for line in fork.keep] == ["before the second prompt"]
+    parent = TaskStateFile.of(tmp_path / "data" / "sessions" / session_id).state
+    assert [line.text for line in parent.keep] == ["before the second prompt", "after it"]

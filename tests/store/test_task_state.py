@@ -156,3 +156,27 @@ def test_a_session_whose_todos_json_is_a_link_is_not_opened(tmp_path: Path) -> N
     (directory / "todos.json").symlink_to(tmp_path / "target")
     with pytest.raises(LinkedPathError, match=r"todos\.json is a symbolic link"):
         store.open(session_id)
+
+
+def test_a_restore_point_carries_the_task_state_and_a_damaged_one_only_loses_it(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from tui.store.checkpoints_file import CheckpointRecord, CheckpointsFile, copy_for_fork, task_state_before
+    from tui.store.task_state import TaskState, keep_line
+
+    state = TaskState(todo_list(SEVEN), (keep_line("never touch migrations/", 1.0),))
+    file = CheckpointsFile(tmp_path / "checkpoints.jsonl")
+    point = CheckpointRecord(message=3, tree="a" * 40, workdir="/w", task=state)
+    file.add(point)
+    file.add(replace(point, message=5, task=None))  # an older point: no task state
+    [read3, read5] = file.read()
+    assert read3.task is not None and read3.task.todos == state.todos and read3.task.keep == state.keep
+    assert read5.task is None and task_state_before(file.path, 5) is None and task_state_before(file.path, 4) is None
+    copied = tmp_path / "fork"
+    copied.mkdir()
+    assert copy_for_fork(file.path, copied / "checkpoints.jsonl", 4) == 1  # a fork's fork rewinds the same way
+    assert task_state_before(copied / "checkpoints.jsonl", 3) == read3.task
+    with file.path.open("a") as handle:  # a hand-edited line: the files still restore, the task state is dropped
+        handle.write(json.dumps({"event": "point", "message": 7, "tree": "b" * 40, "task": {"todos": "x"}}) + "\n")
+    [*_, read7] = file.read()
+    assert read7.message == 7 and read7.task is None

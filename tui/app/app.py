@@ -32,7 +32,7 @@ from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
-from tui.app.dialog_approvers import CommandDialogApprover, WriteDialogApprover
+from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.stop_signals import StopSignals
@@ -116,7 +116,8 @@ class DeepTuiApp(App[int]):
         ends, since nobody reads its stderr."""
         approvers = Approvers(
             writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed),
-            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")))
+            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")),
+            summary=SummaryConsentAsker(self))
         self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default")
         """The chat: the screen under every dialog."""
         self.install_screen(self.main_screen, name=CHAT_SCREEN)
@@ -278,7 +279,7 @@ class DeepTuiApp(App[int]):
 
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
 
         self.push_screen(TextViewerModal("deep-tui cannot open this session", message),
                          callback=lambda _: self.exit(None, exit_code))
@@ -336,7 +337,7 @@ class DeepTuiApp(App[int]):
 
     def action_skills(self) -> None:
         """``/skills``: the skills and custom commands, and what was skipped."""
-        from tui.app.screens.confirm import TextViewerModal
+        from tui.app.screens.basic_dialogs import TextViewerModal
         from tui.app.screens.skills_list import skills_listing
 
         factory = self.session.factory

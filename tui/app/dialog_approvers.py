@@ -1,4 +1,5 @@
-"""The app's answer to "may the agent change this file / run this command?": a dialog, awaited inside the turn.
+"""The app's answer to "may the agent change this file / run this command?" (and to the pre-flight's "may a summary
+run?" when automatic compaction is off): a dialog, awaited inside the turn.
 
 The session's :class:`~tui.agent.approval.approval_gate.ApprovalGate` calls :class:`WriteDialogApprover` (file writes
 and MCP calls) from the running turn
@@ -21,7 +22,7 @@ from textual.screen import ModalScreen
 from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.agent.approval.writes import WriteDecision, WriteRequest
 
-__all__ = ["CommandDialogApprover", "WriteDialogApprover", "granted_kind", "typed_into_prompt"]
+__all__ = ["CommandDialogApprover", "SummaryConsentAsker", "WriteDialogApprover", "granted_kind", "typed_into_prompt"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,19 @@ class CommandDialogApprover:
         if decision.allow and decision.scope == "session" and self.on_allowed_for_session is not None:
             self.on_allowed_for_session()
         return decision
+
+
+class SummaryConsentAsker:
+    """Asked by the pre-flight (in the turn) when automatic compaction is off and a request would not fit: may a
+    summary run now? ``False`` (evict only) when the dialog is closed without an answer."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+
+    async def __call__(self, tokens: int, limit: int) -> bool:
+        from tui.app.screens.summary_consent import SummaryConsentScreen
+
+        return await _ask(self.app, SummaryConsentScreen(tokens, limit), False)
 
 
 async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision) -> Decision:

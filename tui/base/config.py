@@ -199,7 +199,8 @@ class Settings:
     rewind: RewindSettings = field(default_factory=RewindSettings)
     """``[rewind]``: restore points (see docs/usage.md, "Taking changes back")."""
     hooks: HookSettings = field(default_factory=HookSettings)
-    """``[[hooks.EVENT]]``: commands run before/after tool calls (see :mod:`tui.base.hooks_config`)."""
+    """``[[hooks.EVENT]]``: commands run around tool calls, summaries and a turn's end (see
+    :mod:`tui.base.hooks_config`)."""
     """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
@@ -426,13 +427,24 @@ USER_ONLY_TOOL_KEYS = frozenset({"mode"})
 """``[tools]`` keys only the user's own config (or a flag) may set: a project's config never chooses the mode."""
 
 
+USER_ONLY_HOOK_KEYS = frozenset({"sandbox"})
+"""``[[hooks.EVENT]]`` keys only the user's own config may set: a project's hook always runs sandboxed."""
+
+
 def without_user_only_keys(layer: ConfigLayer) -> ConfigLayer:
     """A project's config layer without the keys only the user may set (they are ignored, not an error)."""
-    tools = layer.data.get("tools")
-    if not isinstance(tools, dict) or not USER_ONLY_TOOL_KEYS & tools.keys():
-        return layer
-    kept = {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}
-    return ConfigLayer(layer.source, {**layer.data, "tools": kept})
+    data = layer.data
+    tools = data.get("tools")
+    if isinstance(tools, dict) and USER_ONLY_TOOL_KEYS & tools.keys():
+        data = {**data, "tools": {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}}
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        kept_hooks = {event: [{key: value for key, value in entry.items() if key not in USER_ONLY_HOOK_KEYS}
+                              if isinstance(entry, dict) else entry for entry in entries]
+                      if isinstance(entries, list) else entries for event, entries in hooks.items()}
+        if kept_hooks != hooks:
+            data = {**data, "hooks": kept_hooks}
+    return layer if data is layer.data else ConfigLayer(layer.source, data)
 
 
 def merge_tables(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -458,8 +470,13 @@ def settings_from_layers(layers: Sequence[ConfigLayer]) -> Settings:
     if len(layers) == 1:
         return settings_from_mapping(layers[0].data, source=layers[0].source)
     merged: dict[str, Any] = {}
+    hooks: dict[str, list[Any]] = {}
     for layer in layers:
         merged = merge_tables(merged, layer.data)
+        for event, entries in (layer.data.get("hooks") or {}).items():
+            hooks.setdefault(event, []).extend(entries)  # each layer is valid: a list of tables
+    if hooks:  # hooks add up: a project's run after the user's, never instead of them
+        merged["hooks"] = hooks
     return settings_from_mapping(merged, source=" + ".join(layer.source for layer in layers))
 
 

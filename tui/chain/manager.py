@@ -58,6 +58,7 @@ from tui.chain.overflow import describe_overflow
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
 from tui.chain.summarizer import Summarizer
+from tui.chain.summary_hooks import SummaryHooks
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
 from tui.chain.window import resolve_window
@@ -192,6 +193,15 @@ class ContextManager:
         return min(self.settings.large_result_tokens, max(100, self.budget.limit // 4))
 
     # -- public API ----------------------------------------------------------------------
+
+    @property
+    def summary_hooks(self) -> SummaryHooks | None:
+        """Told before each summary; what it adds after one joins the new context (capped, counted)."""
+        return self.compactor.summary_hooks
+
+    @summary_hooks.setter
+    def summary_hooks(self, hooks: SummaryHooks | None) -> None:
+        self.compactor.summary_hooks = hooks
 
     @property
     def stats(self) -> CompactionStats:

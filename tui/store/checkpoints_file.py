@@ -3,8 +3,10 @@
 A restore point names the prompt it comes before (its message number, as ``deep-tui search`` numbers
 messages), the snapshot of the working directory taken before that prompt's first change (a tree in the
 shadow repository, :mod:`tui.agent.rewind`), and, once the prompt ended, the tree it left behind (a line
-of its own, ``"after"``: the file is never rewritten). A fork keeps the restore points of the messages it
-copied. A damaged line is skipped.
+of its own, ``"after"``: the file is never rewritten). It also carries the session's task state (the todo list
+and the ``/keep`` lines) as it was when the prompt started, so that a conversation rewound to before that
+prompt gets them back (:meth:`tui.store.session_store.SessionStore.fork`). A fork keeps the restore points of
+the messages it copied. A damaged line is skipped (a damaged task state only loses the task state).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.base.nofollow import open_file, read_text
+from tui.store.task_state import TaskState, TaskStateError, task_state_from_data
 
-__all__ = ["CHECKPOINTS_FILE_NAME", "CheckpointKind", "CheckpointRecord", "CheckpointsFile", "copy_for_fork"]
+__all__ = ["CHECKPOINTS_FILE_NAME", "CheckpointKind", "CheckpointRecord", "CheckpointsFile", "copy_for_fork",
+           "task_state_before"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +45,16 @@ class CheckpointRecord:
     """The tree when the prompt ended (``None``: not known, e.g. the process was killed mid-turn)."""
     detail: str = ""
     """For a restore: what it restored (``files of message 7``); for a ``!command``: the command."""
+    task: TaskState | None = None
+    """The todo list and the ``/keep`` lines when the prompt started (``None``: not recorded — an older point)."""
 
     def to_line(self) -> str:
         record: dict[str, Any] = {"event": "point", "message": self.message, "tree": self.tree,
                                   "workdir": self.workdir, "kind": self.kind, "time": self.time}
         if self.detail:
             record["detail"] = self.detail
+        if self.task is not None:
+            record["task"] = self.task.to_data()
         return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -103,8 +111,26 @@ class CheckpointsFile:
                 message=message, tree=tree, workdir=str(data.get("workdir", "")),
                 kind=kind if kind in ("prompt", "command", "restore") else "prompt",
                 time=float(data["time"]) if isinstance(data.get("time"), (int, float)) else 0.0,
-                detail=str(data.get("detail", "")))
+                detail=str(data.get("detail", "")), task=_task_state(data.get("task"), message))
         return sorted(points.values(), key=lambda point: point.message)
+
+
+def _task_state(data: object, message: int) -> TaskState | None:
+    """A restore point's task state, or ``None`` when it has none or it is damaged (the point still restores files)."""
+    if data is None:
+        return None
+    try:
+        return task_state_from_data(data)
+    except (TaskStateError, ValueError, TypeError) as error:
+        logger.warning("the task state of the restore point of message %d is unusable: %s", message, error)
+        return None
+
+
+def task_state_before(path: Path, message: int) -> TaskState | None:
+    """The task state recorded with the restore point of ``message`` in the checkpoints file at ``path``
+    (``None``: that message has no restore point, or the point no task state)."""
+    point = next((point for point in CheckpointsFile(path).read() if point.message == message), None)
+    return point.task if point is not None else None
 
 
 def copy_for_fork(source: Path, destination: Path, upto: int) -> int:

@@ -101,11 +101,14 @@ class TaskState:
         """The item in progress (the first one, when the model marked several), else ``None``."""
         return next((item for item in self.todos if item.status == "in_progress"), None)
 
-    def to_json(self) -> str:
-        data = {"version": 1, "updated": self.updated,
+    def to_data(self) -> dict[str, Any]:
+        """The state as todos.json holds it (parsed back by :func:`task_state_from_data`)."""
+        return {"version": 1, "updated": self.updated,
                 "todos": [item.to_dict() for item in self.todos],
                 "keep": [{"text": line.text, "added": line.added} for line in self.keep]}
-        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_data(), ensure_ascii=False, indent=1) + "\n"
 
 
 def _clean(text: str) -> str:
@@ -152,7 +155,12 @@ def keep_line(text: str, added: float | None = None) -> KeepLine:
 
 def parse_task_state(raw: bytes) -> TaskState:
     """The state in a todos.json's bytes; raises :class:`TaskStateError` (or ``ValueError``) when unusable."""
-    data = json.loads(raw.decode("utf-8"))
+    return task_state_from_data(json.loads(raw.decode("utf-8")))
+
+
+def task_state_from_data(data: object) -> TaskState:
+    """The state in a todos.json's parsed JSON (or a restore point's copy of it, see
+    :mod:`tui.store.checkpoints_file`); raises :class:`TaskStateError` when unusable."""
     if not isinstance(data, dict):
         raise TaskStateError("todos.json does not hold an object")
     todos_data, keep_data = data.get("todos", []), data.get("keep", [])

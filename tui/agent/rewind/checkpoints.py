@@ -20,6 +20,7 @@ from tui.agent.rewind.shadow_repo import Deadline, ShadowRepo, ShadowRepoError, 
 from tui.agent.rewind.snapshot import MAX_FILE_BYTES, SnapshotResult, take_snapshot
 from tui.store import SessionHandle
 from tui.store.checkpoints_file import CheckpointKind, CheckpointRecord
+from tui.store.task_state import TaskState
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class PromptCheckpoints:
         self._message: int | None = None
         self._kind: CheckpointKind = "prompt"
         self._detail = ""
+        self._task: TaskState | None = None
         self._attempted = False
         self._taken: CheckpointRecord | None = None
         self._lock: asyncio.Lock | None = None
@@ -61,8 +63,10 @@ class PromptCheckpoints:
         return self._off_reason is None and not self.handle.read_only
 
     def begin(self, message: int, kind: CheckpointKind = "prompt", detail: str = "") -> None:
-        """A prompt (recorded as message number ``message``) starts; its first change will be snapshotted."""
+        """A prompt (recorded as message number ``message``) starts; its first change will be snapshotted. The
+        session's task state as it is now (before the prompt's ``write_todos``) goes with its restore point."""
         self._message, self._kind, self._detail = message, kind, detail
+        self._task = self.handle.task_state.state
         self._attempted = False
         self._taken = None
 
@@ -81,7 +85,7 @@ class PromptCheckpoints:
             if result is None or self._message is None:
                 return
             record = CheckpointRecord(message=self._message, tree=result.tree, workdir=str(self.repo.workdir),
-                                      kind=self._kind, time=time.time(), detail=self._detail)
+                                      kind=self._kind, time=time.time(), detail=self._detail, task=self._task)
             try:
                 await asyncio.to_thread(self._keep, record)
             except (OSError, ShadowRepoError) as error:

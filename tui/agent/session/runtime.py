@@ -16,7 +16,9 @@ from tui.agent.approval.commands import CommandApprover
 from tui.agent.approval.plan_mode import USER_COMMAND_REFUSAL
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.hooks.compaction_hooks import CompactionHooks
 from tui.agent.hooks.hook_capability import HookCapability
+from tui.agent.hooks.hook_runner import HookRunner
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
@@ -34,7 +36,6 @@ from tui.agent.session.rewinds import SessionRewinds
 from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
-from tui.agent.shell.execute_tool import ShellState
 from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
 from tui.agent.skills.tools import skills_toolset
@@ -183,6 +184,11 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
         """AGENTS.md / CLAUDE.md from the repository root down to the workdir (refused files: one warning each)."""
         self.skills = skills or SkillCatalog()
         self._skills_instructions = [text] if (text := skills_instructions(self.skills)) else []
+        self.hook_runner = HookRunner(settings.hooks, parts.shell.sandbox, workdir, self.event_history.notify,
+                                      handle.id)
+        """The user's (and a trusted project's) ``[[hooks.*]]``: their notices reach subscribers at once."""
+        if settings.hooks.pre_compact or settings.hooks.post_compact:
+            self.manager.summary_hooks = CompactionHooks(self.hook_runner)
         self.subagents = self._subagent_pool(parts, subagents, data_dir, connection)
         # the task tool costs its definition in every request: offered when the window can afford it (and a subagent's
         # own window would hold its work), not at a few thousand tokens
@@ -194,7 +200,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             instructions=[BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions,
                           self.project_instructions, self.tasks.instructions, *self._skills_instructions],
             toolsets=[*self._toolsets, *parts.extra_toolsets],
-            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self._hooks(parts.shell),
+            capabilities=[*parts.capabilities, RewindCapability(self.checkpoints), *self._tool_hooks(),
                           *self.manager.capabilities(),
                           CostCapability(self.cost)],
         )
@@ -210,19 +216,12 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             # and keeps the figure, so its row in `deep-tui sessions` and the picker shows it (written at close)
             handle.record_usage(self.last_usage.tokens, self.last_usage.window, self.last_usage.window_source)
 
-    def _hooks(self, shell: ShellState) -> list[HookCapability]:
-        """The ``[[hooks.pre_tool]]`` / ``[[hooks.post_tool]]`` capability (none when no hook is configured); a
-        hook runs in the commands' sandbox, and not at all when the sandbox is on but cannot run."""
+    def _tool_hooks(self, agent_name: str | None = None) -> list[HookCapability]:
+        """The ``[[hooks.pre_tool]]`` / ``[[hooks.post_tool]]`` capability (none when no such hook is configured),
+        for this session's agent or (``agent_name``) one of its subagents."""
         if not (self.settings.hooks.pre_tool or self.settings.hooks.post_tool):
             return []
-        sandbox = shell.sandbox
-
-        def launch(command: str) -> tuple[list[str], dict[str, str] | None]:
-            if (why := sandbox.unavailable()) is not None:
-                return ["/bin/sh", "-c", "echo \"$0\" >&2; exit 1", f"hooks run sandboxed, and {why}"[:300]], None
-            return sandbox.argv(command), sandbox.environment()
-
-        return [HookCapability(self.settings.hooks, launch, self.info.warnings.append, self.handle.id)]
+        return [HookCapability(self.hook_runner, agent_name)]
 
     def _attachment_budget(self) -> int:
         """What a prompt's attached files may take together: a quarter of what a request may carry (the prompt
@@ -472,6 +471,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
         empty = self.handle.meta.message_count == 0 and not self.handle.read_only
+        await self.hook_runner.settle()  # a cancelled turn's stop hooks (each ends at its timeout)
         await self.checkpoints.settle()  # the last prompt's end snapshot is recorded before the session closes
         await asyncio.to_thread(self.search.wait_for_records)  # the session's last messages are in the index
         self.manager.close()

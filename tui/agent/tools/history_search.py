@@ -17,8 +17,9 @@ from tui.agent.tools import schemas as tool_schemas
 from tui.agent.tools.failures import refuse
 from tui.base.paths import DataDir
 from tui.store.search.history_reader import load_history_from
+from tui.store.search.search_outcome import SearchOutcome
 from tui.store.search.searchable_text import message_text
-from tui.store.search.searcher import HistorySearch, QueryTooShort, SearchHit, SearchOutcome
+from tui.store.search.searcher import HistorySearch, QueryTooShort, SearchHit
 from tui.store.session_store import SessionStore
 from tui.store.store_errors import CorruptSessionError, StoreError
 from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_history_file

@@ -29,9 +29,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.cost_events import CostUpdated
 from tui.agent.models.provider_events import ProviderEvent
-from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateChanged
+from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI, TaskStateChanged
 from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
@@ -44,7 +45,7 @@ from tui.app.chat.side_panels import SidePanels
 from tui.app.chat.task_controls import TaskControls
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
 from tui.app.double_escape import DoubleEscape
-from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 
     from tui.agent.approval.commands import CommandApprover
     from tui.agent.approval.writes import WriteApprover
+    from tui.chain.manager import SummaryConsent
     from tui.store.session_tail import SessionTail
 
 __all__ = ["MainScreen"]
@@ -82,6 +84,8 @@ class Approvers:
 
     writes: WriteApprover
     commands: CommandApprover
+    summary: SummaryConsent | None = None
+    """Asked before the pre-flight summarizes a request over the window while automatic compaction is off."""
 
 
 class MainScreen(Screen[None]):
@@ -254,8 +258,9 @@ class MainScreen(Screen[None]):
         self.mark_restore_points()
 
     def refresh_title(self) -> None:
-        """Show the current session (title, id, model) in the title bar, and what runs without asking."""
-        self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking())
+        """Show the current session (title, id, model) in the title bar, what runs without asking, and its mode."""
+        mode = self.tasks.mode()
+        self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking(), mode)
 
     # -- turns ----------------------------------------------------------------------------------
 
@@ -358,6 +363,8 @@ class MainScreen(Screen[None]):
     def _wire(self, runtime: SessionRuntimeAPI) -> None:
         runtime.set_write_approver(self.approvers.writes)  # file writes ask first (as [tools] writes says)
         runtime.set_command_approver(self.approvers.commands)  # so do shell commands ([tools] commands)
+        if isinstance(runtime, TaskStateAPI):  # with compaction off, a request over the window asks first
+            runtime.set_summary_consent(self.approvers.summary)
 
     async def _show_opened(self) -> None:
         """The session given at start-up is open: show it (the usage, cost, prompt history and transcript)."""
@@ -459,6 +466,10 @@ class MainScreen(Screen[None]):
             return
         if isinstance(event, TaskStateChanged):
             self.tasks.changed(event)
+            return
+        if isinstance(event, HookNotice):  # at once, while the turn runs
+            self.notify(event.describe(), severity="warning" if event.level == "warning" else "information",
+                        timeout=10, markup=False)
             return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):

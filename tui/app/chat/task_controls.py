@@ -1,5 +1,5 @@
-"""The chat screen's task state: the line above the gauge, the Todo panel, ``/keep``, the mode (Shift+Tab) and the
-offer made when a turn in plan mode ends. It talks to the session only through
+"""The chat screen's task state: the line above the gauge, the Todo panel, ``/keep``, the mode (Shift+Tab; shown on
+that line and in the title bar) and the offer made when a turn in plan mode ends. It talks to the session only through
 :class:`~tui.agent.runtime_api.TaskStateAPI` (the stand-in shown while a session opens has none)."""
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ class TaskHost(Protocol):
 
     def run_turn(self, prompt: str) -> object: ...
 
+    def refresh_title(self) -> None: ...
+
 
 class TaskControls:
     """Keeps the task line and the Todo panel in step with the session, and carries out the task commands."""
@@ -51,6 +53,11 @@ class TaskControls:
     def session(self) -> TaskStateAPI | None:
         runtime = self._runtime()
         return runtime if isinstance(runtime, TaskStateAPI) else None
+
+    def mode(self) -> str:
+        """The open session's mode (``default`` while it opens)."""
+        session = self.session()
+        return session.mode if session is not None else "default"
 
     # -- showing ----------------------------------------------------------------------------
 
@@ -66,6 +73,7 @@ class TaskControls:
         for panel in self.host.query(TodoPanel):
             assert isinstance(panel, TodoPanel)
             panel.show(state)
+        self.host.refresh_title()  # the mode is in the title bar too
 
     def changed(self, event: TaskStateChanged) -> None:
         """The session's todo list or standing instructions changed (or the cap folded part of the list)."""

@@ -12,7 +12,7 @@ from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
-from tui.app.screens.confirm import ButtonRow, DialogScreen
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen
 from tui.app.widgets.subagent_rows import subagent_context_lines
 from tui.chain.events import describe_window_source
 from tui.text.cost_text import FREE_OFFLINE, PRICE_UNKNOWN, format_usd, totals_details, totals_label

@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
-from tui.app.widgets.blocks import (
+from tui.app.widgets.chat_blocks import (
     CompactionDivider,
     DividerInfo,
     ToolBlock,
@@ -196,7 +196,7 @@ def least_rows(record: Record, columns: int) -> int:
 
 
 USER_LABEL = "you  "
-"""What a prompt's block shows before its text (:class:`~tui.app.widgets.blocks.UserBlock`)."""
+"""What a prompt's block shows before its text (:class:`~tui.app.widgets.chat_blocks.UserBlock`)."""
 USER_BLOCK_GAP = 1
 USER_PADDING = 2
 """``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
