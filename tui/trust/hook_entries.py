@@ -41,9 +41,7 @@ def is_hook_key(key: str) -> bool:
     return key.startswith(HOOKS_KEY + ".")
 
 
-def hook_danger(key: str, *, removed: bool = False) -> str:
-    """Why a project's hook matters: it runs a command (when); or one of the user's hooks would no longer run."""
-    if removed:
-        return "your hook would no longer run"
+def hook_danger(key: str) -> str:
+    """Why a project's hook matters: it runs a command (and when)."""
     event = key.split(".")[1] if key.count(".") >= 1 else ""
     return f"runs a command {WHEN.get(event, 'during turns')}"

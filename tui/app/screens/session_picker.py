@@ -329,7 +329,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         if hit is None:
             self.dismiss(PickerResult("open", meta.id))
             return
-        self.dismiss(PickerResult("open", meta.id, message=hit.message, saved_output=hit.path,
+        # a hit in one of its subagents' histories opens the session (its message counts in the subagent's history)
+        message = hit.message if hit.subagent is None else None
+        self.dismiss(PickerResult("open", meta.id, message=message, saved_output=hit.path,
                                   match=matched_text(hit.snippet) or self.filter_input.value.strip() or None))
 
     def action_fork(self) -> None:
