@@ -483,8 +483,13 @@ def settings_from_layers(layers: Sequence[ConfigLayer]) -> Settings:
     if len(layers) == 1:
         return settings_from_mapping(layers[0].data, source=layers[0].source)
     merged: dict[str, Any] = {}
+    hooks: dict[str, list[Any]] = {}
     for layer in layers:
         merged = merge_tables(merged, layer.data)
+        for event, entries in (layer.data.get("hooks") or {}).items():
+            hooks.setdefault(event, []).extend(entries)  # each layer is valid: a list of tables
+    if hooks:  # hooks add up: a project's run after the user's, never instead of them
+        merged["hooks"] = hooks
     return settings_from_mapping(merged, source=" + ".join(layer.source for layer in layers))
 
 
