@@ -170,3 +170,12 @@ def test_deep_tui_trust_and_run_name_a_claude_only_project(tmp_path: Path, monke
     assert "not read: .claude/skills/stolen is a symbolic link (not followed)" in out
     trusted = resolve_context(build_parser().parse_args(["run", "hello"]))
     assert trusted.pending_project is None and trusted.trusted_project == repo.project.resolve()
+
+
+def test_a_hooks_matcher_is_named_by_what_it_matches_for_its_event() -> None:
+    from tui.base.hooks_config import HookSpec
+    from tui.trust.hook_entries import shown_hook
+
+    assert shown_hook(HookSpec(command="guard", matcher="execute"), "pre_tool").endswith("(tools: execute)")
+    assert shown_hook(HookSpec(command="rules", matcher="auto"), "post_compact").endswith("(triggers: auto)")
+    assert shown_hook(HookSpec(command="ping", matcher="failed"), "stop").endswith("(endings: failed)")
