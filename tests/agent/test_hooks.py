@@ -169,19 +169,17 @@ async def test_only_the_users_own_config_runs_a_hook_unsandboxed(tmp_path: Path)
     project = tmp_path / "project"
     (project / ".deep-tui").mkdir(parents=True)
     (project / ".deep-tui" / "config.toml").write_text(
-        f'[[hooks.post_tool]]\ncommand = "echo project > {outside}/project.txt || exit 7"\nsandbox = false\n')
+        f'[[hooks.stop]]\ncommand = "echo project > {outside}/project.txt"\nsandbox = false\n')
     user = parse_config(f'[[hooks.stop]]\ncommand = "echo user > {outside}/user.txt"\nsandbox = false\n'.encode(),
                         "config.toml")
     config = read_project_config(project)
     assert config is not None and config.layer is not None and config.error is None
     hooks = settings_from_layers([user, config.layer]).hooks
-    assert [spec.sandbox for spec in hooks.stop] == [False]  # the user's own config may say so
-    assert [spec.sandbox for spec in hooks.post_tool] == [True]  # a project's may not: the key is dropped
-    _, notices, work = await _turn(tmp_path, hooks, [_write("d.txt")])
-    assert (work / "d.txt").read_text() == "hello"
+    assert [(spec.command.split()[1], spec.sandbox) for spec in hooks.stop] == [("user", False), ("project", True)]
+    _, notices, _ = await _turn(tmp_path, hooks, [])
     assert (outside / "user.txt").read_text() == "user\n"  # the user's hook ran outside the sandbox
     assert not (outside / "project.txt").exists()  # the project's ran inside it: it cannot write there
-    assert len(notices) == 1 and "project.txt" in notices[0] and "failed (exit status 7)" in notices[0]
+    assert len(notices) == 1 and "project.txt" in notices[0] and "failed (exit status" in notices[0]
 
 
 async def test_a_subagents_tool_calls_meet_the_same_pre_tool_hooks(tmp_path: Path) -> None:

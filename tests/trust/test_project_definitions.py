@@ -121,9 +121,8 @@ def test_hooks_are_shown_first_with_what_they_run(tmp_path: Path) -> None:
                         "user.toml")
     pending = _pending(repo.project, [user])
     shown = [(change.key, change.current, change.project, change.danger) for change in pending.changes]
-    assert shown == [  # the project's pre_tool hooks replace the user's: the one of theirs left over is said
-        ("hooks.pre_tool.1", "my-guard", "echo ran > hook-ran.txt", "runs a command before tool calls"),
-        ("hooks.pre_tool.2", "my-log", "(not set)", "your hook would no longer run"),
+    assert shown == [  # the project's hook runs after the user's two (which are not the project's to list)
+        ("hooks.pre_tool.3", "(not set)", "echo ran > hook-ran.txt", "runs a command before tool calls"),
     ]
     record = pending.record()
     assert record.settings["hooks.pre_tool.1"] == "echo ran > hook-ran.txt"
@@ -132,7 +131,7 @@ def test_hooks_are_shown_first_with_what_they_run(tmp_path: Path) -> None:
         config.write('[[hooks.stop]]\ncommand = "notify-send done"\n')
     again = _pending(repo.project, [user])
     assert [(change.key, change.since_trust) for change in again.changes] == [
-        ("hooks.pre_tool.1", False), ("hooks.stop.1", True), ("hooks.pre_tool.2", False)]  # the new one marked
+        ("hooks.pre_tool.3", False), ("hooks.stop.1", True)]  # only the new one is marked
 
 
 def test_a_project_too_large_to_review_cannot_be_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,3 +170,12 @@ def test_deep_tui_trust_and_run_name_a_claude_only_project(tmp_path: Path, monke
     assert "not read: .claude/skills/stolen is a symbolic link (not followed)" in out
     trusted = resolve_context(build_parser().parse_args(["run", "hello"]))
     assert trusted.pending_project is None and trusted.trusted_project == repo.project.resolve()
+
+
+def test_a_hooks_matcher_is_named_by_what_it_matches_for_its_event() -> None:
+    from tui.base.hooks_config import HookSpec
+    from tui.trust.hook_entries import shown_hook
+
+    assert shown_hook(HookSpec(command="guard", matcher="execute"), "pre_tool").endswith("(tools: execute)")
+    assert shown_hook(HookSpec(command="rules", matcher="auto"), "post_compact").endswith("(triggers: auto)")
+    assert shown_hook(HookSpec(command="ping", matcher="failed"), "stop").endswith("(endings: failed)")

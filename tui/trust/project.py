@@ -285,9 +285,6 @@ def describe_changes(current: Settings, with_project: Settings, earlier: TrustRe
                                   if is_hook_key(recorded) and recorded.rsplit(".", 1)[0] == event}
         changes.append(SettingChange(key, old if old is not None else NOT_SET, shown, since,
                                      setting_danger(key, raw.get(key, shown))))
-    # a project's [[hooks.EVENT]] replaces the user's of that event: a hook of theirs that would not run is said
-    changes += [SettingChange(key, shown, NOT_SET, False, hook_danger(key, removed=True))
-                for key, shown in before.items() if is_hook_key(key) and key not in after]
     return sorted(changes, key=lambda change: not change.danger)
 
 
