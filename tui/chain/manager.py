@@ -306,15 +306,18 @@ class ContextManager:
             self._blocked_this_turn = True  # asked once per turn
         return allowed
 
-    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> ContextSettings:
+    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None,
+                       summarize: float | None = None) -> ContextSettings:
         """Change the automatic compaction threshold (a share of the limit; the summary threshold moves with it,
-        keeping their distance) and/or turn automatic compaction on or off, for this session; returns the new
-        settings (``ConfigError`` for a threshold out of range). The next usage figure carries them."""
+        keeping their distance, unless ``summarize`` gives it) and/or turn automatic compaction on or off, for this
+        session; returns the new settings (``ConfigError`` for a threshold out of range). The next usage figure
+        carries them."""
         settings = self.settings
         if threshold is not None:
             gap = settings.summarize_threshold - settings.compaction_threshold
             settings = replace(settings, compaction_threshold=threshold,
-                               summarize_threshold=min(0.99, max(threshold, threshold + gap)))
+                               summarize_threshold=summarize if summarize is not None
+                               else min(0.99, max(threshold, threshold + gap)))
         if auto is not None:
             settings = replace(settings, auto_compact=auto)
         settings.validate()
