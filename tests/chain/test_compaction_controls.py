@@ -82,3 +82,20 @@ def test_the_session_keeps_only_sound_controls() -> None:
                 {}):
         meta = SessionMeta.from_dict(bad, "abc")  # a hand-edited session.json: the config's values apply
         assert (meta.compaction_threshold, meta.auto_compact) == (None, None)
+
+
+def test_a_fork_keeps_the_controls_set_for_its_parent(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.base.paths import DataDir
+    from tui.store import SessionStore
+
+    store = SessionStore(DataDir(tmp_path / "data"))
+    parent = store.create(model="m")
+    parent.append_messages([ModelRequest(parts=[UserPromptPart("hello")])])
+    parent.record_compaction_controls(0.6, False)
+    parent.close()
+    assert store.meta(parent.id).compaction_threshold == 0.6  # written at once
+    fork = store.fork(parent.id, upto=0)
+    assert (fork.meta.compaction_threshold, fork.meta.auto_compact) == (0.6, False)
+    fork.close()
