@@ -47,7 +47,7 @@ from tui.agent.session.factory import RuntimeFactory, SessionRequest  # noqa: E4
 from tui.agent.shell.sandbox import find_bwrap, probe  # noqa: E402
 from tui.app.app import DeepTuiApp  # noqa: E402
 from tui.app.opening import OpeningSession  # noqa: E402
-from tui.app.widgets.blocks import ToolBlock  # noqa: E402
+from tui.app.widgets.chat_blocks import ToolBlock  # noqa: E402
 from tui.app.widgets.chat_view import ChatView  # noqa: E402
 from tui.base.config import Settings, ToolSettings  # noqa: E402
 from tui.base.paths import DataDir  # noqa: E402

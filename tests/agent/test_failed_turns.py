@@ -263,7 +263,7 @@ async def test_what_a_full_disk_kept_from_the_history_is_saved_by_the_next_turn(
 async def test_the_app_shows_a_full_disk_as_one_notice_and_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.app.app_support import make_app, make_factory, wait_idle
-    from tui.app.widgets.blocks import NoticeBlock
+    from tui.app.widgets.chat_blocks import NoticeBlock
 
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:

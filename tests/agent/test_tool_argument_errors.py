@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from textual.widgets import Static
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 
 
 def _wrong_names_then_done(seen: list[str]) -> FunctionModel:

@@ -23,12 +23,12 @@ from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import COMMANDS
-from tui.app.screens.confirm import ConfirmModal
+from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.gauge import ContextGauge
@@ -414,7 +414,7 @@ async def test_fork_from_the_picker_records_the_parent(tmp_path: Path) -> None:
 async def test_picker_filters_renames_and_deletes_with_confirmation(tmp_path: Path) -> None:
     from textual.widgets import OptionList
 
-    from tui.app.screens.confirm import PromptModal
+    from tui.app.screens.basic_dialogs import PromptModal
 
     factory = make_factory(tmp_path)
     for prompt in ("alpha [bold] notes", "beta deploy plan"):

@@ -29,7 +29,7 @@ from tui.agent.approval.commands import CommandApprovals
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.command_approval import CommandApprovalScreen
-from tui.app.widgets.blocks import ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import ToolBlock, UserBlock
 from tui.app.widgets.tail_blocks import tail_blocks
 from tui.app.widgets.title_bar import TitleBar
 from tui.base.paths import DataDir

@@ -14,7 +14,7 @@ from tests.app.app_support import make_app, wait_idle, wait_until
 from tests.app.test_command_approval import commander
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.command_output import LINE_CHARS, TAIL_LINES, CommandOutputView
 from tui.app.widgets.prompt_input import PromptInput

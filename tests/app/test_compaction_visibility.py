@@ -18,7 +18,7 @@ from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen
-from tui.app.widgets.blocks import CompactionDivider, NoticeBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, NoticeBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.base.config import ContextSettings, Settings
 from tui.base.paths import DataDir

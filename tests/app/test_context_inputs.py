@@ -19,7 +19,7 @@ from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen, breakdown_lines
 from tui.app.screens.model_chooser import ModelChooser
-from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.chat_blocks import UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.title_bar import TitleBar

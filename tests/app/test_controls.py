@@ -20,13 +20,13 @@ from tests.app.app_support import (
 )
 from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
+from tui.app.screens.basic_dialogs import ConfirmModal, PromptModal, TextViewerModal
 from tui.app.screens.compact_dialog import CompactDialog
-from tui.app.screens.confirm import ConfirmModal, PromptModal, TextViewerModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.app.widgets.prompt_input import PromptInput

@@ -16,7 +16,7 @@ from tests.app.app_support import make_app, make_factory, slow_model, wait_idle,
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
 from tui.agent.session.request import SessionRequest
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CUT_SHORT_MARK
+from tui.app.widgets.chat_blocks import CUT_SHORT_MARK
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.history_blocks import blocks_for
 from tui.app.widgets.tail_blocks import tail_blocks

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
 
-from tui.app.screens.confirm import TextViewerModal
+from tui.app.screens.basic_dialogs import TextViewerModal
 from tui.app.widgets.event_log import MAX_VISIBLE_EVENTS, EventLogPanel, compact_timestamp, event_row
 from tui.chain.events import (
     ChainEvent,

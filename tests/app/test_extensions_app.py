@@ -19,7 +19,7 @@ from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.command_registry import find, use_custom_commands
-from tui.app.screens.confirm import TextViewerModal
+from tui.app.screens.basic_dialogs import TextViewerModal
 from tui.app.screens.help import help_text
 from tui.app.widgets.suggestions import CommandSuggestions
 from tui.base.config import Settings

@@ -11,8 +11,8 @@ from textual.widgets import OptionList, Static
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.app.test_panel_snapshots import BASE, PanelApp, settle
 from tui.agent.runtime_api import EvictedOutput, InheritedEvent
-from tui.app.screens.confirm import ConfirmModal
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.screens.basic_dialogs import ConfirmModal
+from tui.app.widgets.chat_blocks import ToolBlock
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser
 from tui.chain.events import EvictedEvent

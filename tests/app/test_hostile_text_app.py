@@ -33,7 +33,7 @@ from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock
 from tui.base.config import ContextSettings, Settings
 from tui.chain.summary_message import make_summary_message
 

@@ -20,7 +20,7 @@ from tests.app.app_support import (
 )
 from tests.app.test_snapshots import fixed_ids_and_clock, seeded_app  # noqa: F401  (autouse: fixed ids and clock)
 from tui.app.app import DeepTuiApp
-from tui.app.widgets.blocks import CompactionDivider
+from tui.app.widgets.chat_blocks import CompactionDivider
 from tui.app.widgets.chat_view import ChatView
 from tui.chain.events import CompactionFinished
 

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from textual.worker import WorkerState
 
 from tests.app.app_support import PATIENCE, wait_until
-from tui.app.screens.confirm import ChoiceModal, ConfirmModal, TextViewerModal
+from tui.app.screens.basic_dialogs import ChoiceModal, ConfirmModal, TextViewerModal
 from tui.app.widgets.memory_editor import MemoryEditor
 from tui.base.atomic import write_atomic
 

@@ -11,7 +11,7 @@ from textual.worker import WorkerState
 
 from tests.app.app_support import PATIENCE, make_app, make_factory, wait_until
 from tests.app.test_memory_editor import EditorApp
-from tui.app.screens.confirm import ChoiceModal
+from tui.app.screens.basic_dialogs import ChoiceModal
 from tui.app.widgets.memory_editor import MemoryEditor
 
 

@@ -16,7 +16,7 @@ from textual.widgets import TextArea
 
 from tests.app.app_support import wait_until
 from tui.agent.runtime_api import EvictedOutput
-from tui.app.screens.confirm import ChoiceModal
+from tui.app.screens.basic_dialogs import ChoiceModal
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.widgets.event_log import EventLogPanel
 from tui.app.widgets.evicted_browser import EvictedBrowser

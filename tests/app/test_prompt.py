@@ -13,10 +13,10 @@ from tests.app.test_app import palette_choices
 from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.command_registry import COMMANDS
-from tui.app.screens.confirm import ConfirmModal
+from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.app.screens.context_report import ContextScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue

@@ -11,7 +11,7 @@ from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
 from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
-from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.chat_blocks import UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import PromptInput
 

@@ -9,7 +9,7 @@ from tui.agent.runtime_api import ContextBreakdown, ContextSlice, RuntimeInfo
 from tui.app.command_registry import closest, rank, unknown_command_message
 from tui.app.screens.compact_dialog import describe_result
 from tui.app.screens.context_report import breakdown_lines
-from tui.app.widgets.blocks import DividerInfo
+from tui.app.widgets.chat_blocks import DividerInfo
 from tui.app.widgets.title_bar import title_parts
 from tui.chain.events import CompactionFinished
 from tui.store.prompt_history import MAX_ENTRIES, PromptHistory

@@ -21,7 +21,7 @@ from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.context_report import ContextScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import NoticeBlock
+from tui.app.widgets.chat_blocks import NoticeBlock
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir

@@ -8,7 +8,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 from textual.widgets import OptionList
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
-from tui.app.screens.confirm import PromptModal
+from tui.app.screens.basic_dialogs import PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
 
 

@@ -10,8 +10,8 @@ from pydantic_ai.messages import ModelMessage
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
-from tui.app.screens.confirm import ConfirmModal
-from tui.app.widgets.blocks import NoticeBlock, ToolBlock, UserBlock
+from tui.app.screens.basic_dialogs import ConfirmModal
+from tui.app.widgets.chat_blocks import NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.history_blocks import original_lines
 from tui.app.widgets.tail_blocks import least_rows, tail_blocks

@@ -20,7 +20,7 @@ from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_resume_tail import _gated_app, _long_session
 from tui.app.app import stylesheets
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.chat_blocks import UserBlock
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tail_blocks import least_rows, screenful_start, tail_blocks
 from tui.base.metadata_keys import SUMMARY_METADATA_KEY

@@ -30,7 +30,7 @@ from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.run import opening_tail
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock, UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 from tui.app.widgets.history_blocks import blocks_for
 from tui.app.widgets.prompt_input import PromptInput

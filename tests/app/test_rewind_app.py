@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.app.screens.rewind_dialog import RewindDialog
-from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.chat_blocks import UserBlock
 
 
 def writer() -> FunctionModel:

@@ -10,9 +10,9 @@ from textual.widgets import Button, OptionList, Static
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.session.factory import SessionRequest
-from tui.app.screens.confirm import TextViewerModal
+from tui.app.screens.basic_dialogs import TextViewerModal
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.event_log import EventLogPanel
 from tui.chain.events import EvictedEvent

@@ -11,10 +11,10 @@ from textual.widgets import Button
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.session.factory import SessionRequest
-from tui.app.screens.confirm import ConfirmModal, PromptModal
+from tui.app.screens.basic_dialogs import ConfirmModal, PromptModal
 from tui.app.screens.session_picker import SessionPickerScreen
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import CompactionDivider, ToolBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock
 from tui.app.widgets.gauge import ContextGauge
 from tui.chain.events import UsageEvent
 from tui.chain.summary_message import make_summary_message

@@ -14,7 +14,7 @@ from textual.widget import Widget
 
 from tests.app.app_support import make_app, make_factory, reply_model, slow_model, wait_idle, wait_until
 from tui.app.app import DeepTuiApp
-from tui.app.screens.confirm import ConfirmModal
+from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.growing_text import GrowingText

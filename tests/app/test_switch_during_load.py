@@ -11,8 +11,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from tests.app.app_support import make_app, make_factory, wait_until
 from tui.agent.session.factory import SessionRequest
 from tui.app.app import DeepTuiApp
-from tui.app.screens.confirm import ConfirmModal
-from tui.app.widgets.blocks import UserBlock
+from tui.app.screens.basic_dialogs import ConfirmModal
+from tui.app.widgets.chat_blocks import UserBlock
 from tui.app.widgets.chat_view import PAGE_SIZE, ChatView
 
 

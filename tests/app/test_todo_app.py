@@ -14,7 +14,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.runtime_api import TaskStateAPI
-from tui.app.screens.confirm import ChoiceModal
+from tui.app.screens.basic_dialogs import ChoiceModal
 from tui.app.screens.keep_lines import KeepLinesModal
 from tui.app.screens.plan_offer import GO_AHEAD
 from tui.app.widgets.prompt_input import PromptInput

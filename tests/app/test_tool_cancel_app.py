@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tui.agent.tools import text_search
-from tui.app.widgets.blocks import NoticeBlock, ToolBlock
+from tui.app.widgets.chat_blocks import NoticeBlock, ToolBlock
 
 
 def grep_model() -> FunctionModel:

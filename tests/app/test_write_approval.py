@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from tests.app.app_support import armed_dialog, dialog_answered, make_app, make_factory, wait_idle, wait_until
 from tui.app.app import DeepTuiApp
 from tui.app.screens.write_approval import WriteApprovalScreen
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.title_bar import TitleBar
 

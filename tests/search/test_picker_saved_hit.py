@@ -12,7 +12,7 @@ from tests.search.test_picker_search import option_texts, picker, type_query
 from tui.app.app import DeepTuiApp
 from tui.app.screens.evicted_viewer import EvictedViewerScreen
 from tui.app.screens.session_list import SessionList
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 
 NEEDLE = "zanzibar"
 

@@ -14,7 +14,7 @@ from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.session_list import SessionList
 from tui.app.screens.session_picker import SessionPickerScreen
-from tui.app.widgets.blocks import ToolBlock
+from tui.app.widgets.chat_blocks import ToolBlock
 from tui.app.widgets.chat_view import ChatView
 
 SIZE = (120, 36)

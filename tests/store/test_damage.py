@@ -185,7 +185,7 @@ async def test_the_app_resumes_a_damaged_session_and_the_picker_opens_another(tm
     from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
     from tui.agent.session.factory import SessionRequest
     from tui.app.screens.session_picker import SessionPickerScreen
-    from tui.app.widgets.blocks import UserBlock
+    from tui.app.widgets.chat_blocks import UserBlock
 
     factory = make_factory(tmp_path)
     ids = []

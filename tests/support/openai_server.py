@@ -75,6 +75,9 @@ class ChatServerState:
     ``/chat/completions``. Otherwise ``/responses`` gets a 404 page."""
     usage_prompt_tokens: int | None = None
     """Report this many prompt tokens instead of ``prompt_tokens`` (a provider's usage beyond reason)."""
+    count_prompt: Callable[[dict[str, Any]], int] | None = None
+    """Report what this returns for each request body as its prompt tokens (a provider's own count), instead of
+    ``prompt_tokens``."""
     responder: Callable[[dict[str, Any]], Reply | None] | None = None
     """Decides each streamed reply from its request (called in the server's thread for that request, so several
     requests can be answered at once): a :class:`Reply`, or ``None`` for the usual script."""
@@ -168,6 +171,8 @@ def _make_handler(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             if state.faults and _apply_fault(self, state, state.faults.pop(0), model):
                 return
             prompt_tokens = state.prompt_tokens if state.usage_prompt_tokens is None else state.usage_prompt_tokens
+            if state.count_prompt is not None:
+                prompt_tokens = state.count_prompt(payload)
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}
             if payload.get("stream"):
                 try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
-    from tui.store.search.searcher import IndexingProgress
+    from tui.store.search.search_outcome import IndexingProgress
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,9 @@
 """``[[hooks.EVENT]]`` tables: commands run at points of a turn (``pre_tool``, ``post_tool``, ``pre_compact``,
-``post_compact``, ``stop``), each with an optional tool-name ``matcher`` (a glob) and a ``timeout`` in seconds."""
+``post_compact``, ``stop``), each with an optional ``matcher`` (a glob: the tool's name for ``pre_tool`` and
+``post_tool``, the compaction's trigger — ``auto``, ``manual``, ``preflight`` — for ``pre_compact`` and
+``post_compact``, how the turn ended — ``finished``, ``failed``, ``cancelled`` — for ``stop``), a ``timeout`` in
+seconds, and ``sandbox`` (``false`` runs the hook unsandboxed: honoured only from the user's own config, see
+:func:`tui.base.config.without_user_only_keys`)."""
 
 from __future__ import annotations
 
@@ -19,15 +23,18 @@ class HooksConfigError(ValueError):
 
 @dataclass(frozen=True)
 class HookSpec:
-    """One hook: the shell command, which tools it applies to, how long it may run."""
+    """One hook: the shell command, what it applies to, how long it may run, whether in the sandbox."""
 
     command: str
     matcher: str | None = None
     timeout: float = DEFAULT_HOOK_TIMEOUT
+    sandbox: bool = True
+    """``False`` only when the user's own config says ``sandbox = false`` (a project's is ignored)."""
 
-    def matches(self, tool_name: str) -> bool:
-        """Whether the hook applies to ``tool_name`` (no matcher: every tool)."""
-        return self.matcher is None or fnmatchcase(tool_name, self.matcher)
+    def matches(self, subject: str) -> bool:
+        """Whether the hook applies to ``subject`` — a tool's name, a compaction's trigger, a turn's ending (no
+        matcher: every one)."""
+        return self.matcher is None or fnmatchcase(subject, self.matcher)
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ def parse_hooks_table(value: Any, source: str) -> HookSettings:
 
 
 def _spec(entry: dict[str, Any], where: str) -> HookSpec:
-    unknown = set(entry) - {"command", "matcher", "timeout"}
+    unknown = set(entry) - {"command", "matcher", "timeout", "sandbox"}
     if unknown:
         raise HooksConfigError(f"{where}: unknown key {sorted(unknown)[0]}")
     command = entry.get("command")
@@ -69,8 +76,11 @@ def _spec(entry: dict[str, Any], where: str) -> HookSpec:
         raise HooksConfigError(f"{where}: command must be a non-empty string")
     matcher = entry.get("matcher")
     if matcher is not None and (not isinstance(matcher, str) or not matcher):
-        raise HooksConfigError(f"{where}: matcher must be a tool name or glob")
+        raise HooksConfigError(f"{where}: matcher must be a name or a glob")
     timeout = entry.get("timeout", DEFAULT_HOOK_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_HOOK_TIMEOUT:
         raise HooksConfigError(f"{where}: timeout must be seconds, more than 0 and at most {MAX_HOOK_TIMEOUT:g}")
-    return HookSpec(command, matcher, float(timeout))
+    sandbox = entry.get("sandbox", True)
+    if not isinstance(sandbox, bool):
+        raise HooksConfigError(f"{where}: sandbox must be true or false")
+    return HookSpec(command, matcher, float(timeout), sandbox)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic_ai.exceptions import AgentRunError
@@ -33,6 +33,7 @@ from tui.chain.overflow import describe_overflow
 from tui.chain.recording import RecordingLedger
 from tui.chain.retention import extract_identifiers, retention_score
 from tui.chain.summarizer import Summarizer, SummarizerError
+from tui.chain.summary_hooks import SummaryHooks, SummaryMoment, addition_cap_chars, capped_addition
 from tui.chain.summary_message import make_summary_message, summary_info, summary_text, with_kept_from
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.tool_compaction import DEFAULT_PREVIEW_CHARS, compact_tool_calls
@@ -100,6 +101,8 @@ class Compactor:
     """The offered tools' names and argument names (``path``, ``limit``): not identifiers a summary must keep."""
     on_before_compress: BeforeCompress | None = None
     on_after_compress: AfterCompress | None = None
+    summary_hooks: SummaryHooks | None = None
+    """Told before each summary is written; may add text to the new context after it (the agent's hooks)."""
     stats: CompactionStats = field(default_factory=CompactionStats)
 
     @property
@@ -178,8 +181,10 @@ class Compactor:
         self.accountant.invalidate(result.messages)
         after = max(0, tokens - saved)
         event = self._finish(CompactionFinished(
-            strategy="pointer" if result.pointered_returns else "mask", trigger=trigger, tokens_before=tokens,
-            tokens_after=after, messages_replaced=result.pointered_returns + result.masked_args,
+            strategy="pointer" if result.pointered_returns or result.placeholder_images else "mask", trigger=trigger,
+            tokens_before=tokens, tokens_after=after,
+            messages_replaced=result.pointered_returns + result.masked_args + result.placeholder_images,
+            images_replaced=result.placeholder_images,
             files_created=tuple(files_created), focus=focus))
         return StepResult(result.messages, after, event)
 
@@ -267,6 +272,12 @@ class Compactor:
         if self.on_before_compress is not None:
             self.on_before_compress(span, cut)
         self.emit(CompactionStarted(trigger=trigger, tokens=tokens, focus=focus))
+        moment = SummaryMoment(trigger=trigger, focus=focus, tokens_before=tokens, limit=self.budget.limit,
+                               window=self.budget.window, messages_summarized=len(body),
+                               messages_kept=len(messages) - cut,
+                               room_chars=addition_cap_chars(self.budget.limit, self.accountant.ratio))
+        if self.summary_hooks is not None:
+            await self.summary_hooks.before_summary(moment)
         try:
             text, score, missing = await self._write_summary(body, previous, focus)
         except SummarizerError as error:
@@ -277,12 +288,11 @@ class Compactor:
         summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
                                        focus=focus, retention=score, missing=len(missing))
         candidate = [summary, *messages[cut:]]
-        if self.on_after_compress is not None:
-            extra = self.on_after_compress(candidate)
-            if extra:
-                summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
-                                               focus=focus, retention=score, missing=len(missing), extra=extra)
-                candidate[0] = summary
+        extra = self.on_after_compress(candidate) if self.on_after_compress is not None else None
+        if extra:
+            summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
+                                           focus=focus, retention=score, missing=len(missing), extra=extra)
+            candidate[0] = summary
         before = self.accountant.estimate(messages, fixed_tokens)
         after = self.accountant.estimate(candidate, fixed_tokens)
         rejected = self._rejection(before, after, manual=trigger == "manual",
@@ -293,6 +303,16 @@ class Compactor:
             # before' ≥ after / INFLATION_LIMIT makes after ≤ INFLATION_LIMIT × before'; scaled to ``tokens``
             retry_from = math.ceil(tokens * after / (INFLATION_LIMIT * before)) if before > 0 else None
             return StepResult(messages, tokens, failed, retry_from=retry_from)
+        if self.summary_hooks is not None:  # the summary is applied: what the hooks add is part of it, counted
+            added = await self.summary_hooks.after_summary(replace(
+                moment, summary=text, tokens_after=max(0, tokens - (before - after))))
+            if added:
+                added = capped_addition(added, moment.room_chars)
+                summary = make_summary_message(text, strategy="summary", kept_from=kept_from, replaced=len(body),
+                                               focus=focus, retention=score, missing=len(missing),
+                                               extra="\n\n".join(filter(None, [extra, added])))
+                candidate[0] = summary
+                after = self.accountant.estimate(candidate, fixed_tokens)
         summary_index = self.ledger.record_one(summary)
         self.accountant.invalidate(candidate)
         tokens_after = max(0, tokens - (before - after))

@@ -27,6 +27,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.tools import ToolDefinition
 
+from tui.base.image_header import read_image_header
+from tui.chain.image_tokens import FALLBACK_RULE, ImageTokens
+
 CHARS_PER_TOKEN = 4
 MESSAGE_FRAMING_CHARS = 32
 """``{"role": "assistant", "content": …}``: what each part adds around its text."""
@@ -37,7 +40,8 @@ TOOL_RETURN_FRAMING_CHARS = 52
 """``{"role": "tool", "tool_call_id": …, "content": …}``."""
 TOOL_DEFINITION_FRAMING_CHARS = 80
 BINARY_TOKENS = 1_000
-"""Images, audio and documents: a flat guess (providers bill them differently)."""
+"""Audio, documents and an image whose header cannot be read: a flat guess (providers bill them differently).
+An image is counted by the provider's rule from its size in pixels (:mod:`tui.chain.image_tokens`)."""
 
 
 def text_tokens(text: str) -> int:
@@ -54,8 +58,16 @@ def _chars_tokens(chars: int) -> int:
     return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def part_tokens(part: object) -> int:
-    """Serialized-size estimate of one message part."""
+def binary_tokens(item: BinaryContent, image_tokens: ImageTokens = FALLBACK_RULE.tokens) -> int:
+    """An image by ``image_tokens`` (the model's rule) from the size its header states; anything else a flat
+    guess."""
+    if item.is_image and (header := read_image_header(item.data)) is not None:
+        return image_tokens(header.width, header.height)
+    return BINARY_TOKENS
+
+
+def part_tokens(part: object, image_tokens: ImageTokens = FALLBACK_RULE.tokens) -> int:
+    """Serialized-size estimate of one message part (its images by ``image_tokens``, the model's rule)."""
     if isinstance(part, (TextPart, ThinkingPart, SystemPromptPart)):
         return _chars_tokens(_quoted(part.content) + MESSAGE_FRAMING_CHARS)
     if isinstance(part, CompactionPart):
@@ -75,7 +87,7 @@ def part_tokens(part: object) -> int:
         tokens = _chars_tokens(MESSAGE_FRAMING_CHARS)
         for item in part.content:
             if isinstance(item, BinaryContent):
-                tokens += BINARY_TOKENS
+                tokens += binary_tokens(item, image_tokens)
             elif isinstance(item, str):
                 tokens += _chars_tokens(_quoted(item) + 16)
             else:
@@ -85,9 +97,9 @@ def part_tokens(part: object) -> int:
     return 0
 
 
-def message_tokens_uncached(message: ModelMessage) -> int:
+def message_tokens_uncached(message: ModelMessage, image_tokens: ImageTokens = FALLBACK_RULE.tokens) -> int:
     """Serialized-size estimate of one message."""
-    return sum(part_tokens(part) for part in message.parts)
+    return sum(part_tokens(part, image_tokens) for part in message.parts)
 
 
 def instructions_tokens(instructions: Sequence[str]) -> int:
@@ -110,6 +122,14 @@ class TokenEstimator:
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[ModelMessage, int]] = {}
+        self.image_tokens: ImageTokens = FALLBACK_RULE.tokens
+        """How the model in use counts an image (see :meth:`use_image_rule`)."""
+
+    def use_image_rule(self, image_tokens: ImageTokens) -> None:
+        """Count images by ``image_tokens`` from now on (another model); the cached figures are dropped."""
+        if image_tokens is not self.image_tokens:
+            self.image_tokens = image_tokens
+            self._cache.clear()
 
     @staticmethod
     def text_tokens(text: str) -> int:
@@ -119,7 +139,7 @@ class TokenEstimator:
         hit = self._cache.get(id(message))
         if hit is not None and hit[0] is message:
             return hit[1]
-        tokens = message_tokens_uncached(message)
+        tokens = message_tokens_uncached(message, self.image_tokens)
         self._cache[id(message)] = (message, tokens)
         return tokens
 

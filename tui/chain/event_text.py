@@ -25,8 +25,14 @@ def replaced_label(event: CompactionFinished, *, short: bool = False) -> str:
     """What a compaction replaced: messages for a summary, old tool outputs/arguments (parts) for tier 2."""
     count = event.messages_replaced
     if event.strategy in ("pointer", "mask"):
-        return (plural(count, "tool part") if short
-                else plural(count, "old tool output/argument", "old tool outputs/arguments"))
+        images = min(count, event.images_replaced)
+        if short:
+            parts = [plural(count - images, "tool part")] if count > images or not images else []
+            return " + ".join([*parts, *([plural(images, "image")] if images else [])])
+        tools = plural(count - images, "old tool output/argument", "old tool outputs/arguments")
+        if not images:
+            return tools
+        return (f"{tools} and " if count > images else "") + plural(images, "old image")
     return plural(count, "msg") if short else plural(count, "message")
 
 

@@ -133,6 +133,8 @@ class CompactionFinished(ChainEvent):
     tokens_after: int
     messages_replaced: int
     files_created: tuple[str, ...] = ()
+    images_replaced: int = 0
+    """Tier 2: how many of ``messages_replaced`` are images of old prompts replaced by their placeholder."""
     retention_score: float | None = None
     missing_identifiers: tuple[str, ...] = ()
     """The first identifiers of the summarized span the summary lacks (at most 20; ``missing_count`` counts all)."""

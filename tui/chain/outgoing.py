@@ -10,6 +10,9 @@ messages.json keeps every message as it was received; each request carries a cop
   (``(no answer: <why>)``, see :mod:`tui.agent.session.history_seal`) quotes the provider's error for the user to
   read; the model is sent only :data:`FAILED_TURN_NOTE` (or :data:`CANCELLED_TURN_NOTE`), never an error body.
 
+- **no image for a model that reads none.** A session that switched to such a model with ``/model`` still holds
+  the images attached before: each is sent as its one-line placeholder (:mod:`tui.chain.image_placeholders`).
+
 Fixing the copy, not the record, heals sessions recorded before this existed as well.
 """
 
@@ -21,15 +24,19 @@ from dataclasses import replace
 from pydantic_ai.messages import ModelMessage, ModelResponse, ModelResponsePart, TextPart
 
 from tui.base.metadata_keys import SEAL_METADATA_KEY
+from tui.chain.image_placeholders import without_images
 
 FAILED_TURN_NOTE = "(no answer: the turn failed before a reply)"
 CANCELLED_TURN_NOTE = "(no answer: the user cancelled the turn)"
 EMPTY_ANSWER_NOTE = "(empty answer)"
 
 
-def outgoing_messages(messages: list[ModelMessage]) -> list[ModelMessage]:
+def outgoing_messages(messages: list[ModelMessage], *, images: bool = True) -> list[ModelMessage]:
     """``messages`` as a request should carry them: the same list when nothing needs fixing, else a new list
-    in which only the fixed responses are copies (the recorded messages are never changed)."""
+    in which only the fixed messages are copies (the recorded messages are never changed); ``images``: whether
+    the model reads images (else each goes as its placeholder)."""
+    if not images:
+        messages = without_images(messages)
     fixed: list[ModelMessage] | None = None
     for index, message in enumerate(messages):
         if not isinstance(message, ModelResponse):

@@ -1,4 +1,4 @@
-"""Facts about a model request the chain needs: the calibration key of its model, its ``max_tokens``, the
+"""Facts about a model request the chain needs: the calibration key of its model, whether it reads images, its ``max_tokens``, the
 instruction texts it carries, its tools' vocabulary."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.accounting import request_instructions
+from tui.chain.image_tokens import known_image_rule
 
 
 def model_key(model: Model | None) -> str:
@@ -17,6 +18,17 @@ def model_key(model: Model | None) -> str:
     if model is None:
         return "unknown"
     return f"{model.system}:{model.model_name}"
+
+
+def takes_images(model: Model | None) -> bool:
+    """Whether ``model`` is sent a prompt's images as image content: when deep-tui knows its family's rule for
+    image tokens (:func:`~tui.chain.image_tokens.known_image_rule`: OpenAI's vision models, Claude, Gemini) and
+    its pydantic-ai profile does not say it takes none (``supports_image_input``). The offline model and any
+    model deep-tui does not know (a local model behind ``--base-url``) are told in text that there was an image,
+    rather than sent bytes a provider may refuse and fail the turn over."""
+    if model is None or known_image_rule(model_key(model)) is None:
+        return False
+    return bool(model.profile.get("supports_image_input", True))
 
 
 def max_tokens_setting(settings: ModelSettings | None) -> int | None:

@@ -1,5 +1,6 @@
-"""Tier 2 (reversible): old file-write arguments become pointers, old tool outputs become previews; as a last
-resort, oversized arguments of any call (even the running turn's) become a preview and a saved copy.
+"""Tier 2 (reversible): old file-write arguments become pointers, old tool outputs become previews, the images of
+old prompts become one-line placeholders naming their saved copy; as a last resort, oversized arguments of any
+call (even the running turn's) become a preview and a saved copy, and the running turn's images placeholders.
 
 The result has the input's length and order, unchanged messages are the
 same objects, and a part rewritten once is never rewritten again.
@@ -18,6 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolCallPart, ToolR
 
 from tui.base.metadata_keys import ELIDED_ARG, EVICTED_PATH_KEY, MASKED_KEY, SAVED_LINES_KEY
 from tui.chain.estimate import TokenEstimator, text_tokens
+from tui.chain.image_placeholders import has_images, placeholder_prompt
 from tui.chain.safe_names import unique_output_name, write_new_file
 
 MIN_MASKABLE_TOKENS = 50
@@ -33,6 +35,8 @@ class ToolCompactionResult:
     tokens_after: int
     masked_args: int = 0
     pointered_returns: int = 0
+    placeholder_images: int = 0
+    """Images replaced by their placeholder (see :mod:`tui.chain.image_placeholders`)."""
     pending: _Bundle | None = None
     """The copies the pointers refer to; written by :meth:`save` only if the rewrite is applied."""
 
@@ -243,6 +247,10 @@ def compact_tool_calls(messages: Sequence[ModelMessage], *, estimator: TokenEsti
                   and text_tokens(part.args_as_json_str()) >= MIN_MASKABLE_TOKENS):
                 part = _elide_args(part, preview_chars, None if part.tool_call_id in written else bundle)
                 result.masked_args += 1
+                changed = True
+            elif isinstance(part, UserPromptPart) and has_images(part):
+                part, replaced = placeholder_prompt(part)
+                result.placeholder_images += replaced
                 changed = True
             elif (include_current_turn and isinstance(part, ToolCallPart) and part.tool_name not in file_writing_tools
                   and text_tokens(part.args_as_json_str()) >= OVERSIZED_ARGS_TOKENS

@@ -15,6 +15,7 @@ from collections.abc import Coroutine
 from contextlib import aclosing
 from typing import Any, TextIO
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS
@@ -176,6 +177,8 @@ async def _run_turn(
         def on_event(event: ChainEvent) -> None:
             if isinstance(event, (CompactionStarted, CompactionFinished, CompactionFailed, EvictedEvent, SubagentRan)):
                 print(f"deep-tui: {visible(describe_event(event))}", file=err, flush=True)
+            elif isinstance(event, HookNotice):
+                print(f"deep-tui: {visible(event.describe())}", file=err, flush=True)
             elif isinstance(event, ProviderRetrying):
                 print(f"deep-tui: {visible(event.provider)}: {event.describe(event.timestamp)}", file=err, flush=True)
             elif isinstance(event, TaskStateChanged) and (line := event.compact_line() or event.note):

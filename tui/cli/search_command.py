@@ -87,7 +87,7 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
     rewritten in place on a terminal); once a day, look for damage anywhere in the index file first (a
     damaged index is rebuilt)."""
     from tui.store.search.index import CHECK_EVERY
-    from tui.store.search.searcher import IndexingProgress
+    from tui.store.search.search_outcome import IndexingProgress
 
     problem = search.index.check(max_age=CHECK_EVERY)
     damaged = problem is not None and problem.kind == "corrupt"
@@ -118,7 +118,8 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
 def _hit_record(hit: SearchHit) -> dict[str, object]:
     from tui.store.search.terms import plain_snippet
 
-    return {"session": hit.session, "title": hit.title, "message": message_number(hit.message), "role": hit.role,
+    return {"session": hit.owner, "subagent": hit.subagent, "title": hit.title, "message": message_number(hit.message),
+            "role": hit.role,
             "tool": hit.tool,
             "saved_output": hit.path, "snippet": plain_snippet(hit.snippet, "", ""),
             "highlighted": plain_snippet(hit.snippet), "forks": list(hit.forks), "score": hit.score}

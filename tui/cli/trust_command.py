@@ -35,7 +35,8 @@ def _trust(store: TrustStore, directory: Path, *, assume_yes: bool) -> int:
     config = read_project_config(directory)
     root = visible(project_key(directory))
     if config is None:
-        print(f"{root} has no project config (.deep-tui/config.toml or .mcp.json): nothing to trust")
+        print(f"{root} has no project config (.deep-tui/config.toml, .mcp.json, or agents, skills or commands in "
+              ".claude/ or .deep-tui/): nothing to trust")
         return 0
     try:
         user_layer = read_config_file(user_config_file(), required=False)
@@ -88,6 +89,14 @@ def _describe(pending: PendingProject) -> None:
         for server in pending.servers:
             mark = "*" if server.since_trust else " "
             print(f" {mark} {server.name:<{width}}  {server.what}")
+    if pending.extensions:
+        print("subagents, skills and commands it would load (instructions the agent would follow):")
+        width = max(len(entry.label) for entry in pending.extensions)
+        for entry in pending.extensions:
+            mark = "*" if entry.since_trust else " "
+            print(f" {mark} {entry.label:<{width}}  {entry.name}  {entry.where}")
+    for note in config.extensions.notes:
+        print(f"not read: {note}")
 
 
 def _revoke(store: TrustStore, directory: Path) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
@@ -12,56 +11,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.base.atomic import unused_name
-from tui.base.nofollow import LinkRefusedError, make_data_root, open_dir, read_bytes
+from tui.base.nofollow import make_data_root, open_dir
 from tui.base.paths import DataDir
+from tui.store.abandoned_sessions import discard_if_untouched
 from tui.store.checkpoints_file import CHECKPOINTS_FILE_NAME, copy_for_fork, task_state_before
 from tui.store.handle import SessionHandle
 from tui.store.lock import SessionLock, is_locked
 from tui.store.messages_file import MessagesFile, read_foreign, write_empty
 from tui.store.meta import UNTITLED, ParentRef, SessionMeta, read_meta, title_from
+from tui.store.session_checks import check_history, missing_messages_warning, refuse_planted_links
 from tui.store.session_ids import list_session_ids, resolve_prefix
 from tui.store.store_errors import (
-    LinkedPathError,
     SessionLockedError,
     StorageError,
     StoreError,
     UnknownSessionError,
 )
-from tui.store.task_state import TASK_STATE_FILE, TaskStateFile, calls_in, todos_from_calls
+from tui.store.task_state import TaskStateFile, calls_in, todos_from_calls
 from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
 logger = logging.getLogger(__name__)
-
-_NEW_SESSION_FILES = frozenset({"session.json", "messages.json", "lock"})
-"""All a new session holds before its first message; a directory holding anything else is never cleared."""
-_EMPTY_HISTORIES = (b"", b"[]", b"[\n]", b"[\n]\n", b"[\n")
-_PROMPT_HISTORY_FILE = "prompt_history.jsonl"
-"""The app's prompt history (``tui.store.prompt_history``): a new session holding one with only slash commands
-in it (e.g. ``/context`` typed before any message) is still untouched."""
-_PROMPT_HISTORY_LIMIT = 64 * 1024
-
-
-def _only_commands_typed(path: Path) -> bool:
-    """Every entry of a prompt history file is a slash command (``//`` starts a message): nothing typed there
-    would be lost with the session. Anything unreadable, long or unexpected counts as a message."""
-    try:
-        if os.lstat(path).st_size > _PROMPT_HISTORY_LIMIT:
-            return False
-        lines = read_bytes(path).decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return False
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            return False
-        if not isinstance(entry, str) or not entry.startswith("/") or entry.startswith("//"):
-            return False
-    return True
-
 
 class SessionStore:
     """Sessions under ``<data>/sessions/<id>/``."""
@@ -151,58 +123,9 @@ class SessionStore:
         return self.discard_if_untouched(meta.id)
 
     def discard_if_untouched(self, session_id: str) -> bool:
-        """Remove a session only while its directory holds nothing but an untouched empty new session:
-        session.json, an unheld lock, an absent or empty messages.json and at most a prompt history of slash
-        commands. Anything else there (events, kept copies, a history with content) keeps the whole directory.
-        Returns True when it was removed.
-        """
-        directory = self.root / session_id
-        lock = SessionLock(directory, session_id)
-        try:
-            lock.acquire()  # nobody can open the session while it is examined and cleared
-        except StoreError as error:  # open somewhere (or an unusable lock file): not abandoned
-            logger.debug("keeping session %s: %s", session_id, error)
-            return False
-        try:
-            untouched = self._holds_only_a_new_session(directory)
-            if untouched:
-                logger.info("removing empty abandoned session %s", session_id)
-                for name in ("messages.json", "session.json", _PROMPT_HISTORY_FILE):
-                    (directory / name).unlink(missing_ok=True)
-        except OSError as error:
-            logger.warning("could not clear empty session %s: %s", session_id, error)
-            untouched = False
-        finally:
-            lock.release(remove_if_created=True)
-        if not untouched:
-            return False
-        try:
-            (directory / "lock").unlink(missing_ok=True)
-            directory.rmdir()  # fails, keeping everything, if a file appeared meanwhile
-        except OSError as error:
-            logger.warning("could not remove the directory of empty session %s: %s", session_id, error)
-            return False
-        return True
-
-    @staticmethod
-    def _holds_only_a_new_session(directory: Path) -> bool:
-        """The files of a session nobody wrote to (a prompt history of slash commands alone included)."""
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if entry.name == _PROMPT_HISTORY_FILE and entry.is_file(follow_symlinks=False) \
-                        and _only_commands_typed(Path(entry.path)):
-                    continue
-                if entry.name not in _NEW_SESSION_FILES or not entry.is_file(follow_symlinks=False):
-                    return False
-        history = directory / "messages.json"
-        if os.path.lexists(history) and (os.lstat(history).st_size > 8 or read_bytes(history) not in _EMPTY_HISTORIES):
-            return False
-        try:
-            meta = read_meta(directory / "session.json", directory.name)
-        except (ValueError, TypeError, KeyError, OSError):
-            return False
-        return not (meta.message_count or meta.parent or meta.title != UNTITLED or meta.compressions
-                    or meta.last_usage)
+        """Remove a session only while its directory holds nothing but an untouched empty new session
+        (:func:`~tui.store.abandoned_sessions.discard_if_untouched`); True when it was removed."""
+        return discard_if_untouched(self.root / session_id, session_id)
 
     def newest(self) -> str | None:
         sessions = self.list_sessions()
@@ -261,14 +184,14 @@ class SessionStore:
             lock = SessionLock(directory, session_id)
             lock.acquire()
         try:
-            _refuse_planted_links(directory)
+            refuse_planted_links(directory)
             meta = self.meta(session_id)
             handle = SessionHandle(directory, meta, lock=lock)
             recorded = meta.message_count
-            _check_history(handle, repair=not read_only)
+            check_history(handle, repair=not read_only)
             actual = handle.messages.count()
             if actual < recorded:
-                handle.warnings.append(_missing_messages_warning(handle, recorded, actual))
+                handle.warnings.append(missing_messages_warning(handle, recorded, actual))
             if actual != meta.message_count and not read_only:
                 meta.message_count = actual
                 try:
@@ -369,49 +292,6 @@ class SessionStore:
             number += 1
             title = f"{parent_title} (fork {number})"
         return title
-
-
-_SESSION_FILES = ("messages.json", "session.json", "events.jsonl", _PROMPT_HISTORY_FILE, CHECKPOINTS_FILE_NAME,
-                  TASK_STATE_FILE)
-
-
-def _refuse_planted_links(directory: Path) -> None:
-    """A session whose files include a link is not opened at all (each open would refuse it anyway; this
-    says so once, before anything is read or written)."""
-    for name in _SESSION_FILES:
-        path = directory / name
-        if os.path.islink(path):
-            raise LinkedPathError(f"cannot open session {directory.name}: {LinkRefusedError(path)}")
-
-
-def _check_history(handle: SessionHandle, *, repair: bool) -> None:
-    """Repair a damaged messages.json (a writer only) and put what the user must know in the warnings."""
-    history = handle.messages
-    if repair:
-        try:
-            report = history.repair()
-        except OSError as error:
-            handle.warnings.append(f"{history.path} is damaged and could not be rewritten "
-                                   f"({error.strerror or error}); it is read around the damage")
-        else:
-            if report is not None:
-                handle.warnings.append(report.describe())
-    warning = history.damage_warning()
-    if warning:
-        handle.warnings.append(warning)
-
-
-def _missing_messages_warning(handle: SessionHandle, recorded: int, actual: int) -> str:
-    path = handle.messages.path
-    if actual == 0:
-        state = "is missing" if not path.exists() else "is empty"
-        return (f"{path} {state}, but session.json recorded {recorded} messages: they were removed outside "
-                "deep-tui (restore the file from a backup to get them back); the session goes on from an "
-                "empty history")
-    missing = recorded - actual
-    return (f"{path} holds {actual} messages, but session.json recorded {recorded} messages: {missing} "
-            f"{'is' if missing == 1 else 'are'} missing (removed or damaged outside deep-tui; restore the file "
-            "from a backup to get them back)")
 
 
 def _vanished_is_fine(function: object, path: str, error: tuple[type[BaseException], BaseException, object]) -> None:

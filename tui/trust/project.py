@@ -1,11 +1,12 @@
-"""A project's own config (``<project>/.deep-tui/config.toml`` and/or ``<project>/.mcp.json``): read without
-following links, checked against the trust store, and described as the settings it would change and the MCP
-servers it would start.
+"""A project's own config (``<project>/.deep-tui/config.toml`` and/or ``<project>/.mcp.json``, and the subagents,
+skills and commands it ships in ``.claude/`` and ``.deep-tui/``): read without following links, checked against
+the trust store, and described as the settings it would change (its hooks first), the MCP servers it would start
+and the definitions it would load.
 
 A project is the directory deep-tui runs in when the data directory is the default ``./.deep-tui``
 (neither ``--data-dir`` nor ``$DEEP_TUI_HOME``). Its config is the project's, not the user's: it applies
-only while the store holds a trust of that project whose digest matches both files' bytes now, so a
-change to either (a ``git pull``) is asked about again.
+only while the store holds a trust of that project whose digest matches all those files' bytes now, so a
+change to any of them (a ``git pull``) is asked about again.
 """
 
 from __future__ import annotations
@@ -41,10 +42,18 @@ from tui.base.mcp_config import (
 )
 from tui.base.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
 from tui.text.terminal_text import visible
+from tui.trust.hook_entries import hook_danger, is_hook_key, shown_hooks
+from tui.trust.project_files import (
+    NO_EXTENSIONS,
+    ExtensionEntry,
+    ProjectExtensions,
+    TooMuchToReview,
+    describe_extensions,
+    recorded_extensions,
+    scan_project_extensions,
+)
+from tui.trust.server_entries import SERVER_KEY_PREFIX, SHOWN_VALUE_LIMIT, ServerEntry, describe_servers, shown_server
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, now_utc, project_key
-
-SHOWN_VALUE_LIMIT = 160
-"""A value longer than this (as shown) is cut, with an ellipsis: a hostile value can be huge."""
 
 NOT_SET = "(not set)"
 
@@ -66,27 +75,34 @@ class ProjectConfig:
     """``root/.mcp.json`` when the project has one."""
     servers: tuple[McpServerConfig, ...] = ()
     """The MCP servers its ``.mcp.json`` would start (empty when it cannot be used)."""
+    extensions: ProjectExtensions = NO_EXTENSIONS
+    """The subagents, skills and commands it ships (loaded only once it is trusted)."""
 
     @property
     def files(self) -> tuple[Path, ...]:
-        """The project's config files, as shown to the user."""
-        return tuple(dict.fromkeys(path for path in (self.path, self.mcp_path) if path is not None))
+        """The project's config files and definition folders, as shown to the user."""
+        return tuple(dict.fromkeys(path for path in (self.path, self.mcp_path, *self.extensions.folders)
+                                   if path is not None))
 
 
-def project_digest(toml: bytes | None, mcp_json: bytes | None) -> str:
+def project_digest(toml: bytes | None, mcp_json: bytes | None, extensions: str | None = None) -> str:
     """What a trust covers. ``config.toml`` alone: the SHA-256 of its bytes (as before ``.mcp.json`` joined, so
-    those trusts still hold); with a ``.mcp.json``: the SHA-256 of both files' digests, so a change to either
-    (or either appearing) asks again."""
-    if mcp_json is None:
+    those trusts still hold); with a ``.mcp.json`` or definitions (``extensions``: their fingerprint, see
+    :func:`~tui.trust.project_files.scan_project_extensions`): the SHA-256 of every part's digest, so a change
+    to any (or any appearing) asks again."""
+    if mcp_json is None and extensions is None:
         return "sha256:" + hashlib.sha256(toml or b"").hexdigest()
     toml_part = hashlib.sha256(toml).hexdigest() if toml is not None else "-"
-    both = f"deep-tui project config\nconfig.toml {toml_part}\n{PROJECT_FILE_NAME} {hashlib.sha256(mcp_json).hexdigest()}\n"
-    return "sha256:" + hashlib.sha256(both.encode()).hexdigest()
+    mcp_part = hashlib.sha256(mcp_json).hexdigest() if mcp_json is not None else "-"
+    parts = f"deep-tui project config\nconfig.toml {toml_part}\n{PROJECT_FILE_NAME} {mcp_part}\n"
+    if extensions is not None:
+        parts += f"definitions {extensions}\n"
+    return "sha256:" + hashlib.sha256(parts.encode()).hexdigest()
 
 
 def read_project_config(directory: Path) -> ProjectConfig | None:
-    """The project config of ``directory`` (``.deep-tui/config.toml`` and/or ``.mcp.json``), or ``None`` when it
-    has neither.
+    """The project config of ``directory`` (``.deep-tui/config.toml``, ``.mcp.json``, the definitions in
+    ``.claude/`` and ``.deep-tui/``), or ``None`` when it has none of them.
 
     No link is followed (``.deep-tui``, ``config.toml``, ``.mcp.json``: a cloned repository can ship links);
     a link, a non-regular file, a file too large, bad TOML or JSON or a bad value gives a config with
@@ -96,15 +112,16 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
     mcp_path = root / PROJECT_FILE_NAME
     try:
         toml, mcp_json = _read_without_links(root)
+        extensions = _read_extensions(root)
     except _Unusable as problem:
         where = problem.path or toml_path
         return ProjectConfig(root, where, f"unusable:{problem}", None, f"{where}: {problem}",
                              mcp_path if where == mcp_path else None)
-    if toml is None and mcp_json is None:
+    if toml is None and mcp_json is None and not extensions:
         return None
-    path = toml_path if toml is not None else mcp_path
+    path = toml_path if toml is not None else mcp_path if mcp_json is not None else extensions.folders[0]
     shown_mcp = mcp_path if mcp_json is not None else None
-    digest = project_digest(toml, mcp_json)
+    digest = project_digest(toml, mcp_json, extensions.fingerprint)
     layer = None
     try:
         if toml is not None:
@@ -112,8 +129,17 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
             settings_from_layers([layer])  # every key valid on its own
         servers = parse_project_servers(mcp_json, str(mcp_path)) if mcp_json is not None else ()
     except (ConfigError, McpConfigError) as error:
-        return ProjectConfig(root, path, digest, None, str(error), shown_mcp)
-    return ProjectConfig(root, path, digest, layer, None, shown_mcp, servers)
+        return ProjectConfig(root, path, digest, None, str(error), shown_mcp, extensions=extensions)
+    return ProjectConfig(root, path, digest, layer, None, shown_mcp, servers, extensions)
+
+
+def _read_extensions(root: Path) -> ProjectExtensions:
+    try:
+        return scan_project_extensions(root)
+    except TooMuchToReview as problem:
+        raise _Unusable(str(problem), root) from None
+    except OSError as error:
+        raise _Unusable(f"cannot read its agents, skills and commands: {error.strerror or error}", root) from None
 
 
 class _Unusable(Exception):
@@ -223,6 +249,8 @@ def setting_danger(key: str, value: object) -> str:
         return "sandbox limits lifted" if key.startswith(("tools.network", "tools.sandbox")) else "no more asking"
     if key.startswith(MCP_SERVERS_KEY + "."):
         return "runs a program as you"
+    if is_hook_key(key):
+        return hook_danger(key)
     return ""
 
 
@@ -233,9 +261,11 @@ def shown_settings(settings: Settings) -> dict[str, str]:
     for key, value in flatten_settings(settings).items():
         if key == MCP_SERVERS_KEY:
             shown |= {f"{MCP_SERVERS_KEY}.{visible(server.name)}": shown_server(server) for server in value}
+        elif is_hook_key(key):
+            continue  # below, one entry per hook
         else:
             shown[visible(key)] = shown_value(value)
-    return shown
+    return shown | shown_hooks(settings.hooks)
 
 
 def describe_changes(current: Settings, with_project: Settings, earlier: TrustRecord | None) -> list[SettingChange]:
@@ -249,52 +279,13 @@ def describe_changes(current: Settings, with_project: Settings, earlier: TrustRe
         if old == shown:
             continue
         since = earlier is not None and earlier.settings.get(key) != shown
+        if since and earlier is not None and is_hook_key(key):  # numbered after the user's: compared by what runs
+            event = key.rsplit(".", 1)[0]
+            since = shown not in {value for recorded, value in earlier.settings.items()
+                                  if is_hook_key(recorded) and recorded.rsplit(".", 1)[0] == event}
         changes.append(SettingChange(key, old if old is not None else NOT_SET, shown, since,
                                      setting_danger(key, raw.get(key, shown))))
     return sorted(changes, key=lambda change: not change.danger)
-
-
-SERVER_KEY_PREFIX = "mcpServers."
-"""How a ``.mcp.json`` server is kept in a trust record's ``settings`` (``mcpServers.NAME`` → what it runs)."""
-
-
-@dataclass(frozen=True)
-class ServerEntry:
-    """One MCP server the project's ``.mcp.json`` would start, as shown text."""
-
-    name: str
-    what: str
-    """The command line (``shlex``-quoted) or the URL, with the ``env`` / ``headers`` it sets."""
-    since_trust: bool = False
-    """New or different since the user trusted the project (only for a changed config)."""
-
-
-def shown_server(server: McpServerConfig) -> str:
-    """What ``server`` runs or reaches, as one line of plain text (escaped, cut like a setting's value, but at
-    twice the length: a command line is what the user must read)."""
-    if server.transport == "stdio":
-        text = shlex.join([server.command, *server.args])
-        extra = " ".join(f"{key}={value}" for key, value in server.env.items())
-        text += f"  (env: {extra})" if extra else ""
-    else:
-        text = f"{server.url} ({server.transport})"
-        extra = " ".join(f"{key}: {value}" for key, value in server.headers.items())
-        text += f"  (headers: {extra})" if extra else ""
-    if server.approval is not None:
-        text += f"  (approval: {server.approval})"
-    text = visible(text)
-    limit = 2 * SHOWN_VALUE_LIMIT
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def describe_servers(servers: Sequence[McpServerConfig], earlier: TrustRecord | None) -> list[ServerEntry]:
-    """The servers a ``.mcp.json`` would start, marked where they differ from the trusted ones."""
-    entries = []
-    for server in servers:
-        what = shown_server(server)
-        since = earlier is not None and earlier.settings.get(SERVER_KEY_PREFIX + server.name) != what
-        entries.append(ServerEntry(visible(server.name), what, since))
-    return entries
 
 
 def _flat_keys(prefix: str, table: dict[str, object]) -> list[tuple[str, object]]:
@@ -340,6 +331,8 @@ class PendingProject:
     """Why the trust store could not be read (every project then counts as untrusted)."""
     servers: tuple[ServerEntry, ...] = ()
     """The MCP servers its ``.mcp.json`` would start once trusted."""
+    extensions: tuple[ExtensionEntry, ...] = ()
+    """The subagents, skills and commands it would load once trusted."""
 
     @property
     def trustable(self) -> bool:
@@ -354,8 +347,11 @@ class PendingProject:
         if layer is not None:
             alone = shown_settings(settings_from_layers([layer]))
             set_keys = {_setting_key(key) for key, _ in raw}
-            shown |= {key: value for key, value in alone.items() if key in set_keys}
+            shown = {key: value for key, value in shown.items() if not is_hook_key(key)}  # one entry per hook:
+            shown |= {key: value for key, value in alone.items()
+                      if key in set_keys or (is_hook_key(key) and key.rsplit(".", 1)[0] in set_keys)}
         shown |= {SERVER_KEY_PREFIX + server.name: shown_server(server) for server in self.config.servers}
+        shown |= recorded_extensions(self.config.extensions)
         return TrustRecord(str(self.config.root), self.config.digest, now_utc(), shown)
 
     def trust_command(self) -> str:
@@ -409,14 +405,15 @@ def pending_project(config: ProjectConfig, state: TrustState, earlier: TrustReco
         except ConfigError as problem:  # valid alone, not with the user's settings (thresholds across files)
             error = str(problem)
     servers = tuple(describe_servers(config.servers, earlier))
-    return PendingProject(config, state, earlier, tuple(changes), layers, error, store_error, servers)
+    extensions = tuple(describe_extensions(config.extensions, earlier.settings if earlier is not None else None))
+    return PendingProject(config, state, earlier, tuple(changes), layers, error, store_error, servers, extensions)
 
 
 class TrustChoice(enum.Enum):
     """The user's answer to the trust prompt."""
 
     TRUST = "trust"
-    """Apply the project config (settings and MCP servers) and remember the trust (until the config changes or it is revoked)."""
+    """Apply the project config (settings, MCP servers, hooks, definitions) and remember the trust (until the config changes or it is revoked)."""
     ONCE = "once"
     """Apply it for this session only; ask again next time."""
     NOT_NOW = "not-now"

@@ -23,6 +23,8 @@ from pathlib import Path
 from pydantic_ai import ToolFailed
 from pydantic_ai.messages import UserContent
 
+from tui.agent.attachments.image_files import ImageAttacher, ImageRefused, is_image_name
+from tui.agent.attachments.pasted_paths import pasted_image_paths
 from tui.agent.tools.path_policy import PathPolicy
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
@@ -53,13 +55,17 @@ class Attachment:
     """As the workdir-relative path (or as typed, when refused)."""
     size_bytes: int
     kind: str
-    """``text``, ``preview`` (too large: saved and previewed), ``binary``, ``directory`` or ``refused``."""
+    """``text``, ``preview`` (too large: saved and previewed), ``binary``, ``directory``, ``image`` or
+    ``refused``."""
     note: str = ""
     """Why it was refused, or where the whole file was saved."""
+    pixels: tuple[int, int] | None = None
+    """An image's width and height."""
 
     def describe(self) -> str:
-        """``src/app.py (12.3 KB)`` — what the chat shows instead of the content."""
-        return describe_attachment(visible(self.path), self.size_bytes, self.kind, visible(self.note))
+        """``src/app.py (12.3 KB)``, ``[image: shot.png · 1280×720 · 140 KB]`` — what the chat shows instead of
+        the content."""
+        return describe_attachment(visible(self.path), self.size_bytes, self.kind, visible(self.note), self.pixels)
 
 
 @dataclass(frozen=True)
@@ -93,23 +99,29 @@ class MentionAttacher:
     """Turns a prompt's ``@path`` mentions into attachments, under the file tools' path policy."""
 
     def __init__(self, policy: PathPolicy, large_results_dir: Path, limit_tokens: Callable[[], int],
-                 emit: Callable[[ChainEvent], None], budget_tokens: Callable[[], int] | None = None) -> None:
+                 emit: Callable[[ChainEvent], None], budget_tokens: Callable[[], int] | None = None,
+                 takes_images: Callable[[], bool] = lambda: False) -> None:
         """``limit_tokens``: the eviction limit now (a file over it is saved and previewed); ``emit``: where the
         eviction event of a saved attachment goes; ``budget_tokens``: what a prompt's attachments may take
-        together (default: the eviction limit)."""
+        together (default: the eviction limit); ``takes_images``: whether the model in use reads images (an
+        image goes as image content then, else as a line saying there was one)."""
         self.policy = policy
+        self.images = ImageAttacher(policy, large_results_dir, takes_images)
         self.large_results_dir = large_results_dir
         self.limit_tokens = limit_tokens
         self.budget_tokens = budget_tokens or limit_tokens
         self.emit = emit
 
     def attach(self, prompt: str) -> AttachedPrompt:
-        """The prompt with its mentioned files attached (the prompt unchanged when it mentions none), all of
-        them within the budget: past it, stubs pointing at one saved file holding the rest."""
+        """The prompt with its mentioned files and its images (``@shot.png`` or a pasted path) attached (the prompt
+        unchanged when it has none), the files within the budget: past it, stubs pointing at one saved file
+        holding the rest."""
         paths = mentioned_paths(prompt, self.policy.workdir, limit=None)
+        paths += [path for path in pasted_image_paths(prompt, self.policy.workdir) if path not in paths]
         if not paths:
             return AttachedPrompt(prompt, ())
-        entries = [self._one(path) for path in paths[:MAX_MENTIONS]]
+        chosen = paths[:MAX_MENTIONS]
+        entries = [self._one(path) for path in chosen if not is_image_name(path)]
         over = [Attachment(path, 0, "refused", f"more than {MAX_MENTIONS} files in one prompt")
                 for path in paths[MAX_MENTIONS:]]
         items: list[UserContent] = [prompt]
@@ -118,7 +130,19 @@ class MentionAttacher:
             attachments.append(attachment)
             if item is not None:
                 items.append(item)
+        for path in chosen:
+            if is_image_name(path):
+                image, image_items = self._image(path)
+                attachments.append(image)
+                items.extend(image_items)
         return AttachedPrompt(items, (*attachments, *over))
+
+    def _image(self, typed: str) -> tuple[Attachment, list[UserContent]]:
+        try:
+            shown, size, header, items = self.images.attach(typed)
+        except ImageRefused as refused:
+            return Attachment(typed, 0, "refused", str(refused)), []
+        return Attachment(shown, size, "image", pixels=(header.width, header.height)), items
 
     def _budgeted(self, entries: list[tuple[Attachment, str | None]]) -> list[tuple[Attachment, str | None]]:
         """Each attachment with its prompt item, the items together within the budget: the first files

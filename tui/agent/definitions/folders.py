@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Literal
 
 from tui.base.paths import user_config_dir
+from tui.trust.project_files import MAX_DEFINITION_BYTES as MAX_DEFINITION_BYTES  # the trust prompt's walk: the same
+from tui.trust.project_files import PROJECT_FOLDERS as PROJECT_FOLDERS  # folders and caps as the loaders'
 
 Origin = Literal["user", "project"]
 
-PROJECT_FOLDERS = (".claude", ".deep-tui")
-"""The project's folders holding definitions, lowest precedence first."""
-MAX_DEFINITION_BYTES = 256 * 1024
-"""A definition file larger than this is skipped with a warning."""
 MAX_ENTRIES = 200
 """At most this many entries of one folder are looked at (a warning says when more were there)."""
 

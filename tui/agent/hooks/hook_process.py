@@ -9,8 +9,9 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tui.base.hooks_config import HookSpec
@@ -37,15 +38,21 @@ class HookResult:
 
 
 async def run_hook(spec: HookSpec, event: dict[str, Any], argv: Sequence[str],
-                   env: dict[str, str] | None = None) -> HookResult:
-    """Run ``argv`` (the hook's command as the sandbox launches it) with ``event`` on stdin."""
+                   env: dict[str, str] | None = None, *, cwd: Path | None = None, pass_fds: Sequence[int] = (),
+                   on_started: Callable[[], None] | None = None, may_deny: bool = False) -> HookResult:
+    """Run ``argv`` (the hook's command as the sandbox launches it) with ``event`` on stdin, in ``cwd``;
+    ``pass_fds`` are inherited (the sandbox's filter), ``on_started`` is called once the process runs. Exit
+    status 2 is a denial when ``may_deny`` (a ``pre_tool`` hook), a failure like any other otherwise. Cancelled,
+    it kills the hook's process group before the cancellation goes on."""
     data = json.dumps(event, default=str).encode()
     try:
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True, env=env)
+            start_new_session=True, env=env, cwd=cwd, pass_fds=tuple(pass_fds))
     except OSError as error:
         return HookResult(spec, None, "", "", f"hook {spec.command!r} could not start: {error.strerror or error}")
+    if on_started is not None:
+        on_started()
     flooded: list[str] = []
 
     async def feed() -> None:
@@ -79,10 +86,13 @@ async def run_hook(spec: HookSpec, event: dict[str, Any], argv: Sequence[str],
         _kill(process.pid)
         await process.wait()
         return HookResult(spec, None, "", "", f"hook {spec.command!r} did not finish in {spec.timeout:g} s: stopped")
+    except asyncio.CancelledError:  # the turn was stopped: the hook goes with it
+        _kill(process.pid)
+        raise
     notice = None
     if flooded:
         notice = f"hook {spec.command!r} wrote more than {MAX_HOOK_OUTPUT:,} characters to {' and '.join(flooded)}: cut"
-    elif process.returncode not in (0, DENY_EXIT_STATUS):
+    elif process.returncode != 0 and not (may_deny and process.returncode == DENY_EXIT_STATUS):
         notice = f"hook {spec.command!r} failed (exit status {process.returncode}): {stderr.strip()[:300]}"
     return HookResult(spec, process.returncode, stdout, stderr, notice)
 

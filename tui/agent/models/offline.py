@@ -26,7 +26,10 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
+from tui.base.image_header import FORMAT_NAMES
+from tui.text.attachment_text import AttachmentHeader, attachment_header, human_bytes
 from tui.text.message_text import typed_text
+from tui.text.terminal_text import visible
 from tui.text.wording import plural
 
 OFFLINE_MODEL_NAME = "offline"
@@ -94,6 +97,31 @@ def _latest_prompt(messages: Sequence[ModelMessage]) -> str:
     return ""
 
 
+def _latest_images(messages: Sequence[ModelMessage]) -> list[AttachmentHeader]:
+    """The images attached to the last prompt (their attachment items: the offline model reads no image)."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart):
+                    if isinstance(part.content, str):
+                        return []
+                    headers = (attachment_header(item) for item in part.content)
+                    return [header for header in headers if header is not None and header.kind == "image"]
+    return []
+
+
+def describe_images(images: Sequence[AttachmentHeader]) -> str:
+    """``You attached shot.png: a PNG image, 1280×720 pixels, 140 KB. I cannot see images…`` (empty: none)."""
+    if not images:
+        return ""
+    described = "; ".join(
+        f"{visible(image.path)}: a {FORMAT_NAMES.get(image.media_type or '', 'image')} image"
+        + (f", {image.pixels[0]}×{image.pixels[1]} pixels" if image.pixels else "")
+        + (f", {human_bytes(image.size_bytes, kb_decimals=0)}" if image.size_bytes is not None else "")
+        for image in images)
+    return f"You attached {described}. As the offline stand-in I cannot see images, only what they are.\n\n"
+
+
 def _context_chars(messages: Sequence[ModelMessage]) -> int:
     total = 0
     for message in messages:
@@ -143,7 +171,7 @@ def _decide(messages: Sequence[ModelMessage]) -> ToolRequest | str:
         return command
     tokens = (_context_chars(messages) + 3) // 4
     return (
-        "I am deep-tui's offline stand-in, not an LLM, so I cannot answer that. "
+        describe_images(_latest_images(messages)) + "I am deep-tui's offline stand-in, not an LLM, so I cannot answer that. "
         f"My context holds {plural(len(messages), 'message')} (about {tokens:,} tokens). "
         "Type `help` for the commands I can run with the real tools."
     )

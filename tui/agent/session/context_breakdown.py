@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic_ai.messages import (
+    BinaryContent,
     CompactionPart,
     ModelMessage,
     ModelRequest,
@@ -26,10 +27,12 @@ from pydantic_ai.tools import ToolDefinition
 from tui.agent.runtime_api import ContextBreakdown, ContextSlice
 from tui.base.config import ContextSettings
 from tui.chain.budget import WindowBudget
-from tui.chain.estimate import instructions_tokens, part_tokens, tool_definition_tokens
+from tui.chain.estimate import binary_tokens, instructions_tokens, part_tokens, tool_definition_tokens
+from tui.chain.image_tokens import FALLBACK_RULE, ImageTokens
 
 PROJECT_INSTRUCTIONS_LABEL = "project instructions"
 TASK_STATE_LABEL = "task state (todos, /keep)"
+IMAGES_LABEL = "images"
 
 
 def _category(part: object) -> str | None:
@@ -52,15 +55,24 @@ def _category(part: object) -> str | None:
     return None
 
 
-def message_slices(messages: Iterable[ModelMessage], ratio: float = 1.0) -> dict[str, int]:
-    """Tokens per category: user, assistant, tool calls, tool results by tool, summaries."""
+def message_slices(messages: Iterable[ModelMessage], ratio: float = 1.0,
+                   image_tokens: ImageTokens = FALLBACK_RULE.tokens) -> dict[str, int]:
+    """Tokens per category: user, assistant, tool calls, tool results by tool, summaries; a prompt's images
+    apart (by ``image_tokens``, the model's rule)."""
     totals: dict[str, float] = defaultdict(float)
     for message in messages:
         if isinstance(message, (ModelRequest, ModelResponse)):
             for part in message.parts:
                 category = _category(part)
-                if category is not None:
-                    totals[category] += part_tokens(part) * ratio
+                if category is None:
+                    continue
+                tokens = part_tokens(part, image_tokens)
+                if isinstance(part, UserPromptPart) and not isinstance(part.content, str):
+                    images = sum(binary_tokens(item, image_tokens) for item in part.content
+                                 if isinstance(item, BinaryContent) and item.is_image)
+                    totals[IMAGES_LABEL] += images * ratio
+                    tokens -= images
+                totals[category] += tokens * ratio
     return {label: math.ceil(tokens) for label, tokens in totals.items()}
 
 
@@ -80,6 +92,7 @@ def build_breakdown(
     project_instructions: str = "",
     project_files: Sequence[Path] = (),
     task_state: str = "",
+    image_tokens: ImageTokens = FALLBACK_RULE.tokens,
 ) -> ContextBreakdown:
     """The /context report: fixed costs first, then the conversation by category, largest first.
     ``project_instructions``: the text the project's AGENTS.md / CLAUDE.md files add (its own row), read from
@@ -93,7 +106,7 @@ def build_breakdown(
                                      math.ceil(instructions_tokens([project_instructions]) * ratio)))
     if task_state:
         fixed.insert(1, ContextSlice(TASK_STATE_LABEL, math.ceil(instructions_tokens([task_state]) * ratio)))
-    by_category = message_slices(messages, ratio)
+    by_category = message_slices(messages, ratio, image_tokens)
     extra_instructions = by_category.pop("instructions and memory", 0)
     if extra_instructions:
         fixed[0] = ContextSlice(fixed[0].label, fixed[0].tokens + extra_instructions)

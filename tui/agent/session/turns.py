@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 from pydantic_ai import Agent, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError, RunCancelled, UserError
@@ -15,6 +17,7 @@ from pydantic_ai.run import AgentRunResult
 
 from tui.agent.approval.approval_gate import ApprovalGate
 from tui.agent.attachments.file_mentions import MentionAttacher
+from tui.agent.hooks.hook_runner import HookRunner
 from tui.agent.mcp.servers import McpServers
 from tui.agent.models.cost import CostTracker
 from tui.agent.models.provider_http import ProviderFailure, provider_failure
@@ -44,6 +47,9 @@ from tui.text.terminal_text import encodable, visible
 
 logger = logging.getLogger(__name__)
 
+MAX_STOP_OUTPUT_CHARS = 8_000
+"""A stop event carries at most this much of the turn's answer."""
+
 class SessionTurns:
     """The turn part of :class:`~tui.agent.session.runtime.SessionRuntime` (which sets up everything named here)."""
 
@@ -60,19 +66,57 @@ class SessionTurns:
     tool_kinds: ToolKinds
     messages: list[ModelMessage]
     checkpoints: PromptCheckpoints
+    hook_runner: HookRunner
     _busy: bool
     _turn_start: int
     _memory_instructions: Callable[[], str]
     _on_chain_event: Callable[[ChainEvent], None]
 
     async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
-        """Run one user turn, streaming text deltas and tool activity."""
+        """Run one user turn, streaming text deltas and tool activity. When it ends, the ``stop`` hooks run before
+        its last event (a cancelled turn's in the background): the turn is not over until they are."""
         if self._busy:
             yield TurnFailed("a turn is already running")
             return
         if self.handle.read_only:
             yield TurnFailed("this session is open read-only")
             return
+        ending: TurnFinished | TurnFailed | None = None
+        try:
+            # aclosing: a reader that stops early (a closed pipe) ends the turn's own generator at once, not in the GC
+            async with aclosing(self._turn_events(prompt)) as events:
+                async for event in events:
+                    if isinstance(event, (TurnFinished, TurnFailed)):
+                        ending = event
+                    else:
+                        yield event
+        except (asyncio.CancelledError, GeneratorExit):  # cancelled, or its reader went away
+            self.hook_runner.run_soon("stop", self.hook_runner.matching("stop", "cancelled"),
+                                      self._stop_fields("cancelled", None))
+            raise
+        if ending is None:
+            return
+        reason = "finished" if isinstance(ending, TurnFinished) else "cancelled" if ending.cancelled else "failed"
+        specs = self.hook_runner.matching("stop", reason)
+        if specs:
+            self._busy = True  # the turn is not over until its stop hooks are (each ends at its timeout)
+            try:
+                await self.hook_runner.run("stop", specs, self._stop_fields(reason, ending))
+            finally:
+                self._busy = False
+        yield ending
+
+    def _stop_fields(self, reason: str, ending: TurnFinished | TurnFailed | None) -> dict[str, Any]:
+        """A ``stop`` hook's event: how the turn ended, its answer (capped) or error, its tokens."""
+        fields: dict[str, Any] = {"reason": reason, "messages": self.handle.meta.message_count}
+        if isinstance(ending, TurnFinished):
+            fields.update(output=ending.output[:MAX_STOP_OUTPUT_CHARS], output_chars=len(ending.output),
+                          input_tokens=ending.input_tokens, output_tokens=ending.output_tokens)
+        elif isinstance(ending, TurnFailed) and not ending.cancelled:
+            fields["error"] = ending.message
+        return fields
+
+    async def _turn_events(self, prompt: str) -> AsyncGenerator[TurnEvent]:
         prompt = encodable(prompt)  # invalid UTF-8 from argv arrives as lone surrogates (surrogateescape)
         self._busy = True
         self.manager.begin_user_turn()

@@ -44,6 +44,7 @@ from tui.chain.calibration import CALIBRATION_FILE_NAME
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
+from tui.chain.summary_hooks import SummaryHooks
 from tui.store.cost_totals import CostTotals
 from tui.store.subagent_histories import SubagentHistory
 from tui.text.terminal_text import visible
@@ -87,6 +88,9 @@ class SubagentEnvironment:
     run_events: RunEvents
     file_writing_tools: frozenset[str] = frozenset()
     """The tools that write files (the chain's tier 2 points their old arguments at the files)."""
+    summary_hooks: Callable[[str], SummaryHooks | None] = lambda label: None
+    """Per subagent (its label): told around each of its summaries (the session's pre_compact / post_compact
+    hooks), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class SubagentRun:
             calibration_path=env.data_dir.root / CALIBRATION_FILE_NAME,
             file_writing_tools=env.file_writing_tools,
         )
+        self.manager.summary_hooks = env.summary_hooks(self.label)
         allowed = set(definition.tools) if definition.tools is not None else None
         toolsets = [toolset.filtered(_tool_filter(allowed)) for toolset in env.toolsets()]
         instructions = [SUBAGENT_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, *env.instructions()]

@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.cost_events import CostUpdated
 from tui.agent.models.provider_events import ProviderEvent
 from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI, TaskStateChanged
@@ -44,7 +45,7 @@ from tui.app.chat.side_panels import SidePanels
 from tui.app.chat.task_controls import TaskControls
 from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
 from tui.app.double_escape import DoubleEscape
-from tui.app.widgets.blocks import ForkAt, ToolBlock
+from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
@@ -106,13 +107,15 @@ class MainScreen(Screen[None]):
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
 
     def __init__(self, state: SessionState, approvers: Approvers, *, tail: SessionTail | None = None,
-                 id: str | None = None) -> None:
+                 id: str | None = None, on_turn_ended: Callable[[float, str], object] | None = None) -> None:
         """``state``: the open session (shared with the App, which opens the first one); ``approvers``: the
         dialogs every session shown here asks through; ``tail``: a resumed session's last messages, shown while
-        it opens."""
+        it opens; ``on_turn_ended``: told when a turn or ``!command`` ends by itself (how long it took, how it
+        ended), for the desktop notification."""
         super().__init__(id=id)
         self.state = state
         self.approvers = approvers
+        self._on_turn_ended = on_turn_ended
         self._tail = tail
         self.switcher = SessionSwitcher(SwitchHooks(
             current=lambda: self.state.runtime, adopt=self.adopt_runtime,
@@ -178,6 +181,10 @@ class MainScreen(Screen[None]):
             self.chat.anchor()  # a resumed session's tail shows its last message
         else:
             await self._show_opened()
+
+    def first_frame_shown(self) -> None:
+        """The App's first frame is on the terminal: what waited for it (the side panels) is built now."""
+        self.panels.build_in_slot()
 
     # -- the widgets it owns ------------------------------------------------------------------
 
@@ -250,6 +257,10 @@ class MainScreen(Screen[None]):
 
     async def scroll_to_message(self, index: int) -> bool:
         return await self.chat.reveal_message(index) is not None
+
+    def turn_ended(self, seconds: float, summary: str) -> None:
+        if self._on_turn_ended is not None:
+            self._on_turn_ended(seconds, summary)
 
     def turn_recorded(self) -> None:
         self.sessions.list_sessions_ahead()
@@ -465,6 +476,10 @@ class MainScreen(Screen[None]):
             return
         if isinstance(event, TaskStateChanged):
             self.tasks.changed(event)
+            return
+        if isinstance(event, HookNotice):  # at once, while the turn runs
+            self.notify(event.describe(), severity="warning" if event.level == "warning" else "information",
+                        timeout=10, markup=False)
             return
         if isinstance(event, ProviderEvent):
             for status in self.query(ProviderStatus):

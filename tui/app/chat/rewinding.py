@@ -8,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from tui.agent.runtime_api import RewindAPI, SessionRuntimeAPI
-from tui.app.widgets.blocks import UserBlock
+from tui.app.widgets.chat_blocks import UserBlock
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

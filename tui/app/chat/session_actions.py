@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
-    from tui.app.screens.session_picker import PickerResult, SessionPickerScreen
+    from tui.app.screens.picker_result import PickerResult
+    from tui.app.screens.session_picker import SessionPickerScreen
 
 __all__ = ["PICKER_SCREEN", "SessionActions", "SessionHost"]
 

@@ -12,7 +12,7 @@ from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
-    from tui.app.screens.session_picker import PickerResult
+    from tui.app.screens.picker_result import PickerResult
 
 
 class Notify(Protocol):

@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Button, Input
 
-from tui.app.screens.confirm import ButtonVariant, DialogScreen, ResultType, action_button
+from tui.app.screens.basic_dialogs import ButtonVariant, DialogScreen, ResultType, action_button
 
 __all__ = ["ARMING_DELAY", "REASON", "SESSION_KEY", "AnswerKey", "ApprovalDialog"]
 

@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, LoadingIndicator, Static
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
-from tui.app.screens.confirm import ButtonRow, DialogScreen
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
 from tui.chain.summary_plan import SummaryPlan
 from tui.text.cost_text import compaction_cost_text

@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.widgets.subagent_rows import subagent_context_lines
 from tui.base.config import ConfigError
 from tui.chain.events import describe_window_source

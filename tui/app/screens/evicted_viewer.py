@@ -23,7 +23,7 @@ from textual.widgets.text_area import Selection
 
 from tui.app.clipboard import copy_text
 from tui.app.formatting import human_size, literal
-from tui.app.screens.confirm import DialogScreen, action_button
+from tui.app.screens.basic_dialogs import DialogScreen, action_button
 from tui.app.text_display import display_path, language_for_path, supported_language
 from tui.base.nofollow import LinkRefusedError, open_file
 from tui.text.terminal_text import visible

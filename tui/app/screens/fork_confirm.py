@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.screens.confirm import ConfirmModal
+from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.text.wording import plural
 
 __all__ = ["fork_confirmation", "whole_fork_confirmation"]

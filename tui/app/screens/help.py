@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.app.command_registry import all_commands
-from tui.app.screens.confirm import ButtonRow, DialogScreen
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen
 
 EXTRA_KEYS = (
     ("enter", "send the prompt (queued while a turn is running)"),

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.app.formatting import literal
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.store.task_state import KeepLine, TaskState, TaskStateError
 
 

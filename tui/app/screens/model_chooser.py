@@ -17,7 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.models.catalogue import ModelEntry
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
 
 NAME_WIDTH = 34

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from tui.app.screens.confirm import Choice, ChoiceModal
+from tui.app.screens.basic_dialogs import Choice, ChoiceModal
 
 START, KEEP_PLANNING, EDIT = "start", "keep", "edit"
 GO_AHEAD = "Go ahead with this plan."

@@ -1,5 +1,6 @@
-"""The one-time question before a project's own config applies: what it would change, which MCP servers its
-``.mcp.json`` would start, and trust / once / not now.
+"""The one-time question before a project's own config applies: what it would change (its hooks, what sends
+requests elsewhere or stops the asking first), which MCP servers its ``.mcp.json`` would start, which subagents,
+skills and commands it ships (``.claude/`` and ``.deep-tui/``), and trust / once / not now.
 
 Keyboard first: ``t`` trusts (and remembers it until the config changes or the trust is revoked), ``o``
 applies it just this once, ``n`` or Esc goes on without it; every button does the same on a click. The
@@ -17,16 +18,24 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.app.screens.approval_dialog import AnswerKey, ApprovalDialog
-from tui.app.screens.confirm import ButtonRow
+from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
-from tui.trust.project import PendingProject, ServerEntry, SettingChange, TrustChoice, TrustState
+from tui.trust.hook_entries import is_hook_key
+from tui.trust.project import NOT_SET, PendingProject, SettingChange, TrustChoice, TrustState
+from tui.trust.project_files import ExtensionEntry
+from tui.trust.server_entries import ServerEntry
 
-__all__ = ["ProjectTrustScreen", "changes_content", "servers_content"]
+__all__ = ["ProjectTrustScreen", "changes_content", "extensions_content", "servers_content"]
 
 WARNING = ("A project's config can send your API key to another server and let the agent write files "
            "without asking. Trust it only if you trust whoever wrote it.")
 SERVERS_WARNING = ("Its MCP servers run as you, outside any sandbox, and can be handed any of your environment "
                    "variables.")
+EXTENSIONS_WARNING = "Its subagents, skills and commands are instructions the agent would follow."
+DEFINITIONS_WARNING = ("A project's subagents, skills and commands are instructions the agent would follow, as if "
+                       "they were yours. Trust them only if you trust whoever wrote them.")
+LISTED_EXTENSIONS = 8
+"""At most this many definitions are listed; the rest are counted ("+N more")."""
 
 
 def changes_content(changes: tuple[SettingChange, ...], *, heading: str = "") -> Content:
@@ -41,8 +50,11 @@ def changes_content(changes: tuple[SettingChange, ...], *, heading: str = "") ->
             pieces.append("\n")
         pieces.append(("● " if change.since_trust else "  ", "$text-warning"))
         pieces.append((change.key.ljust(width), "bold"))
-        pieces.append(f"  {change.current}")
-        pieces.append((" → ", "$text-muted"))
+        if is_hook_key(change.key) and change.current == NOT_SET:  # a new hook: only what it runs
+            pieces.append("  ")
+        else:
+            pieces.append(f"  {change.current}")
+            pieces.append((" → ", "$text-muted"))
         pieces.append((change.project, "$text-accent"))
         if change.danger:
             pieces.append((f"  ({change.danger})", "$text-warning"))
@@ -59,6 +71,32 @@ def servers_content(servers: tuple[ServerEntry, ...]) -> Content:
         pieces.append(("● " if server.since_trust else "  ", "$text-warning"))
         pieces.append((server.name.ljust(width), "bold"))
         pieces.append(("  " + server.what, "$text-accent"))
+    return Content.assemble(*pieces)
+
+
+def extensions_content(entries: tuple[ExtensionEntry, ...], notes: tuple[str, ...] = ()) -> Content:
+    """A heading, then one line per subagent, skill or command: ``kind  name  path`` (``●``: new or different since
+    the last trust, listed first), at most :data:`LISTED_EXTENSIONS` and "+N more"; then what was not read (links). The names
+    are the project's: plain text, escaped and cut already."""
+    pieces: list[tuple[str, str] | str] = [("Subagents, skills and commands it would load:", "bold")]
+    entries = tuple(sorted(entries, key=lambda entry: not entry.since_trust))  # what changed is never cut
+    listed = entries[:LISTED_EXTENSIONS]
+    width = max((len(entry.label) for entry in listed), default=0)
+    for entry in listed:
+        pieces.append("\n")
+        pieces.append(("● " if entry.since_trust else "  ", "$text-warning"))
+        pieces.append((entry.label.ljust(width), "$text-muted"))
+        pieces.append(("  " + entry.name, "bold"))
+        pieces.append(("  " + entry.where, "$text-accent"))
+    if len(entries) > len(listed):
+        more = len(entries) - len(listed)
+        changed = sum(entry.since_trust for entry in entries[len(listed):])
+        pieces.append((f"\n  +{more} more" + (f" ({changed} ● new or changed)" if changed else "")
+                       + " — deep-tui trust lists them all", "$text-muted"))
+    for note in notes[:3]:
+        pieces.append((f"\n  not read: {note}", "$text-muted"))
+    if len(notes) > 3:
+        pieces.append((f"\n  not read: +{len(notes) - 3} more", "$text-muted"))
     return Content.assemble(*pieces)
 
 
@@ -98,10 +136,13 @@ class ProjectTrustScreen(ApprovalDialog[TrustChoice]):
         pending = self.pending
         # The whole dialog scrolls (↑/↓) when the terminal is short; the buttons stay docked at its bottom.
         with VerticalScroll(classes="dialog", id="trust-dialog") as dialog:
+            config = pending.config
+            only_definitions = config.layer is None and config.mcp_path is None
             if pending.trustable:
-                dialog.border_title = "Trust this project's config?"
+                dialog.border_title = "Trust this project's files?" if only_definitions else "Trust this project's config?"
                 dialog.border_subtitle = "t trust · o just this once · n/esc not now"
-                intro = "This folder has its own deep-tui config, ignored until you trust it:"
+                intro = ("This folder ships its own subagents, skills or commands, ignored until you trust it:"
+                         if only_definitions else "This folder has its own deep-tui config, ignored until you trust it:")
             else:
                 dialog.border_title = "This project's config is ignored"
                 dialog.border_subtitle = "n/esc go on without it"
@@ -110,17 +151,25 @@ class ProjectTrustScreen(ApprovalDialog[TrustChoice]):
             if pending.state is TrustState.CHANGED and pending.earlier is not None:
                 where += f"\nIt changed since you trusted it on {visible(pending.earlier.trusted_at)} (● new)."
             dangerous = tuple(change for change in pending.changes if change.danger)
-            if pending.trustable and dangerous:  # first and always in view: what Trust would let through
+            # First and in view at 80x24: what Trust would let through (hooks, redirections, no asking), then the
+            # programs .mcp.json would start; the rest below.
+            if pending.trustable and dangerous:
                 yield Static(changes_content(dangerous, heading="What matters most:"), id="trust-dangerous",
                              classes="approval--framed")
+            if pending.trustable and pending.servers:  # a server is a program that runs as the user
+                yield Static(servers_content(pending.servers), id="trust-servers", classes="approval--framed")
             yield Static(Content(where), id="trust-where")
             if pending.trustable:
-                warning = f"{WARNING} {SERVERS_WARNING}" if pending.servers else WARNING
+                warning = " ".join([WARNING, *([SERVERS_WARNING] if pending.servers else []),
+                                    *([EXTENSIONS_WARNING] if pending.extensions else [])])
+                if only_definitions:
+                    warning = DEFINITIONS_WARNING
                 yield Static(Content(warning), id="trust-warning")
-                if pending.servers:  # a server is a program that runs as the user
-                    yield Static(servers_content(pending.servers), id="trust-servers", classes="approval--framed")
+                if pending.extensions:
+                    yield Static(extensions_content(pending.extensions, config.extensions.notes),
+                                 id="trust-extensions", classes="approval--framed")
                 others = tuple(change for change in pending.changes if not change.danger)
-                if others or not (pending.servers or dangerous):
+                if others or not (pending.servers or dangerous or pending.extensions):
                     yield Static(changes_content(others), id="trust-changes", classes="approval--framed")
             else:
                 yield Static(Content(visible(pending.error or "")), id="trust-error")

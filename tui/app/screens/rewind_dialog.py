@@ -21,7 +21,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindError, RewindMode, RewindPoint
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 
 from tui.app.formatting import short_id
-from tui.app.screens.confirm import ConfirmModal, PromptModal
+from tui.app.screens.basic_dialogs import ConfirmModal, PromptModal
 from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
 from tui.text.wording import plural
 

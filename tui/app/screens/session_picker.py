@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,67 +22,19 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app.screens.confirm import ButtonRow, DialogScreen, action_button
+from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
+from tui.app.screens.picker_entries import PickerEntry, listed_entries, ranked_entries
+from tui.app.screens.picker_result import PickerResult, matched_text
 from tui.app.screens.session_edits import SessionEdits, store_errors
 from tui.app.screens.session_list import SessionList
-from tui.app.screens.session_rows import (
-    WIDE,
-    SessionMetaLike,
-    SessionStoreLike,
-    header_row,
-    layout_for,
-    match_title,
-    order_by_lineage,
-    session_row,
-)
+from tui.app.screens.session_rows import WIDE, SessionMetaLike, SessionStoreLike, header_row, layout_for
 from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from tui.store.search.searcher import HistorySearch
 
-__all__ = ["PickerResult", "SessionPickerScreen", "SessionStoreLike", "order_by_lineage"]
-
-
-@dataclass(frozen=True)
-class PickerResult:
-    """What the user chose: open or fork ``session_id`` (forks whole, or ``[0:upto]``), or a new session;
-    ``message``: the content hit to scroll to once the session is open."""
-
-    action: Literal["open", "fork", "new"]
-    session_id: str | None
-    upto: int | None = None
-    message: int | None = None
-    saved_output: str | None = None
-    """For a hit inside a saved (evicted) output: its file, opened at the match (the chat shows only a preview)."""
-    match: str | None = None
-    """The text the hit matched (as the search highlighted it), to find in the saved output."""
-
-
-def matched_text(snippet: str) -> str | None:
-    """The first highlighted stretch of a content hit's snippet (what the search matched), if any."""
-    from tui.store.search.terms import HIGHLIGHT_END, HIGHLIGHT_START
-
-    start = snippet.find(HIGHLIGHT_START)
-    end = snippet.find(HIGHLIGHT_END, start + 1)
-    return snippet[start + 1:end] or None if 0 <= start < end else None
-
-
-@dataclass(frozen=True)
-class _Entry:
-    meta: SessionMetaLike
-    depth: int
-    haystack: str
-    row: Content
-    option: Option
-
-
-def _matches(haystack: str, terms: list[str]) -> bool:
-    return all(term in haystack for term in terms)
-
-
-EXACT_BONUS = 1_000.0
-"""Entries containing every word of the filter (title, id or model) rank above fuzzy-only title matches."""
+__all__ = ["SessionPickerScreen", "SessionStoreLike"]
 
 
 class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, SessionEdits):
@@ -158,10 +109,11 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         self.current_id = current_id
         self._rename_current = rename_current
         self._clock = clock
-        self._entries: list[_Entry] = []
+        self._entries: list[PickerEntry] = []
         self._by_id: dict[str, SessionMetaLike] = {}
-        self._shown: list[_Entry] = []
+        self._shown: list[PickerEntry] = []
         self._loaded = False
+        self._refit_pending = False
         self._initial = initial
         self._reopening = False
         self.search = search
@@ -256,18 +208,13 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         now = self._clock()
         current = self.current_id
         self._by_id = {meta.id: meta for meta in sessions}
-        self._entries = [
-            _Entry(
-                meta=meta,
-                depth=depth,
-                haystack=f"{meta.title} {meta.id} {meta.model or ''}".casefold(),
-                row=(row := session_row(meta, depth, current=meta.id == current, now=now, layout=self._layout)),
-                option=Option(row, id=meta.id),
-            )
-            for meta, depth in order_by_lineage(sessions)
-        ]
+        self._entries = listed_entries(sessions, current=current, now=now, layout=self._layout)
         self._loaded = True
         self.apply_filter(highlight=highlight)
+
+    def _refit_snippets(self) -> None:
+        self.apply_filter()
+        self._refit_pending = False
 
     def apply_filter(self, *, highlight: str | None = None) -> None:
         """Show the entries matching every word of the filter (title, id or model, case-insensitive), and
@@ -282,8 +229,13 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         else:
             self._shown = self._entries
         option_list = self.session_list
+        list_width = option_list.size.width
+        if not list_width and hits and not self._refit_pending:
+            # Not laid out yet (it had nothing to show): cut the snippets again once it has its width.
+            self._refit_pending = True
+            self.call_after_refresh(self._refit_snippets)
         # The list's width less room for a scrollbar, whether or not one shows: the same cut every time.
-        width = (option_list.size.width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
+        width = (list_width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
         option_list.set_options(
             Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth, width), id=entry.meta.id)
             if entry.meta.id in hits
@@ -311,26 +263,10 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
             empty.update(Content.from_markup("No session matches [b]$query[/b].", query=query.strip()))
         self.set_class(not self._shown, "-empty")
 
-    def _ranked(self, query: str, terms: list[str], rows: dict[str, Content]) -> list[_Entry]:
-        """The entries the filter matches, best first: every word found in the title, id or model, then
-        a fuzzy match of the title (Textual's :class:`~textual.fuzzy.FuzzySearch`, the matched characters
-        highlighted in ``rows``), then a match in the contents only; ties keep the list's order."""
-        query = query.strip()
-        hits = self.content_hits
-        now, current = self._clock(), self.current_id
-        scored: list[tuple[float, int, _Entry]] = []
-        for order, entry in enumerate(self._entries):
-            title = entry.meta.title.strip()
-            fuzzy, matched = match_title(query, title) if title else (0.0, ())
-            exact = _matches(entry.haystack, terms)
-            if not (fuzzy or exact or entry.meta.id in hits):
-                continue
-            if fuzzy:
-                rows[entry.meta.id] = session_row(entry.meta, entry.depth, current=entry.meta.id == current, now=now,
-                                                  matched=matched, layout=self._layout)
-            scored.append((-(EXACT_BONUS if exact else 0.0) - fuzzy, order, entry))
-        scored.sort(key=lambda item: item[:2])
-        return [entry for _, _, entry in scored]
+    def _ranked(self, query: str, terms: list[str], rows: dict[str, Content]) -> list[PickerEntry]:
+        """The entries the filter matches, best first (:func:`~tui.app.screens.picker_entries.ranked_entries`)."""
+        return ranked_entries(self._entries, query, terms, content_hits=self.content_hits, rows=rows,
+                              current=self.current_id, now=self._clock(), layout=self._layout)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -393,7 +329,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         if hit is None:
             self.dismiss(PickerResult("open", meta.id))
             return
-        self.dismiss(PickerResult("open", meta.id, message=hit.message, saved_output=hit.path,
+        # a hit in one of its subagents' histories opens the session (its message counts in the subagent's history)
+        message = hit.message if hit.subagent is None else None
+        self.dismiss(PickerResult("open", meta.id, message=message, saved_output=hit.path,
                                   match=matched_text(hit.snippet) or self.filter_input.value.strip() or None))
 
     def action_fork(self) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from tui.agent.approval.writes import WriteDecision, WriteRequest
 from tui.app.screens.approval_dialog import REASON, SESSION_KEY, SESSION_KEY_SHOWN, AnswerKey, ApprovalDialog
-from tui.app.screens.confirm import ButtonRow
+from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
 
 __all__ = ["WriteApprovalScreen", "diff_content"]

@@ -31,7 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.markdown_blocks import MarkdownSplitter, is_fence_line
-from tui.app.widgets.blocks import FORK_BINDING, ForkAt, cut_short_mark
+from tui.app.widgets.chat_blocks import FORK_BINDING, ForkAt, cut_short_mark
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list

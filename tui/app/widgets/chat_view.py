@@ -11,7 +11,7 @@ from textual.widgets import Button, Collapsible
 
 from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
-from tui.app.widgets.blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
+from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
 from tui.chain.event_text import failed_compaction_line

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.runtime_api import InheritedEvent
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal, short_id
-from tui.app.screens.confirm import TextViewerModal
+from tui.app.screens.basic_dialogs import TextViewerModal
 from tui.app.widgets.event_details import event_details
 from tui.app.widgets.subagent_rows import subagent_event_row
 from tui.chain.event_text import replaced_label

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
-from tui.app.widgets.blocks import args_summary
+from tui.app.widgets.chat_blocks import args_summary
 from tui.app.widgets.event_log import compact_timestamp, inherited_mark
 from tui.text.tool_call_text import path_argument
 from tui.text.wording import plural

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
-from tui.app.widgets.blocks import (
+from tui.app.widgets.chat_blocks import (
     CompactionDivider,
     DividerInfo,
     NoticeBlock,

@@ -19,7 +19,7 @@ from textual.widgets.text_area import Selection
 
 from tui.app.formatting import clock_time, human_size, literal
 from tui.app.memory_io import MAX_EDIT_BYTES, PREVIEW_BYTES, file_size, read_preview, read_text_or_none
-from tui.app.screens.confirm import Choice, ChoiceModal, TextViewerModal
+from tui.app.screens.basic_dialogs import Choice, ChoiceModal, TextViewerModal
 from tui.app.text_display import supported_language
 from tui.app.text_places import follow_location
 

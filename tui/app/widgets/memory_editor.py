@@ -27,7 +27,7 @@ from watchfiles import awatch
 
 from tui.app.formatting import clock_time, literal
 from tui.app.memory_io import MAX_EDIT_BYTES, file_size, read_text_or_none, with_final_newline
-from tui.app.screens.confirm import ConfirmModal
+from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.app.text_display import display_path, supported_language
 from tui.app.widgets.memory_buffer import MemoryBuffer
 from tui.base.atomic import write_atomic

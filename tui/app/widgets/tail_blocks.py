@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
-from tui.app.widgets.blocks import (
+from tui.app.widgets.chat_blocks import (
     CompactionDivider,
     DividerInfo,
     ToolBlock,
@@ -39,7 +39,13 @@ from tui.app.widgets.blocks import (
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars, summary_info
 from tui.store.session_tail import Record, SessionTail
-from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, is_attachment
+from tui.text.attachment_text import (
+    attachment_descriptions,
+    attachment_label,
+    human_bytes,
+    without_attachments,
+    without_image_content,
+)
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import command_metadata, output_chars
 
@@ -190,7 +196,7 @@ def least_rows(record: Record, columns: int) -> int:
 
 
 USER_LABEL = "you  "
-"""What a prompt's block shows before its text (:class:`~tui.app.widgets.blocks.UserBlock`)."""
+"""What a prompt's block shows before its text (:class:`~tui.app.widgets.chat_blocks.UserBlock`)."""
 USER_BLOCK_GAP = 1
 USER_PADDING = 2
 """``.user-block`` in deep_tui.tcss: a row of margin above it, a column of padding each side."""
@@ -248,7 +254,7 @@ def prompt_text(content: object) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    texts = (_content_item_text(item) for item in content)
+    texts = (_content_item_text(item) for item in without_image_content(content))
     return " ".join(text for text in texts if text)
 
 
@@ -256,7 +262,7 @@ def typed_text(content: object) -> str:
     """A recorded ``user-prompt`` content as :func:`tui.text.message_text.typed_text` gives it: without the files
     attached with ``@path``."""
     if isinstance(content, list):
-        return prompt_text([item for item in content if not is_attachment(item)])
+        return prompt_text(without_attachments(content))
     return prompt_text(content)
 
 

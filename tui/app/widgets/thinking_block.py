@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from tui.app.widgets.blocks import CUT_SHORT_MARK
+from tui.app.widgets.chat_blocks import CUT_SHORT_MARK
 from tui.text.terminal_text import visible
 
 

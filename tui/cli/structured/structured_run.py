@@ -19,6 +19,7 @@ from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from typing import Any, TextIO
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.base.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, STOP_SIGNALS, stopped_by
 from tui.base.redaction import redact
@@ -175,6 +176,8 @@ async def _one_turn(runtime: SessionRuntime, prompt: str, out: JsonOut, *, strea
     cost_before = _cost(runtime)
 
     def on_chain(event: ChainEvent) -> None:
+        if isinstance(event, HookNotice):  # a notice: on stderr (and a "hook" line in stream-json)
+            print(f"deep-tui: {visible(event.describe())}", file=sys.stderr, flush=True)
         line = chain_event(event)
         if line is None:
             return

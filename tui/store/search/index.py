@@ -18,7 +18,6 @@ No Textual here.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.base.paths import DataDir
-from tui.store.meta import ParentRef, read_meta, title_from
+from tui.store.meta import ParentRef, title_from
 from tui.store.search.database import (
     DEFAULT_TOKENIZER,
     Database,
@@ -41,6 +40,8 @@ from tui.store.search.database import (
     read_rows,
 )
 from tui.store.search.history_reader import load_history_from
+from tui.store.search.session_folders import DiskSession, changed_since_indexed, list_disk_sessions, title_and_parent
+from tui.store.search.subagent_rows import list_disk_subagents, owner_of
 from tui.store.store_errors import CorruptSessionError
 
 if TYPE_CHECKING:
@@ -61,22 +62,6 @@ CATCH_UP_CACHE_KIB = -32_000
 BATCH_BYTES = 8_000_000
 """A catch-up commits after about this much history: one FTS5 flush per few MB (not per session) keeps a
 cold build's merging work down, while the write lock is held for a couple of seconds at most."""
-
-
-@dataclass(frozen=True)
-class DiskSession:
-    """A session directory as found on disk (only stat calls, no reading)."""
-
-    id: str
-    path: str
-    """The directory (a string: a listing of 1,000 sessions should not build 3,000 Path objects)."""
-    size: int
-    mtime_ns: int
-    meta_mtime_ns: int
-
-    @property
-    def directory(self) -> Path:
-        return Path(self.path)
 
 
 @dataclass
@@ -213,27 +198,11 @@ class SearchIndex:
     # -- catching up with the disk --------------------------------------------------------
 
     def disk_sessions(self, only: Collection[str] | None = None) -> dict[str, DiskSession]:
-        """Session directories holding a messages.json (stat calls only). Raises ``OSError`` when the
-        sessions directory exists but cannot be listed (so nothing is dropped from the index for it)."""
-        found: dict[str, DiskSession] = {}
-        root = self.data_dir.sessions_dir
-        try:
-            entries = list(os.scandir(root))
-        except FileNotFoundError:
-            return found
-        for entry in entries:
-            if only is not None and entry.name not in only:
-                continue
-            try:
-                history = os.stat(os.path.join(entry.path, "messages.json"))
-            except OSError:
-                continue
-            try:
-                meta_mtime = os.stat(os.path.join(entry.path, "session.json")).st_mtime_ns
-            except OSError:
-                meta_mtime = 0
-            found[entry.name] = DiskSession(entry.name, entry.path, history.st_size, history.st_mtime_ns, meta_mtime)
-        return found
+        """Session directories holding a messages.json, and their subagents' histories (stat calls only). Raises
+        ``OSError`` when the sessions directory exists but cannot be listed (so nothing is dropped from the index
+        for it)."""
+        sessions = list_disk_sessions(self.data_dir.sessions_dir, only)
+        return sessions | list_disk_subagents(sessions)
 
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
              deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
@@ -257,9 +226,9 @@ class SearchIndex:
                 rows = read_rows(connection) if report.removed else rows
         except (sqlite3.Error, IndexProblem, OSError) as error:
             report.problem = self.fail(error)
-            report.pending = [found for found in disk.values() if _changed(found, None)]
+            report.pending = [found for found in disk.values() if changed_since_indexed(found, None)]
             return report
-        changed = [found for found in disk.values() if _changed(found, rows.get(found.id))]
+        changed = [found for found in disk.values() if changed_since_indexed(found, rows.get(found.id))]
         changed.sort(key=lambda found: found.size)
         total = sum(found.size for found in changed)
         if progress is not None and changed:
@@ -302,7 +271,7 @@ class SearchIndex:
         batch.clear()
 
     def _index_session(self, connection: sqlite3.Connection, found: DiskSession, row: IndexedSession | None) -> None:
-        title, parent = _title_and_parent(found)
+        title, parent = title_and_parent(found)
         if row is not None and row.size == found.size and row.mtime_ns == found.mtime_ns:
             # Only session.json changed (a rename, new usage figures): keep the title in step.
             connection.execute("UPDATE sessions SET title=?, meta_mtime_ns=? WHERE id=?",
@@ -364,7 +333,9 @@ class SearchIndex:
         if not self.path.exists():
             return True  # nothing indexed yet: nothing to drop (and no index file created for it)
         try:
-            self._forget(self.connection(), session_id)
+            connection = self.connection()
+            for key in [session_id, *(key for key in read_rows(connection) if owner_of(key) == session_id)]:
+                self._forget(connection, key)  # its subagents' histories go with it
             return True
         except (sqlite3.Error, IndexProblem, OSError) as error:
             logger.warning("search index: could not drop session %s: %s", session_id, self.fail(error))
@@ -399,18 +370,3 @@ class SearchIndex:
             logger.warning("search index: could not rename session %s: %s", session_id, self.fail(error))
             return False
 
-
-def _changed(found: DiskSession, row: IndexedSession | None) -> bool:
-    return (row is None or row.size != found.size or row.mtime_ns != found.mtime_ns
-            or row.meta_mtime_ns != found.meta_mtime_ns)
-
-
-def _title_and_parent(found: DiskSession) -> tuple[str, ParentRef | None]:
-    meta_path = found.directory / "session.json"
-    if found.meta_mtime_ns:
-        try:
-            meta = read_meta(meta_path, found.id)
-            return meta.title, meta.parent
-        except (ValueError, TypeError, KeyError, OSError) as error:
-            logger.debug("search index: unreadable %s: %s", meta_path, error)
-    return "", None

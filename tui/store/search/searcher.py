@@ -14,14 +14,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search.candidates import narrowed_candidate_sessions
 from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, IndexProblem, read_rows
-from tui.store.search.index import QUERY_BUSY_MS, DiskSession, Progress, SearchIndex, SyncReport
+from tui.store.search.index import QUERY_BUSY_MS, Progress, SearchIndex, SyncReport
+from tui.store.search.index_writer import IndexWriter
 from tui.store.search.queries import (
     Match,
     QueryTooShort,
@@ -33,12 +33,14 @@ from tui.store.search.queries import (
     ranked_hits,
 )
 from tui.store.search.scan import ScanTarget, all_targets, scan, session_chain
+from tui.store.search.search_outcome import IndexingProgress, SearchOutcome, pending_notice, problem_notice
+from tui.store.search.session_folders import DiskSession
 from tui.store.search.terms import parse_query
 from tui.store.search.vocabulary import Vocabulary
 from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_numbers
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import Future
 
     from pydantic_ai.messages import ModelMessage
 
@@ -59,51 +61,11 @@ was read, or when any was and it is this many seconds old: their pieces are chec
 index meanwhile."""
 
 
-@dataclass
-class SearchOutcome:
-    """Hits, best first, and what the user should know about how they were found."""
-
-    hits: list[SearchHit]
-    notice: str | None = None
-    scanned_sessions: int = 0
-    """Sessions searched by reading their files (not through the index)."""
-    incomplete: bool = False
-    """Some sessions were neither indexed nor scanned (the picker's per-keystroke budget)."""
-    by_session: dict[str, SearchHit] = field(default_factory=dict)
-    matching_sessions: int = 0
-    """How many sessions match in all (``by_session`` may hold only the first ``limit`` of them)."""
-    unchecked_sessions: int = 0
-    """Sessions beyond the first ``limit`` that may match but were not checked (the picker's bound on work):
-    ``matching_sessions`` is then a lower bound, ``matching_sessions + unchecked_sessions`` an upper one."""
-
-
 SUBAGENTS_SCANNED = 50
 """A session's newest subagents whose histories a search reads (they are not in the index)."""
 
 INDEXING_NOTE_BYTES = 20_000_000
 """A refresh with this much history to index (a rebuild, a first run) shows its progress."""
-
-
-@dataclass(frozen=True)
-class IndexingProgress:
-    """How far a large refresh of the index has got (the CLI prints it, the app shows it)."""
-
-    done: int
-    """Bytes of history indexed so far."""
-    total: int
-    started: float
-    """``time.monotonic()`` when it started."""
-    reason: str | None = None
-    """Why everything is indexed again (``None``: a first run, or much changed)."""
-
-    def describe(self) -> str:
-        """``indexed 40 of 101 MB (40%, about 12 s left)``."""
-        done, total = self.done / 1e6, self.total / 1e6
-        if self.done <= 0:
-            return f"indexing {total:.0f} MB of history for search" + (f" ({self.reason})" if self.reason else "")
-        elapsed = time.monotonic() - self.started
-        left = (self.total - self.done) * elapsed / self.done
-        return f"indexed {done:.0f} of {total:.0f} MB ({100 * self.done / max(self.total, 1):.0f}%, about {left:.0f} s left)"
 
 
 def _record_logging_failure(index: SearchIndex, session_id: str, first: int, messages: Sequence[ModelMessage], *,
@@ -115,12 +77,6 @@ def _record_logging_failure(index: SearchIndex, session_id: str, first: int, mes
     except Exception:
         logger.exception("indexing recorded messages failed; the next search catches up from messages.json")
         return False
-
-
-def _problem_notice(problem: IndexProblem, scanned: int) -> str:
-    what = {"corrupt": "was corrupt and is being rebuilt", "locked": "is locked by another deep-tui",
-            "read-only": "cannot be written (read-only disk?)", "unavailable": "could not be used"}[problem.kind]
-    return f"the search index {what}; searched {scanned} session{'s' if scanned != 1 else ''} directly"
 
 
 class HistorySearch:
@@ -139,10 +95,7 @@ class HistorySearch:
         self._background: threading.Thread | None = None
         self.indexing: IndexingProgress | None = None
         """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
-        self._writer_lock = threading.Lock()
-        self._writer: ThreadPoolExecutor | None = None
-        self._last_record: Future[bool] | None = None
-        """The newest :meth:`record_soon` (one writer thread: once it is done, so is every earlier one)."""
+        self._writer = IndexWriter()
         self._vocabulary: Vocabulary | None = None
         """The index's word list, for the picker (:mod:`tui.store.search.vocabulary`); ``None`` until read."""
         self._vocabulary_lock = threading.Lock()
@@ -165,26 +118,12 @@ class HistorySearch:
         Searches, renames and forgets wait for what is queued before them, so they see every message recorded
         earlier; the messages are in messages.json already, so an index write that never happens (the process
         killed) is caught up from there by the next search."""
-        with self._writer_lock:
-            if self._writer is None:
-                from concurrent.futures import ThreadPoolExecutor  # only a live session records: not `search`'s start
-
-                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deep-tui-index-writer")
-            future = self._writer.submit(_record_logging_failure, self.index, session_id, first, list(messages),
-                                         title=title, parent=parent)
-            self._last_record = future
-        return future
+        return self._writer.submit(_record_logging_failure, self.index, session_id, first, list(messages),
+                                   title=title, parent=parent)
 
     def wait_for_records(self, timeout: float | None = None) -> bool:
         """Wait until every :meth:`record_soon` asked so far is written (or has failed); False on ``timeout``."""
-        last = self._last_record
-        if last is None:
-            return True
-        try:
-            last.exception(timeout)
-        except TimeoutError:
-            return False
-        return True
+        return self._writer.wait(timeout)
 
     def forget(self, session_id: str) -> bool:
         self.wait_for_records()
@@ -307,10 +246,10 @@ class HistorySearch:
         if session_id is not None and any(found.id in (chain or []) for found in report.pending):
             targets = [ScanTarget(session_id)]  # its own file holds the inherited prefix too
             hits = scan(self.data_dir, targets, terms, limit=limit, excerpts=excerpts)
-            return SearchOutcome(hits, self._pending_notice(report, 1), scanned_sessions=1)
+            return SearchOutcome(hits, pending_notice(report.problem, 1), scanned_sessions=1)
         if report.pending:
             hits = self._merge_pending(hits, report.pending, terms, limit, excerpts)
-        notice = self._pending_notice(report, len(report.pending)) if report.pending else None
+        notice = pending_notice(report.problem, len(report.pending)) if report.pending else None
         return SearchOutcome(hits, notice, scanned_sessions=len(report.pending))
 
     def subagent_hits(self, query: str, session_id: str, *, limit: int = 10, excerpts: bool = False) -> list[SearchHit]:
@@ -354,7 +293,7 @@ class HistorySearch:
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
-            outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
+            outcome.by_session = {hit.owner: hit for hit in reversed(outcome.hits)}
             outcome.matching_sessions = len(outcome.by_session)
             return outcome
         affordable, spent = [], 0
@@ -363,20 +302,20 @@ class HistorySearch:
                 break
             affordable.append(pending)
             spent += pending.size
-        scanned = {hit.session: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
-                                                      limit=10_000, per_session=1)}
+        scanned = {hit.owner: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
+                                                    limit=10_000, per_session=1)}  # a subagent's: its session's
         listed = [session for session in (order if order is not None else sorted(newest) + sorted(scanned))
                   if session in newest or session in scanned]
         chosen = listed[:limit] if limit is not None else listed
         indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest],
                                 root=self.data_dir.root)
-        found = {hit.session: hit for hit in indexed}
+        found = {hit.owner: hit for hit in indexed}
         found.update({session: scanned[session] for session in chosen if session in scanned})
         by_session = {session: found[session] for session in chosen if session in found}
         incomplete = len(affordable) < len(report.pending)
         notice = None
         if report.problem is not None:
-            notice = _problem_notice(report.problem, len(affordable))
+            notice = problem_notice(report.problem, len(affordable))
         elif incomplete:
             notice = f"indexing {len(report.pending) - len(affordable)} sessions; their contents are not searched yet"
         return SearchOutcome(list(by_session.values()), notice, scanned_sessions=len(affordable),
@@ -449,14 +388,8 @@ class HistorySearch:
         share = min(len(scanned), max(limit // 2, limit - len(kept)))
         return kept[:limit - share] + scanned[:share]
 
-    def _pending_notice(self, report: SyncReport, scanned: int) -> str:
-        if report.problem is not None:
-            return _problem_notice(report.problem, scanned)
-        plural = scanned != 1
-        return f"{scanned} session{'s' if plural else ''} not indexed yet {'were' if plural else 'was'} searched directly"
-
     def _scan_everything(self, terms: list[str], session_id: str | None, limit: int, problem: IndexProblem,
                          per_session: int | None = None, excerpts: bool = False) -> SearchOutcome:
         targets = [ScanTarget(session_id)] if session_id is not None else all_targets(self.data_dir)
         hits = scan(self.data_dir, targets, terms, limit=limit, per_session=per_session, excerpts=excerpts)
-        return SearchOutcome(hits, _problem_notice(problem, len(targets)), scanned_sessions=len(targets))
+        return SearchOutcome(hits, problem_notice(problem, len(targets)), scanned_sessions=len(targets))
