@@ -49,13 +49,16 @@ class WindowBudget:
         return fraction * self.limit
 
 
-def with_compaction(settings: ContextSettings, *, threshold: float | None, auto: bool | None) -> ContextSettings:
+def with_compaction(settings: ContextSettings, *, threshold: float | None, auto: bool | None,
+                    summarize: float | None = None) -> ContextSettings:
     """``settings`` with the automatic compaction threshold moved (the summary threshold moves with it, keeping
-    their distance) and/or automatic compaction turned on or off; ``ConfigError`` for a threshold out of range."""
+    their distance, unless ``summarize`` gives it) and/or automatic compaction turned on or off; ``ConfigError``
+    for a threshold out of range."""
     if threshold is not None:
         gap = settings.summarize_threshold - settings.compaction_threshold
         settings = replace(settings, compaction_threshold=threshold,
-                           summarize_threshold=min(0.99, max(threshold, threshold + gap)))
+                           summarize_threshold=summarize if summarize is not None
+                           else min(0.99, max(threshold, threshold + gap)))
     if auto is not None:
         settings = replace(settings, auto_compact=auto)
     settings.validate()

@@ -303,11 +303,13 @@ class ContextManager:
             request_context.messages = list(sent)
         return request_context
 
-    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> ContextSettings:
+    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None,
+                       summarize: float | None = None) -> ContextSettings:
         """Change the automatic compaction threshold (a share of the limit; the summary threshold moves with it,
-        keeping their distance) and/or turn automatic compaction on or off, for this session; returns the new
-        settings (``ConfigError`` for a threshold out of range). The next usage figure carries them."""
-        settings = with_compaction(self.settings, threshold=threshold, auto=auto)
+        keeping their distance, unless ``summarize`` gives it) and/or turn automatic compaction on or off, for this
+        session; returns the new settings (``ConfigError`` for a threshold out of range). The next usage figure
+        carries them."""
+        settings = with_compaction(self.settings, threshold=threshold, auto=auto, summarize=summarize)
         self.settings = settings
         self.compactor.settings = settings
         if self.last_tokens is not None:

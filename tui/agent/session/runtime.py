@@ -160,6 +160,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             summary_retry_from=handle.meta.summary_retry_from,  # a `run --continue` waits as the last run did
             on_summary_backoff=handle.record_summary_backoff,
         )
+        self.restore_compaction()  # the threshold and off switch set in /context for this session before
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
@@ -366,7 +367,9 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
                                    freed_too_little=too_little, other_failed_compactions=len(failed) - too_little,
                                    counted=self.last_usage.tokens if self.last_usage is not None else None,
                                    turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
-                                   last_request_usd=self.cost.last_request_usd)
+                                   last_request_usd=self.cost.last_request_usd,
+                                   configured_threshold=self.settings.context.compaction_threshold,
+                                   configured_auto=self.settings.context.auto_compact)
 
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""
