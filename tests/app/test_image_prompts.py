@@ -10,7 +10,7 @@ from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.support.images import png
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
-from tui.app.widgets.blocks import NoticeBlock, UserBlock
+from tui.app.widgets.chat_blocks import NoticeBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tail_blocks import tail_blocks
