@@ -34,19 +34,24 @@ class TmuxTerminal:
     leaves a process behind, whatever it asserted)."""
 
     def __init__(self, command: list[str], *, cwd: Path, env: Mapping[str, str], width: int = 120,
-                 height: int = 36, shell_ignores_hangup: bool = False) -> None:
+                 height: int = 36, shell_ignores_hangup: bool = False, own_server: bool = False) -> None:
         """``shell_ignores_hangup``: the pane's shell outlives its terminal, so the kernel's SIGHUP never
-        reaches the command (it only goes to the process group of a session leader that exits)."""
+        reaches the command (it only goes to the process group of a session leader that exits).
+        ``own_server``: a tmux server of its own (its own socket, no config file read), for a test that changes
+        server options; it ends with :meth:`close`."""
         self.name = f"deeptui-e2e-{uuid.uuid4().hex[:8]}"
+        self.server = ["-L", self.name, "-f", os.devnull] if own_server else []
+        """tmux's arguments choosing the server (:meth:`tmux` passes them)."""
         self._record = Path(tempfile.mkdtemp(prefix="deeptui-pane-"))
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
         wrapped = [sys.executable, str(PANE_COMMAND), str(self._record), "--", *command]
         trap = "trap '' HUP; " if shell_ignores_hangup else ""
         shell_command = f"{trap}cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(wrapped)}; sleep 30"
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), shell_command],
-            check=True,
-        )
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), shell_command)
+
+    def tmux(self, *arguments: str) -> str:
+        """Run a tmux command on this terminal's server; its output."""
+        return subprocess.run(["tmux", *self.server, *arguments], check=True, capture_output=True, text=True).stdout
 
     @property
     def pid(self) -> int:
@@ -79,16 +84,14 @@ class TmuxTerminal:
 
     def screen(self) -> str:
         """The visible pane as plain text."""
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], check=True, capture_output=True, text=True
-        ).stdout
+        return self.tmux("capture-pane", "-p", "-t", self.name)
 
     def send(self, *keys: str) -> None:
         """Keys in tmux notation (``Enter``, ``Escape``, ``C-s``) or literal text with ``-l``."""
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        self.tmux("send-keys", "-t", self.name, *keys)
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        self.tmux("send-keys", "-t", self.name, "-l", text)
 
     def wait_for(self, text: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until ``text`` shows; fail with the last screen otherwise."""
@@ -112,7 +115,7 @@ class TmuxTerminal:
 
     def kill_session(self) -> None:
         """Close the terminal, as closing its window does: the command gets the kernel's SIGHUP and SIGCONT."""
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
+        subprocess.run(["tmux", *self.server, "kill-session", "-t", self.name], check=False, capture_output=True)
 
     def close(self, grace: float = 5.0) -> bool:
         """Close the terminal and make sure the command is gone: killed (SIGKILL) if it is still running

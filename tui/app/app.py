@@ -32,6 +32,7 @@ from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
+from tui.app.desktop_notice import DesktopNotifier
 from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
@@ -114,11 +115,17 @@ class DeepTuiApp(App[int]):
         self.served = False
         """Running in a browser tab (``deep-tui serve``): a start-up error is shown in the page before the app
         ends, since nobody reads its stderr."""
+        self.desktop = DesktopNotifier(settings=lambda: self.session.settings.ui, focused=lambda: self.app_focus,
+                                       write=self._write_to_terminal)
+        """Desktop notifications (``[ui] notify``): a long turn ended, an approval waits."""
         approvers = Approvers(
-            writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed),
-            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands")),
-            summary=SummaryConsentAsker(self))
-        self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default")
+            writes=WriteDialogApprover(self, on_allowed_for_session=self._auto_allowed,
+                                       on_asking=self.desktop.approval_waiting),
+            commands=CommandDialogApprover(self, on_allowed_for_session=lambda: self._auto_allowed("commands"),
+                                           on_asking=self.desktop.approval_waiting),
+            summary=SummaryConsentAsker(self, on_asking=self.desktop.approval_waiting))
+        self.main_screen = MainScreen(self.session, approvers, tail=tail, id="_default",
+                                      on_turn_ended=self.desktop.turn_ended)
         """The chat: the screen under every dialog."""
         self.install_screen(self.main_screen, name=CHAT_SCREEN)
         self._log_handler = TextualHandler(stderr=False, stdout=False)
@@ -172,6 +179,16 @@ class DeepTuiApp(App[int]):
     def usage(self, usage: UsageEvent | None) -> None:
         self.main_screen.usage = usage
 
+    def watch_app_focus(self, focused: bool) -> None:
+        """The terminal reported a focus change (FocusIn/FocusOut): logged with ``--debug``, to tell why a desktop
+        notification came or not."""
+        logger.debug("the terminal %s the focus", "has" if focused else "lost")
+
+    def _write_to_terminal(self, text: str) -> None:
+        """Raw text to the terminal, between frames (as Textual writes OSC 52 and the bell)."""
+        if self._driver is not None:
+            self._driver.write(text)
+
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 (the terminal), and the system clipboard tool as a fallback; says what was copied."""
         copy_text(self, text, f"{len(text):,} characters")
@@ -190,6 +207,11 @@ class DeepTuiApp(App[int]):
                 self.call_after_refresh(self._open_in_background, self._opener)
             return
         self._start_background()
+
+    def on_ready(self) -> None:
+        # Textual shows nothing until the App is running (after its mount), and posts Ready after the first
+        # layout; what waits for the first frame goes after the refresh that shows it.
+        self.call_after_refresh(self.main_screen.first_frame_shown)
 
     def _start_background(self) -> None:
         """What the open session's factory brings: its custom commands in the registry; in the background, the

@@ -37,16 +37,20 @@ def granted_kind(request: WriteRequest) -> str:
 class WriteDialogApprover:
     """A :data:`~tui.agent.approval.writes.WriteApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[str], None] | None = None) -> None:
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[str], None] | None = None,
+                 on_asking: Callable[[str], object] | None = None) -> None:
         """``on_allowed_for_session``: called with what was granted (:func:`granted_kind`) when the user allows
-        every later write of this session, or every tool of an MCP server."""
+        every later write of this session, or every tool of an MCP server; ``on_asking``: called with what is
+        asked (one line, hostile text) when the dialog opens."""
         self.app = app
         self.on_allowed_for_session = on_allowed_for_session
+        self.on_asking = on_asking
 
     async def __call__(self, request: WriteRequest) -> WriteDecision:
         from tui.app.screens.write_approval import WriteApprovalScreen
 
-        decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny())
+        decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny(),
+                              asking=request.summary, on_asking=self.on_asking)
         if decision.for_session and self.on_allowed_for_session is not None:
             self.on_allowed_for_session(granted_kind(request))
         return decision
@@ -55,15 +59,19 @@ class WriteDialogApprover:
 class CommandDialogApprover:
     """A :data:`~tui.agent.approval.commands.CommandApprover` that asks the user in a modal dialog."""
 
-    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None) -> None:
-        """``on_allowed_for_session``: called when the user allows every later command of this session."""
+    def __init__(self, app: App[Any], *, on_allowed_for_session: Callable[[], None] | None = None,
+                 on_asking: Callable[[str], object] | None = None) -> None:
+        """``on_allowed_for_session``: called when the user allows every later command of this session;
+        ``on_asking``: called with what is asked (one line, hostile text) when the dialog opens."""
         self.app = app
         self.on_allowed_for_session = on_allowed_for_session
+        self.on_asking = on_asking
 
     async def __call__(self, request: CommandRequest) -> CommandDecision:
         from tui.app.screens.command_approval import CommandApprovalScreen
 
-        decision = await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny())
+        decision = await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny(),
+                              asking=f"run {request.command}", on_asking=self.on_asking)
         if decision.allow and decision.scope == "session" and self.on_allowed_for_session is not None:
             self.on_allowed_for_session()
         return decision
@@ -73,17 +81,23 @@ class SummaryConsentAsker:
     """Asked by the pre-flight (in the turn) when automatic compaction is off and a request would not fit: may a
     summary run now? ``False`` (evict only) when the dialog is closed without an answer."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: App[Any], *, on_asking: Callable[[str], object] | None = None) -> None:
+        """``on_asking``: called with what is asked (one line) when the dialog opens."""
         self.app = app
+        self.on_asking = on_asking
 
     async def __call__(self, tokens: int, limit: int) -> bool:
         from tui.app.screens.summary_consent import SummaryConsentScreen
 
-        return await _ask(self.app, SummaryConsentScreen(tokens, limit), False)
+        return await _ask(self.app, SummaryConsentScreen(tokens, limit), False,
+                          asking="may a summary of old turns run? The next request does not fit the window",
+                          on_asking=self.on_asking)
 
 
-async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision) -> Decision:
-    """Push ``screen`` and wait for its answer (``dismissed`` when closed without one); a cancelled turn closes it."""
+async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision, *, asking: str = "",
+               on_asking: Callable[[str], object] | None = None) -> Decision:
+    """Push ``screen`` and wait for its answer (``dismissed`` when closed without one); a cancelled turn closes it.
+    ``on_asking`` is told ``asking`` once the dialog is pushed."""
     answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
 
     def answered(decision: Decision | None) -> None:
@@ -95,6 +109,8 @@ async def _ask(app: App[Any], screen: ModalScreen[Decision], dismissed: Decision
     if isinstance(screen, ApprovalDialog):
         screen.typed_early = lambda key: typed_into_prompt(app, key)
     app.push_screen(screen, answered)
+    if on_asking is not None:
+        on_asking(asking)
     try:
         return await answer
     except asyncio.CancelledError:

@@ -21,6 +21,7 @@ from tui.base.hooks_config import HooksConfigError, HookSettings, parse_hooks_ta
 from tui.base.mcp_config import McpConfigError, McpSettings, parse_mcp_table
 from tui.base.mode_names import MODE_NAMES
 from tui.base.nofollow import LinkRefusedError, open_file
+from tui.base.ui_config import UiConfigError, UiSettings, parse_ui_table
 
 
 class ConfigError(Exception):
@@ -201,6 +202,8 @@ class Settings:
     hooks: HookSettings = field(default_factory=HookSettings)
     """``[[hooks.EVENT]]``: commands run around tool calls, summaries and a turn's end (see
     :mod:`tui.base.hooks_config`)."""
+    ui: UiSettings = field(default_factory=UiSettings)
+    """``[ui]``: desktop notifications (see :mod:`tui.base.ui_config`); only the user's own config sets it."""
     """``[mcp.servers.NAME]``: MCP servers whose tools the agent is offered (see :mod:`tui.base.mcp_config`)."""
 
     def with_overrides(self, **values: Any) -> Settings:
@@ -234,7 +237,7 @@ _CONTEXT_INT_KEYS = {"window", "large_result_tokens", "protect_recent_tokens", "
 _CONTEXT_BOOL_KEYS = {"auto_compact"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderSettings)}
 _PROVIDER_INT_KEYS = {"retries"}
-_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind", "hooks"}
+_TOP_KEYS = {f.name for f in fields(Settings)} - {"context", "provider", "tools", "mcp", "rewind", "hooks", "ui"}
 _STRING_KEYS = {"model", "summarization_model", "base_url", "agent_name", "theme"}
 
 
@@ -263,6 +266,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     rewind = RewindSettings()
     mcp = McpSettings()
     hooks = HookSettings()
+    ui = UiSettings()
     for key, value in data.items():
         if key == "context":
             context.update(_number_table(value, source, "context", _CONTEXT_KEYS, _CONTEXT_INT_KEYS,
@@ -283,6 +287,11 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
                 hooks = parse_hooks_table(value, source)
             except HooksConfigError as error:
                 raise ConfigError(str(error)) from None
+        elif key == "ui":
+            try:
+                ui = parse_ui_table(value, source)
+            except UiConfigError as error:
+                raise ConfigError(str(error)) from None
         elif key in _STRING_KEYS:
             _check_type(source, key, value, str)
             top[key] = value
@@ -301,7 +310,7 @@ def settings_from_mapping(data: dict[str, Any], *, source: str = "config") -> Se
     except ConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
     return Settings(context=context_settings, provider=provider_settings, tools=tools, mcp=mcp, rewind=rewind, hooks=hooks,
-                    **top)
+                    ui=ui, **top)
 
 
 def _number_table(value: Any, source: str, name: str, keys: set[str], int_keys: set[str],
@@ -425,6 +434,8 @@ def read_config_file(path: Path, *, required: bool, follow_links: bool = True) -
 
 USER_ONLY_TOOL_KEYS = frozenset({"mode"})
 """``[tools]`` keys only the user's own config (or a flag) may set: a project's config never chooses the mode."""
+USER_ONLY_TABLES = frozenset({"ui"})
+"""Tables only the user's own config may set: a project never decides what is written to the user's terminal."""
 
 
 USER_ONLY_HOOK_KEYS = frozenset({"sandbox"})
@@ -434,6 +445,8 @@ USER_ONLY_HOOK_KEYS = frozenset({"sandbox"})
 def without_user_only_keys(layer: ConfigLayer) -> ConfigLayer:
     """A project's config layer without the keys only the user may set (they are ignored, not an error)."""
     data = layer.data
+    if USER_ONLY_TABLES & data.keys():
+        data = {key: value for key, value in data.items() if key not in USER_ONLY_TABLES}
     tools = data.get("tools")
     if isinstance(tools, dict) and USER_ONLY_TOOL_KEYS & tools.keys():
         data = {**data, "tools": {key: value for key, value in tools.items() if key not in USER_ONLY_TOOL_KEYS}}

@@ -107,13 +107,15 @@ class MainScreen(Screen[None]):
     """The session's latest context usage; the gauge is bound to it (``data_bind``)."""
 
     def __init__(self, state: SessionState, approvers: Approvers, *, tail: SessionTail | None = None,
-                 id: str | None = None) -> None:
+                 id: str | None = None, on_turn_ended: Callable[[float, str], object] | None = None) -> None:
         """``state``: the open session (shared with the App, which opens the first one); ``approvers``: the
         dialogs every session shown here asks through; ``tail``: a resumed session's last messages, shown while
-        it opens."""
+        it opens; ``on_turn_ended``: told when a turn or ``!command`` ends by itself (how long it took, how it
+        ended), for the desktop notification."""
         super().__init__(id=id)
         self.state = state
         self.approvers = approvers
+        self._on_turn_ended = on_turn_ended
         self._tail = tail
         self.switcher = SessionSwitcher(SwitchHooks(
             current=lambda: self.state.runtime, adopt=self.adopt_runtime,
@@ -179,6 +181,10 @@ class MainScreen(Screen[None]):
             self.chat.anchor()  # a resumed session's tail shows its last message
         else:
             await self._show_opened()
+
+    def first_frame_shown(self) -> None:
+        """The App's first frame is on the terminal: what waited for it (the side panels) is built now."""
+        self.panels.build_in_slot()
 
     # -- the widgets it owns ------------------------------------------------------------------
 
@@ -251,6 +257,10 @@ class MainScreen(Screen[None]):
 
     async def scroll_to_message(self, index: int) -> bool:
         return await self.chat.reveal_message(index) is not None
+
+    def turn_ended(self, seconds: float, summary: str) -> None:
+        if self._on_turn_ended is not None:
+            self._on_turn_ended(seconds, summary)
 
     def turn_recorded(self) -> None:
         self.sessions.list_sessions_ahead()

@@ -9,11 +9,13 @@
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Protocol
 
-from tui.agent.turn_events import TurnFinished
+from tui.agent.turn_events import TurnFailed, TurnFinished
 from tui.app.chat.session_state import SessionState
+from tui.app.formatting import human_duration
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.live_turn import FRAME_SECONDS, LiveTurn
 from tui.app.widgets.turn_activity import TurnActivity
@@ -47,6 +49,10 @@ class TurnHost(Protocol):
              timeout: float | None = None) -> None:
         """A notification (plain text)."""
 
+    def turn_ended(self, seconds: float, summary: str) -> None:
+        """A turn or ``!command`` ended by itself after ``seconds`` (not cancelled by the user): ``summary`` says
+        how, for a desktop notification when it took long (hostile text: the notifier makes it safe)."""
+
 
 class TurnRunner:
     """Runs a turn, or the user's ``!command``, and draws it as it streams."""
@@ -65,6 +71,8 @@ class TurnRunner:
         activity = self.host.activity
         activity.start()
         finished = self.finished = False
+        started = time.monotonic()
+        ending = ""
         try:
             async with aclosing(runtime.run_turn(prompt)) as events:  # closed here if drawing fails
                 async for event in events:
@@ -72,12 +80,19 @@ class TurnRunner:
                     activity.count(event)
                     if isinstance(event, TurnFinished):
                         finished = self.finished = True
+                        ending = _first_line(event.output) or "(no text)"
                         self.host.turn_recorded()
+                    elif isinstance(event, TurnFailed) and not event.cancelled:
+                        ending = event.message
         finally:
             activity.stop()
             await live.close()
+        seconds = time.monotonic() - started
         if finished:
+            self.host.turn_ended(seconds, f"answer ready after {human_duration(seconds)}: {ending}")
             live.index_answers(runtime.load_history(turn_start, runtime.history_count()), turn_start)
+        elif ending:
+            self.host.turn_ended(seconds, f"the turn failed after {human_duration(seconds)}: {_first_line(ending)}")
 
     async def user_command(self, command: str) -> None:
         """``!command``: run it in the sandbox as the user, its output streamed into a block at frame rate; the
@@ -96,12 +111,20 @@ class TurnRunner:
                 arrived.clear()
 
         timer = chat.set_interval(FRAME_SECONDS, draw, name="user-command")
+        started = time.monotonic()
         try:
             result = await runtime.run_user_command(command, on_output)
         finally:
             timer.stop()
             draw()
+        seconds = time.monotonic() - started
+        self.host.turn_ended(seconds, f"!{_first_line(command)} ended after {human_duration(seconds)}: {result.status}")
         size = block.output_view.chars if block.output_view is not None else 0
         block.set_result(result.status, size, evicted_path=None, is_error=not result.ran)
         if not result.ran:
             self.host.tell(result.status, severity="warning")
+
+
+def _first_line(text: str) -> str:
+    """The first line that holds something."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
