@@ -41,8 +41,13 @@ def _env() -> dict[str, str]:
     return env
 
 
+SOCKET = f"deep-tui-bench-frame-{os.getpid()}"
+"""A tmux server of this benchmark's own (``tmux -L``): no other tmux user can end it mid-run, and a session kept
+open for the whole run stops it from exiting between two panes (a new pane raced the server's exit)."""
+
+
 def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=False, capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], check=False, capture_output=True, text=True).stdout
 
 
 def _first_frame_s(command: list[str], shows: str, name: str, cwd: Path) -> float:
@@ -91,15 +96,24 @@ def measure(runs: int = RUNS) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory) / "work"
         work.mkdir()
-        for run in range(runs + 1):
-            data = Path(directory) / f"data-{run}"  # a new user's: empty
-            name = f"bench-frame-{os.getpid()}-{run}"
-            deep_s = _first_frame_s(_deep_tui(data), DEEP_TUI_PROMPT, name + "-deep", work)
-            bare_s = _first_frame_s(_bare(), BARE_PROMPT, name + "-bare", work)
-            if run:
-                deep.append(deep_s)
-                bare.append(bare_s)
+        _tmux("new-session", "-d", "-s", "keep-alive", "sleep 3600")
+        try:
+            _alternate(runs, Path(directory), work, deep, bare)
+        finally:
+            _tmux("kill-server")
     return statistics.median(deep), statistics.median(bare), statistics.median(d / b for d, b in zip(deep, bare, strict=True))
+
+
+def _alternate(runs: int, directory: Path, work: Path, deep: list[float], bare: list[float]) -> None:
+    """Run deep-tui and the bare app in turn, ``runs`` times after one warm-up each, appending their frames."""
+    for run in range(runs + 1):
+        data = directory / f"data-{run}"  # a new user's: empty
+        name = f"bench-frame-{run}"
+        deep_s = _first_frame_s(_deep_tui(data), DEEP_TUI_PROMPT, name + "-deep", work)
+        bare_s = _first_frame_s(_bare(), BARE_PROMPT, name + "-bare", work)
+        if run:
+            deep.append(deep_s)
+            bare.append(bare_s)
 
 
 def main() -> list[BenchResult]:

@@ -134,3 +134,14 @@ async def test_a_subagents_summaries_meet_the_same_compaction_hooks(tmp_path: Pa
     subagent_requests = [payload for payload in state.requests if is_subagent(payload)]
     assert any(RULE in json.dumps(payload) for payload in subagent_requests)
     assert not any(RULE in json.dumps(payload) for payload in state.requests if not is_subagent(payload))
+
+
+async def test_a_hanging_pre_compact_hook_is_stopped_and_the_summary_still_comes(tmp_path: Path) -> None:
+    hooks = HookSettings(pre_compact=(HookSpec("sleep 600", timeout=0.5),),
+                         post_compact=(HookSpec(f"echo '{RULE}'; exit 3"),))  # failed: its output is not used
+    state, seen, _, (compacted, _, _) = await _summarized(tmp_path, hooks)
+    assert isinstance(compacted, CompactionFinished) and compacted.strategy == "summary"
+    said = [e.message for e in seen if isinstance(e, HookNotice)]
+    assert said[0] == "hook 'sleep 600' did not finish in 0.5 s: stopped"
+    assert "failed (exit status 3)" in said[1] and len(said) == 2
+    assert not any(RULE in json.dumps(payload) for payload in state.requests)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,9 +24,11 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from tests.support.images import jpeg, png
 from tests.support.openai_server import ChatServerState, openai_chat_server
+from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.attachments.image_files import MAX_IMAGE_BYTES
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
+from tui.agent.tools.path_policy import PathPolicy
 from tui.agent.turn_events import PromptAttached, TurnEvent, TurnFailed, TurnFinished
 from tui.base.config import ProviderSettings, Settings
 from tui.base.paths import DataDir
@@ -147,7 +150,8 @@ async def test_oversized_and_unreadable_images_are_refused_in_one_line(tmp_path:
     assert not any(isinstance(event, TurnFailed) for event in events)
     refused = attached(events).refused
     assert len(refused) == 4 and all("\n" not in line for line in refused)
-    assert refused[0].startswith("huge.png (image of 5.0 MB, over the cap of 5.0 MB")
+    size = (work / "huge.png").stat().st_size
+    assert refused[0] == f"huge.png (image of {size:,} bytes, over the cap of {MAX_IMAGE_BYTES:,} bytes)"
     assert refused[1] == "wide.png (image of 20000×10 pixels, over the cap of 8,000 pixels a side)"
     assert refused[2] == "fake.gif (not a readable PNG, JPEG, GIF or WebP image)"
     assert refused[3].startswith("link.png (") and "outside" in refused[3]
@@ -161,3 +165,56 @@ async def test_the_offline_model_describes_the_image(tmp_path: Path) -> None:
     answer = next(event for event in events if isinstance(event, TurnFinished)).output
     assert answer.startswith("You attached diagram.gif: a PNG image, 64×32 pixels, ")
     assert "cannot see images" in answer
+
+
+def _attacher(tmp_path: Path, *, vision: bool = True) -> tuple[MentionAttacher, Path]:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    data = work / ".deep-tui"
+    attacher = MentionAttacher(PathPolicy(workdir=work, data_root=data), data / "large_tool_results",
+                               lambda: 1_000, lambda _event: None, takes_images=lambda: vision)
+    return attacher, work
+
+
+def test_hostile_files_named_like_images_are_refused_without_reading_forever(tmp_path: Path) -> None:
+    attacher, work = _attacher(tmp_path)
+    os.mkfifo(work / "pipe.png")  # opening it must not wait for a writer
+    (work / "dir.gif").mkdir()
+    (work / "data.webp").write_bytes(b"RIFF\x00\x00\x00\x00WEBPVP8X")  # a header cut short
+    (work / ".deep-tui").mkdir()
+    (work / ".deep-tui" / "saved.png").write_bytes(png(10, 10))
+    prompt = "@pipe.png @dir.gif @data.webp @.deep-tui/saved.png"
+    result = attacher.attach(prompt)
+    assert result.content == [prompt], "nothing is attached"
+    notes = {attachment.path: attachment.note for attachment in result.attachments}
+    assert all(attachment.kind == "refused" for attachment in result.attachments), result.attachments
+    assert notes["pipe.png"] == "not a regular file" and notes["dir.gif"] == "not a regular file"
+    assert notes["data.webp"] == "not a readable PNG, JPEG, GIF or WebP image"
+    assert "data directory" in notes[".deep-tui/saved.png"]
+
+
+def test_an_image_in_a_prompt_of_many_files_is_attached_after_the_texts(tmp_path: Path) -> None:
+    attacher, work = _attacher(tmp_path, vision=True)
+    (work / "a.py").write_text("x = 1\n")
+    (work / "b.png").write_bytes(png(20, 10))
+    result = attacher.attach("compare @b.png with @a.py")
+    assert isinstance(result.content, list)
+    kinds = [type(item).__name__ for item in result.content]
+    assert kinds == ["str", "str", "str", "BinaryContent"]
+    assert [attachment.kind for attachment in result.attachments] == ["text", "image"]
+
+
+def test_an_exported_prompt_names_its_image_once_and_carries_no_bytes(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.store.export import read_document, render_markdown
+    from tui.store.meta import SessionMeta
+
+    attacher, work = _attacher(tmp_path)
+    (work / "shot.png").write_bytes(png(1280, 720))
+    content = attacher.attach("see @shot.png").content
+    assert isinstance(content, list)
+    document = read_document(SessionMeta(id="x"), [ModelRequest(parts=[UserPromptPart(content)])], tmp_path)
+    markdown = render_markdown(document)
+    assert "PNG, 1280×720 pixels" in markdown and "[binary]" not in markdown
+    assert base64.b64encode(png(1280, 720)).decode()[:40] not in markdown

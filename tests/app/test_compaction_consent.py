@@ -70,10 +70,12 @@ async def ask(pilot, app, text: str) -> SummaryConsentScreen:  # type: ignore[no
     return await armed_dialog(pilot, SummaryConsentScreen, "the question before a summary")
 
 
-def within_the_window(scripted: Scripted, limit: int) -> None:
+def within_the_window(scripted: Scripted, app) -> None:  # type: ignore[no-untyped-def]
+    """Every request the model saw, its instructions and tool definitions included, fits what a request may carry."""
+    manager = app.runtime.manager
     assert scripted.sent, "the model was asked"
     for messages in scripted.sent:
-        assert TokenEstimator().total(messages) <= limit
+        assert TokenEstimator().total(messages) + manager.fixed_tokens <= manager.limit
 
 
 async def test_evict_only_sends_no_summary_and_nothing_over_the_window(tmp_path: Path) -> None:
@@ -84,13 +86,14 @@ async def test_evict_only_sends_no_summary_and_nothing_over_the_window(tmp_path:
         await wait_until(pilot, lambda: app.main_screen.ready, "the session")
         dialog = await ask(pilot, app, "go on")
         assert "Automatic compaction is off" in str(dialog.query_one("#consent-text").render())
+        assert dialog.tokens > dialog.limit == app.runtime.manager.limit  # type: ignore[attr-defined]
         await pilot.press("e")
         await wait_until(pilot, lambda: not isinstance(app.screen, SummaryConsentScreen), "the answer")
         await wait_idle(app, pilot)
         assert scripted.summaries == []  # no summary was asked for
         strategies = {e.strategy for e in app.runtime.past_events() if isinstance(e, CompactionFinished)}
         assert strategies and strategies <= {"pointer", "fallback"}
-        within_the_window(scripted, app.runtime.manager.limit)  # type: ignore[attr-defined]
+        within_the_window(scripted, app)
         await app.runtime.aclose()
 
 
@@ -106,7 +109,7 @@ async def test_summarize_clicked_runs_a_summary_and_the_request_fits(tmp_path: P
         await wait_idle(app, pilot)
         assert scripted.summaries, "the summarizer was asked"
         assert "summary" in {e.strategy for e in app.runtime.past_events() if isinstance(e, CompactionFinished)}
-        within_the_window(scripted, app.runtime.manager.limit)  # type: ignore[attr-defined]
+        within_the_window(scripted, app)
         await app.runtime.aclose()
 
 
@@ -121,5 +124,5 @@ async def test_evict_only_clicked(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: not isinstance(app.screen, SummaryConsentScreen), "the answer")
         await wait_idle(app, pilot)
         assert scripted.summaries == []
-        within_the_window(scripted, app.runtime.manager.limit)  # type: ignore[attr-defined]
+        within_the_window(scripted, app)
         await app.runtime.aclose()

@@ -10,7 +10,7 @@ from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
 from tests.support.images import png
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
-from tui.app.widgets.blocks import NoticeBlock, UserBlock
+from tui.app.widgets.chat_blocks import NoticeBlock, UserBlock
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tail_blocks import tail_blocks
@@ -66,3 +66,23 @@ async def test_a_hostile_image_name_is_shown_terminal_safe(tmp_path: Path) -> No
         await app.runtime.aclose()
     image_lines = [text for text in shown if text.startswith("[image: ")]
     assert len(image_lines) == 1 and "\x1b" not in image_lines[0] and "red.png · 10×10" in image_lines[0]
+
+
+async def test_a_pasted_absolute_path_is_sent_as_a_prompt_not_taken_for_a_command(tmp_path: Path) -> None:
+    factory = make_factory(tmp_path)
+    (factory.workdir / "shots").mkdir()
+    (factory.workdir / "shots" / "screen 1.png").write_bytes(png(300, 200))
+    app = make_app(factory)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(str(factory.workdir / "shots" / "screen 1.png").replace(" ", "\\ "))  # as a paste inserts it
+        await wait_until(pilot, lambda: prompt.text.endswith("screen\\ 1.png"), "the pasted path")
+        await pilot.press("enter")
+        await wait_idle(app, pilot)
+        await wait_until(pilot, lambda: any(text.startswith("[image: ") for text in _chat(app)), "the image line")
+        shown = _chat(app)
+        notices = [str(notification.message) for notification in app._notifications]
+        await app.runtime.aclose()
+    assert "[image: shots/screen 1.png · 300×200 · " in "\n".join(shown)
+    assert not any("nknown command" in text for text in notices), notices

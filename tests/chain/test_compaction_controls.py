@@ -71,3 +71,31 @@ def test_the_config_takes_the_off_switch_and_refuses_a_non_boolean() -> None:
     assert settings_from_mapping({"context": {"auto_compact": False}}).context.auto_compact is False
     with pytest.raises(ConfigError, match=r"context\.auto_compact must be true or false"):
         settings_from_mapping({"context": {"auto_compact": 0}})
+
+
+def test_the_session_keeps_only_sound_controls() -> None:
+    from tui.store.meta import SessionMeta
+
+    meta = SessionMeta.from_dict({"compaction_threshold": 0.6, "auto_compact": False}, "abc")
+    assert (meta.compaction_threshold, meta.auto_compact) == (0.6, False)
+    for bad in ({"compaction_threshold": 3, "auto_compact": "no"}, {"compaction_threshold": True, "auto_compact": 0},
+                {}):
+        meta = SessionMeta.from_dict(bad, "abc")  # a hand-edited session.json: the config's values apply
+        assert (meta.compaction_threshold, meta.auto_compact) == (None, None)
+
+
+def test_a_fork_keeps_the_controls_set_for_its_parent(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.base.paths import DataDir
+    from tui.store import SessionStore
+
+    store = SessionStore(DataDir(tmp_path / "data"))
+    parent = store.create(model="m")
+    parent.append_messages([ModelRequest(parts=[UserPromptPart("hello")])])
+    parent.record_compaction_controls(0.6, False)
+    parent.close()
+    assert store.meta(parent.id).compaction_threshold == 0.6  # written at once
+    fork = store.fork(parent.id, upto=0)
+    assert (fork.meta.compaction_threshold, fork.meta.auto_compact) == (0.6, False)
+    fork.close()

@@ -13,6 +13,8 @@ import pytest
 from tests.support.hostile_repo import PLANTED_AGENT, PLANTED_COMMAND, PLANTED_SKILL, plant_definitions
 from tui.base.config import parse_config
 from tui.base.paths import trust_store_file
+from tui.cli.launch import resolve_context
+from tui.cli.main import build_parser, main
 from tui.trust import project_files
 from tui.trust.project import TrustState, assess_project, project_digest, read_project_config
 from tui.trust.store import TrustStore
@@ -119,11 +121,17 @@ def test_hooks_are_shown_first_with_what_they_run(tmp_path: Path) -> None:
                         "user.toml")
     pending = _pending(repo.project, [user])
     shown = [(change.key, change.current, change.project, change.danger) for change in pending.changes]
-    assert shown == [
-        ("hooks.pre_tool.1", "my-guard", "echo ran > hook-ran.txt", "runs a command before tool calls"),
-        ("hooks.pre_tool.2", "my-log", "(not set)", "your hook would no longer run"),
+    assert shown == [  # the project's hook runs after the user's two (which are not the project's to list)
+        ("hooks.pre_tool.3", "(not set)", "echo ran > hook-ran.txt", "runs a command before tool calls"),
     ]
-    assert pending.record().settings["hooks.pre_tool.1"] == "echo ran > hook-ran.txt"
+    record = pending.record()
+    assert record.settings["hooks.pre_tool.1"] == "echo ran > hook-ran.txt"
+    TrustStore(trust_store_file()).trust(record)
+    with (repo.data / "config.toml").open("a", encoding="utf-8") as config:
+        config.write('[[hooks.stop]]\ncommand = "notify-send done"\n')
+    again = _pending(repo.project, [user])
+    assert [(change.key, change.since_trust) for change in again.changes] == [
+        ("hooks.pre_tool.3", False), ("hooks.stop.1", True)]  # only the new one is marked
 
 
 def test_a_project_too_large_to_review_cannot_be_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,3 +151,31 @@ def test_a_project_without_definitions_keeps_its_digest(tmp_path: Path) -> None:
     (plant / "c.md").write_text("x\n", encoding="utf-8")
     again = read_project_config(tmp_path)
     assert again is not None and again.digest != config.digest
+
+
+def test_deep_tui_trust_and_run_name_a_claude_only_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    repo = plant_definitions(tmp_path)
+    monkeypatch.chdir(repo.project)
+    context = resolve_context(build_parser().parse_args(["run", "hello"]))
+    assert context.pending_project is not None and context.trusted_project is None
+    line = context.pending_project.ignored_line()
+    assert f"{repo.project}/.claude/agents" in line and "this project is not trusted" in line
+    assert main(["trust", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "subagents, skills and commands it would load" in out
+    assert f"   subagent  {PLANTED_AGENT}  .claude/agents/{PLANTED_AGENT}.md" in out
+    assert f"   command   {PLANTED_COMMAND}  .claude/commands/{PLANTED_COMMAND}.md" in out
+    assert "evil␛]0;pwned␇" in out and "\x1b" not in out
+    assert "not read: .claude/skills/stolen is a symbolic link (not followed)" in out
+    trusted = resolve_context(build_parser().parse_args(["run", "hello"]))
+    assert trusted.pending_project is None and trusted.trusted_project == repo.project.resolve()
+
+
+def test_a_hooks_matcher_is_named_by_what_it_matches_for_its_event() -> None:
+    from tui.base.hooks_config import HookSpec
+    from tui.trust.hook_entries import shown_hook
+
+    assert shown_hook(HookSpec(command="guard", matcher="execute"), "pre_tool").endswith("(tools: execute)")
+    assert shown_hook(HookSpec(command="rules", matcher="auto"), "post_compact").endswith("(triggers: auto)")
+    assert shown_hook(HookSpec(command="ping", matcher="failed"), "stop").endswith("(endings: failed)")

@@ -82,6 +82,10 @@ class ContextBreakdown:
     """Other compaction attempts that changed nothing (a summarizer error, nothing to summarize…)."""
     auto_compact: bool = True
     """False when automatic compaction is off for the session (the pre-flight still keeps requests in the window)."""
+    configured_threshold: float = 0.85
+    """The compaction threshold the config gives (``[context] compaction_threshold``): /context's reset goes back to it."""
+    configured_auto: bool = True
+    """Whether the config has automatic compaction on (``[context] auto_compact``)."""
     counted: int | None = None
     """The gauge's figure: the provider's count at the last request plus an estimate of what came after
     (``None`` before any); the slices are estimates of every part, so they may sum to a little more or less."""
@@ -279,6 +283,10 @@ class TaskStateAPI(Protocol):
 
     def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> None:
         """The automatic compaction threshold and its off switch, for this session (``ConfigError``: out of range)."""
+        ...
+
+    def reset_compaction(self) -> None:
+        """The config's threshold and switch again, for this session."""
         ...
 
     def set_summary_consent(self, ask: Callable[[int, int], Awaitable[bool]] | None) -> None:

@@ -208,6 +208,11 @@ class DeepTuiApp(App[int]):
             return
         self._start_background()
 
+    def on_ready(self) -> None:
+        # Textual shows nothing until the App is running (after its mount), and posts Ready after the first
+        # layout; what waits for the first frame goes after the refresh that shows it.
+        self.call_after_refresh(self.main_screen.first_frame_shown)
+
     def _start_background(self) -> None:
         """What the open session's factory brings: its custom commands in the registry; in the background, the
         search index's refresh and the MCP servers."""

@@ -105,6 +105,15 @@ def find(name: str) -> Command | None:
     return _BY_NAME.get(name.lower())
 
 
+def is_pasted_path(text: str) -> bool:
+    """Whether a prompt starting with ``/`` is a path rather than a command: its first word holds another ``/``
+    (``/home/me/shot.png``, as a terminal pastes a dragged file); no command's name does."""
+    if not text.startswith("/") or text.startswith("//"):
+        return False
+    first = text[1:].split(maxsplit=1)
+    return bool(first) and "/" in first[0]
+
+
 def parse_slash(text: str) -> tuple[Command, str] | None:
     """``"/compact keep the API"`` → (compact, "keep the API"); ``None`` if not a known command."""
     if not text.startswith("/"):

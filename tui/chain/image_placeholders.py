@@ -8,10 +8,16 @@ item before it names the copy saved under ``large_tool_results/``: the placehold
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
-from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, UserContent, UserPromptPart
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    UserContent,
+    UserPromptPart,
+)
 
 from tui.text.attachment_text import attachment_header, image_placeholder
 
@@ -53,9 +59,9 @@ def without_images(messages: list[ModelMessage]) -> list[ModelMessage]:
     for index, message in enumerate(messages):
         if not isinstance(message, ModelRequest) or not any(has_images(part) for part in message.parts):
             continue
-        parts: Sequence[object] = [placeholder_prompt(part)[0] if isinstance(part, UserPromptPart) else part
-                                   for part in message.parts]
+        parts: list[ModelRequestPart] = [placeholder_prompt(part)[0] if isinstance(part, UserPromptPart) else part
+                                         for part in message.parts]
         if fixed is None:
             fixed = list(messages)
-        fixed[index] = replace(message, parts=list(parts))  # type: ignore[arg-type]
+        fixed[index] = replace(message, parts=parts)
     return messages if fixed is None else fixed

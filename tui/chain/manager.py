@@ -16,8 +16,8 @@ reported.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +30,13 @@ from pydantic_ai.tools import ToolDefinition
 
 from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant, TokenCounter
-from tui.chain.budget import WindowBudget
+from tui.chain.budget import WindowBudget, with_compaction
 from tui.chain.calibration import TokenCalibration
 from tui.chain.compactor import (
     AfterCompress,
     BeforeCompress,
     CompactionStats,
     Compactor,
-    ContextOverflowError,
     StepResult,
 )
 from tui.chain.context_capability import ContextCapability
@@ -54,16 +53,19 @@ from tui.chain.eviction import EvictionCapability
 from tui.chain.image_tokens import image_rule
 from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import outgoing_messages
-from tui.chain.overflow import describe_overflow
+from tui.chain.preflight import fit_to_limit
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_hooks import SummaryHooks
+from tui.chain.summary_pacing import SummaryConsent, SummaryPacing
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
 from tui.chain.window import resolve_window
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["RECOVERY_INSTRUCTIONS", "CompactionOutcome", "ContextManager", "SummaryConsent", "UsageCallback"]
 
 RECOVERY_INSTRUCTIONS = """\
 Context management: your context window is managed for you. Large tool outputs are saved to files and shown
@@ -71,13 +73,7 @@ as a preview with their path — read the rest with read_file(path, offset, limi
 by a summary; every original message is still recorded, so use search_conversation_history(query) to recover
 an exact detail (a value, a command, a user instruction) instead of guessing."""
 
-MAX_FIT_ROUNDS = 4
-LAST_RESORT_PREVIEW_CHARS = (600, 150, 0)
-"""Preview sizes the pre-flight's last resort tries in turn when even the newest turn does not fit."""
-
 UsageCallback = Callable[[float, int, int], None]
-SummaryConsent = Callable[[int, int], Awaitable[bool]]
-"""Asked (tokens, limit) whether a summary may run when automatic compaction is off."""
 
 
 @dataclass
@@ -141,17 +137,11 @@ class ContextManager:
         self._model_count = ModelCountCheck(self.accountant)
         self._forced = False
         self._pending_focus: str | None = None
-        self._summarized_this_turn = False
-        self._blocked_this_turn = False
+        self._pacing = SummaryPacing(summary_retry_from, on_summary_backoff)
         self._eviction: EvictionCapability | None = None
         self.ask_before_summary: SummaryConsent | None = None
         """With automatic compaction off: asked (tokens, limit) before the pre-flight summarizes a request over the
         limit (the app's dialog); ``None``: never summarize then, only make pointers and cut."""
-        self._summary_retry_from: int | None = summary_retry_from
-        """After an automatic summary that could not free enough: no automatic summary (a paid request that
-        would be rejected again) until the context reaches this size; ``None``: no such wait. Given when the
-        session opens and reported to ``on_summary_backoff`` when it changes (the session keeps it on disk)."""
-        self._on_summary_backoff = on_summary_backoff
 
     @property
     def _window_origin(self) -> WindowSource:
@@ -174,7 +164,7 @@ class ContextManager:
         self.accountant.invalidate(())  # the images of the history are counted by the new model's rule
         self._takes_images = takes_images(chat_model)
         self._model_count.unsupported = False
-        self._set_summary_backoff(None)  # measured against the old window
+        self._pacing.set_backoff(None)  # measured against the old window
         if self._eviction is not None:
             self._eviction.large_result_tokens = self.eviction_threshold
 
@@ -246,8 +236,7 @@ class ContextManager:
 
     def begin_user_turn(self) -> None:
         """A new user turn: automatic summarization may run (once) again."""
-        self._summarized_this_turn = False
-        self._blocked_this_turn = False
+        self._pacing.begin_user_turn()
 
     def request_compact(self, focus: str | None = None) -> None:
         """Force tiers 2–3 on the next model request, whatever the usage."""
@@ -298,7 +287,8 @@ class ContextManager:
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
                                          force=forced)
             working, tokens = step.messages, step.tokens
-        elif tokens > self.budget.limit and await self._summary_allowed(tokens):
+        elif tokens > self.budget.limit and await self._pacing.consent(self.ask_before_summary, tokens,
+                                                                        self.budget.limit):
             # compaction is off, but the user agreed to a summary rather than a cut for this request
             step = await self._run_tiers(working, tokens, trigger="preflight", focus=None, force=True)
             working, tokens = step.messages, step.tokens
@@ -313,28 +303,13 @@ class ContextManager:
             request_context.messages = list(sent)
         return request_context
 
-    async def _summary_allowed(self, tokens: int) -> bool:
-        """With automatic compaction off and a request over the limit: whether the user lets a summary run now
-        (``ask_before_summary``; nobody to ask: no, the pre-flight then only makes pointers and cuts)."""
-        if self.ask_before_summary is None or self._blocked_this_turn:
-            return False
-        allowed = await self.ask_before_summary(tokens, self.budget.limit)
-        if not allowed:
-            self._blocked_this_turn = True  # asked once per turn
-        return allowed
-
-    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> ContextSettings:
+    def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None,
+                       summarize: float | None = None) -> ContextSettings:
         """Change the automatic compaction threshold (a share of the limit; the summary threshold moves with it,
-        keeping their distance) and/or turn automatic compaction on or off, for this session; returns the new
-        settings (``ConfigError`` for a threshold out of range). The next usage figure carries them."""
-        settings = self.settings
-        if threshold is not None:
-            gap = settings.summarize_threshold - settings.compaction_threshold
-            settings = replace(settings, compaction_threshold=threshold,
-                               summarize_threshold=min(0.99, max(threshold, threshold + gap)))
-        if auto is not None:
-            settings = replace(settings, auto_compact=auto)
-        settings.validate()
+        keeping their distance, unless ``summarize`` gives it) and/or turn automatic compaction on or off, for this
+        session; returns the new settings (``ConfigError`` for a threshold out of range). The next usage figure
+        carries them."""
+        settings = with_compaction(self.settings, threshold=threshold, auto=auto, summarize=summarize)
         self.settings = settings
         self.compactor.settings = settings
         if self.last_tokens is not None:
@@ -349,49 +324,16 @@ class ContextManager:
 
     async def _preflight(self, request_context: ModelRequestContext, working: list[ModelMessage],
                          tokens: int) -> tuple[list[ModelMessage], int]:
-        """Cut until the request fits the limit, measuring again after each cut (with the model's own counter
-        near the limit, where it has one); a request that cannot be made to fit is never sent."""
-        shrink = 1.0
-        last_resorts = list(LAST_RESORT_PREVIEW_CHARS)
-        for round_number in range(1 + MAX_FIT_ROUNDS + len(LAST_RESORT_PREVIEW_CHARS)):
-            if tokens <= self.budget.limit:
-                return working, tokens
-            cut = False  # first round: reversible first, the running turn's read outputs become pointers
-            step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
-                                             reach_current_turn=True) if round_number == 0 else None
-            if step is None or not isinstance(step.event, CompactionFinished):
-                cut = True
-                try:
-                    step = self.compactor.fit_window(working, tokens, self.fixed_tokens, shrink=shrink)
-                except ContextOverflowError:
-                    # Even the newest turn alone is too big (e.g. parallel tool outputs, each under the eviction
-                    # limit): its outputs become pointers to saved copies (reversible) with ever shorter previews.
-                    step = self._last_resort(working, tokens, last_resorts)
-                    cut = False
-            working = step.messages
-            measured = await self.accountant.count(working, self.fixed_tokens)
-            measured = await self._checked_count(request_context, working, measured, near=self.budget.limit)
-            self._report_usage(measured)
-            if cut:  # the cut was aimed to fit, so the estimate was low: the next cut aims lower
-                shrink *= min(0.9, self.budget.limit / max(1, measured))
-            tokens = measured
-        if tokens > self.budget.limit:
-            raise ContextOverflowError(
-                f"the request still measures about {tokens:,} tokens after {MAX_FIT_ROUNDS} cuts, over the limit of "
-                f"{self.budget.limit:,} (window {self.window:,}); nothing was sent")
-        return working, tokens
+        """Cut until the request fits the limit (:func:`~tui.chain.preflight.fit_to_limit`), measuring again
+        after each cut with the model's own counter near the limit, where it has one."""
 
-    def _last_resort(self, working: list[ModelMessage], tokens: int, previews: list[int]) -> StepResult:
-        """The next of the pointer rewrites with shorter previews that changes something; re-raises the
-        overflow when none is left."""
-        while previews:
-            step = self.compactor.tool_calls(working, tokens, trigger="preflight", focus=None, force=True,
-                                             everything=True, preview_chars=previews.pop(0))
-            if isinstance(step.event, CompactionFinished):
-                return step
-        raise ContextOverflowError(describe_overflow(
-            working, tokens=tokens, fixed_tokens=self.accountant.scaled(self.fixed_tokens), budget=self.budget,
-            ratio=self.accountant.ratio))
+        async def measure(messages: list[ModelMessage]) -> int:
+            measured = await self.accountant.count(messages, self.fixed_tokens)
+            return await self._checked_count(request_context, messages, measured, near=self.budget.limit)
+
+        return await fit_to_limit(working, tokens, compactor=self.compactor, accountant=self.accountant,
+                                  budget=self.budget, fixed_tokens=self.fixed_tokens, window=self.window,
+                                  measure=measure, report_usage=self._report_usage)
 
     async def _checked_count(self, request_context: ModelRequestContext, working: list[ModelMessage],
                              tokens: int, *, near: float) -> int:
@@ -417,8 +359,7 @@ class ContextManager:
                          focus: str | None, force: bool) -> StepResult:
         step = self.compactor.tool_calls(messages, tokens, trigger=trigger, focus=focus, force=force)
         summarize_at = self.budget.at(self.settings.summarize_threshold)
-        may_summarize = not (self._summarized_this_turn or self._blocked_this_turn or (
-            not force and self._summary_retry_from is not None and step.tokens < self._summary_retry_from))
+        may_summarize = self._pacing.may_summarize(step.tokens, force=force)
         if not force and step.tokens >= summarize_at:  # reversible before lossy: reach into the running turn
             step = self.compactor.tool_calls_before_lossy(step, trigger=trigger, focus=focus,
                                                           fits_below=summarize_at if may_summarize else None)
@@ -429,24 +370,13 @@ class ContextManager:
         summary = await self.compactor.summarize(step.messages, step.tokens, self.fixed_tokens, trigger=trigger,
                                                  focus=focus)
         if isinstance(summary.event, CompactionFinished):
-            if trigger == "auto":
-                self._summarized_this_turn = True
-            self._set_summary_backoff(None)
+            self._pacing.succeeded(trigger)
             self._report_usage(summary.tokens)
             return summary
-        if trigger == "auto":
-            self._blocked_this_turn = True
-            if summary.retry_from is not None:
-                self._set_summary_backoff(summary.retry_from)
+        self._pacing.failed(trigger, summary.retry_from)
         if step.event is not None:  # tier 2 was applied even though the summary was not
             return StepResult(step.messages, step.tokens, summary.event)
         return summary
-
-    def _set_summary_backoff(self, tokens: int | None) -> None:
-        if tokens != self._summary_retry_from:
-            self._summary_retry_from = tokens
-            if self._on_summary_backoff is not None:
-                self._on_summary_backoff(tokens)
 
     # -- events ------------------------------------------------------------------------
 

@@ -118,7 +118,8 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
 def _hit_record(hit: SearchHit) -> dict[str, object]:
     from tui.store.search.terms import plain_snippet
 
-    return {"session": hit.session, "title": hit.title, "message": message_number(hit.message), "role": hit.role,
+    return {"session": hit.owner, "subagent": hit.subagent, "title": hit.title, "message": message_number(hit.message),
+            "role": hit.role,
             "tool": hit.tool,
             "saved_output": hit.path, "snippet": plain_snippet(hit.snippet, "", ""),
             "highlighted": plain_snippet(hit.snippet), "forks": list(hit.forks), "score": hit.score}

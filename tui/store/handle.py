@@ -110,6 +110,15 @@ class SessionHandle:
         self.meta.summary_retry_from = tokens
         self._meta_behind = True
 
+    def record_compaction_controls(self, threshold: float | None, auto: bool | None) -> None:
+        """The compaction controls the user set for this session (``None``: the config's), written at once: a
+        ``--resume`` or ``run --continue`` of this session uses them too."""
+        if self.read_only or (self.meta.compaction_threshold, self.meta.auto_compact) == (threshold, auto):
+            return
+        self.meta.compaction_threshold, self.meta.auto_compact = threshold, auto
+        self._meta_behind = True
+        self.flush_meta()
+
     def record_compression(self) -> None:
         if self.read_only:
             return

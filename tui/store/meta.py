@@ -60,6 +60,10 @@ class SessionMeta:
     summary_retry_from: int | None = None
     """After an automatic summary rejected for freeing too little: no automatic summary (a paid request that would
     be rejected again) until the context reaches this many tokens — kept here so a `run --continue` waits too."""
+    compaction_threshold: float | None = None
+    """The automatic compaction threshold the user set for this session in /context (``None``: the config's)."""
+    auto_compact: bool | None = None
+    """Automatic compaction switched off (or on) for this session in /context (``None``: as the config says)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,11 +89,20 @@ class SessionMeta:
             restore_points=int(data.get("restore_points", 0)),
             restores=int(data.get("restores", 0)),
             summary_retry_from=_positive_int(data.get("summary_retry_from")),
+            compaction_threshold=_share(data.get("compaction_threshold")),
+            auto_compact=data["auto_compact"] if isinstance(data.get("auto_compact"), bool) else None,
         )
 
     def write(self, path: Path) -> None:
         """Atomic (:func:`tui.base.atomic.write_atomic`): a reader never sees half a file."""
         write_atomic(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+
+
+def _share(value: object) -> float | None:
+    """A threshold as a share of the window (0.05 … 0.99, as the config allows), else ``None`` (the config's)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0.05 <= value <= 0.99:
+        return float(value)
+    return None
 
 
 def _positive_int(value: object) -> int | None:

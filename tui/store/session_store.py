@@ -245,6 +245,9 @@ class SessionStore:
                 write_empty(handle.messages.path)
             self._fork_task_state(session_id, handle, copied, whole=count == total)
             handle.meta.message_count = count
+            # the compaction controls the user set for the parent (/context) hold in its forks too
+            handle.meta.compaction_threshold = parent_meta.compaction_threshold
+            handle.meta.auto_compact = parent_meta.auto_compact
             # The parent's last figure describes the fork only when it holds all of the parent's messages;
             # a partial fork is counted from its own messages when it opens.
             handle.meta.last_usage = parent_meta.last_usage if count == total else None

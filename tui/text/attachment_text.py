@@ -180,6 +180,19 @@ def without_attachments(items: Sequence[T]) -> list[T]:
     return kept
 
 
+def without_image_content(items: Sequence[T]) -> list[T]:
+    """A prompt's items without each image's content (or its placeholder) right after the image's item, which
+    names it already."""
+    kept: list[T] = []
+    after_image = False
+    for item in items:
+        if not (after_image and is_image_stand_in(item)):
+            kept.append(item)
+        header = attachment_header(item)
+        after_image = header is not None and header.kind == "image"
+    return kept
+
+
 def attachment_descriptions(items: object) -> list[str]:
     """:func:`describe_attachment` for each attached file among a prompt's items (a string prompt has none)."""
     if not isinstance(items, (list, tuple)):

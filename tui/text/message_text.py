@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import BinaryContent, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 
-from tui.text.attachment_text import attachment_label, human_bytes, without_attachments
+from tui.text.attachment_text import attachment_label, human_bytes, without_attachments, without_image_content
 
 
 def content_item_text(item: UserContent) -> str:
@@ -32,10 +32,11 @@ def content_item_text(item: UserContent) -> str:
 
 
 def prompt_text(content: str | Sequence[UserContent]) -> str:
-    """A ``UserPromptPart.content`` as text: items joined by a space, empty ones left out."""
+    """A ``UserPromptPart.content`` as text: items joined by a space, empty ones left out (an attached image once:
+    its label, ``[image: shot.png · 1280×720 · 140 KB]``, not its content again)."""
     if isinstance(content, str):
         return content
-    return " ".join(text for text in (content_item_text(item) for item in content) if text)
+    return " ".join(text for text in (content_item_text(item) for item in without_image_content(content)) if text)
 
 
 def typed_text(content: str | Sequence[UserContent]) -> str:

@@ -16,15 +16,19 @@ WHEN = {
     "post_compact": "after compactions; its output joins the context",
     "stop": "when a turn ends",
 }
+MATCHES = {"pre_tool": "tools", "post_tool": "tools", "pre_compact": "triggers", "post_compact": "triggers",
+           "stop": "endings"}
+"""What a hook's matcher is matched against, by event (a tool's name, a compaction's trigger, a turn's ending)."""
 
 
-def shown_hook(spec: HookSpec) -> str:
-    """What ``spec`` runs, one line of plain text: the command, then its matcher and a timeout not the default."""
+def shown_hook(spec: HookSpec, event: str) -> str:
+    """What ``spec`` (an ``event`` hook) runs, one line of plain text: the command, then its matcher (named by
+    what it matches for that event) and a timeout not the default."""
     text = visible(spec.command).replace("\n", "␊").replace("\r", "␍")
     if len(text) > HOOK_LIMIT:
         text = text[: HOOK_LIMIT - 1] + "…"
     if spec.matcher is not None:
-        text += f"  (tools: {visible(spec.matcher)[:80]})"
+        text += f"  ({MATCHES.get(event, 'matcher')}: {visible(spec.matcher)[:80]})"
     if spec.timeout != DEFAULT_HOOK_TIMEOUT:
         text += f"  (timeout {spec.timeout:g} s)"
     return text
@@ -32,7 +36,7 @@ def shown_hook(spec: HookSpec) -> str:
 
 def shown_hooks(hooks: HookSettings) -> dict[str, str]:
     """Every hook by key, ``hooks.EVENT.N`` (N from 1, in the config's order) → :func:`shown_hook`."""
-    return {f"{HOOKS_KEY}.{event}.{number}": shown_hook(spec)
+    return {f"{HOOKS_KEY}.{event}.{number}": shown_hook(spec, event)
             for event in HOOK_EVENTS for number, spec in enumerate(getattr(hooks, event), start=1)}
 
 
@@ -41,9 +45,8 @@ def is_hook_key(key: str) -> bool:
     return key.startswith(HOOKS_KEY + ".")
 
 
-def hook_danger(key: str, *, removed: bool = False) -> str:
-    """Why a project's hook matters: it runs a command (when); or one of the user's hooks would no longer run."""
-    if removed:
-        return "your hook would no longer run"
+def hook_danger(key: str) -> str:
+    """Why a project's hook matters: it runs a command (and when). A project's hooks run after the user's, never
+    instead of them, so none of the user's is ever dropped."""
     event = key.split(".")[1] if key.count(".") >= 1 else ""
     return f"runs a command {WHEN.get(event, 'during turns')}"

@@ -279,11 +279,12 @@ def describe_changes(current: Settings, with_project: Settings, earlier: TrustRe
         if old == shown:
             continue
         since = earlier is not None and earlier.settings.get(key) != shown
+        if since and earlier is not None and is_hook_key(key):  # numbered after the user's: compared by what runs
+            event = key.rsplit(".", 1)[0]
+            since = shown not in {value for recorded, value in earlier.settings.items()
+                                  if is_hook_key(recorded) and recorded.rsplit(".", 1)[0] == event}
         changes.append(SettingChange(key, old if old is not None else NOT_SET, shown, since,
                                      setting_danger(key, raw.get(key, shown))))
-    # a project's [[hooks.EVENT]] replaces the user's of that event: a hook of theirs that would not run is said
-    changes += [SettingChange(key, shown, NOT_SET, False, hook_danger(key, removed=True))
-                for key, shown in before.items() if is_hook_key(key) and key not in after]
     return sorted(changes, key=lambda change: not change.danger)
 
 

@@ -100,8 +100,7 @@ def _read_image_file(path: Path) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise ImageRefused("not a regular file")
         if info.st_size > MAX_IMAGE_BYTES:
-            raise ImageRefused(f"image of {human_bytes(info.st_size)}, over the cap of "
-                               f"{human_bytes(MAX_IMAGE_BYTES)}")
+            raise ImageRefused(_over_cap(info.st_size))
         chunks: list[bytes] = []
         remaining = MAX_IMAGE_BYTES + 1
         while remaining > 0:
@@ -116,5 +115,13 @@ def _read_image_file(path: Path) -> bytes:
         os.close(descriptor)
     data = b"".join(chunks)
     if len(data) > MAX_IMAGE_BYTES:
-        raise ImageRefused(f"image over the cap of {human_bytes(MAX_IMAGE_BYTES)}")
+        raise ImageRefused(f"image over the cap of {human_bytes(MAX_IMAGE_BYTES)}")  # it grew while read
     return data
+
+
+def _over_cap(size: int) -> str:
+    """``image of 7.2 MB, over the cap of 5.0 MB`` (in bytes when the rounded sizes would read the same)."""
+    shown, cap = human_bytes(size), human_bytes(MAX_IMAGE_BYTES)
+    if shown == cap:
+        shown, cap = f"{size:,} bytes", f"{MAX_IMAGE_BYTES:,} bytes"
+    return f"image of {shown}, over the cap of {cap}"

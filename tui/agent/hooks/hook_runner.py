@@ -37,6 +37,7 @@ class HookRunner:
     notify: Callable[[HookNotice], None]
     session_id: str = ""
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
+    _said: set[str] = field(default_factory=set)
 
     def matching(self, event: HookEventName, subject: str) -> list[HookSpec]:
         """The hooks of ``event`` whose matcher takes ``subject`` (a tool's name, a trigger, a turn's ending)."""
@@ -87,8 +88,13 @@ class HookRunner:
         if not spec.sandbox:  # the user's own config said so
             return await run_hook(spec, payload, [SHELL, "-c", spec.command], None, cwd=self.workdir,
                                   may_deny=may_deny)
-        if (why := self.sandbox.unavailable()) is not None:
-            return HookResult(spec, None, "", "", f"hook {spec.command!r} not run: hooks run sandboxed, and {why}")
+        if (why := self.sandbox.unavailable()) is not None:  # said once per hook, not at every tool call
+            notice = f"hook {spec.command!r} not run: hooks run sandboxed, and {why}"
+            first = notice not in self._said
+            self._said.add(notice)
+            if not first:
+                logger.info("%s", notice)
+            return HookResult(spec, None, "", "", notice if first else None)
         preparing = asyncio.ensure_future(asyncio.to_thread(self.sandbox.launch, spec.command))
         try:
             launch = await asyncio.shield(preparing)  # shielded: a placeholder it makes must be removed again

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai import Agent
@@ -13,30 +13,30 @@ from pydantic_ai.models import Model
 from pydantic_ai.tools import ToolDefinition
 
 from tui.agent.approval.commands import CommandApprover
-from tui.agent.approval.plan_mode import USER_COMMAND_REFUSAL
 from tui.agent.approval.writes import WriteApprover
 from tui.agent.attachments.file_mentions import MentionAttacher
 from tui.agent.hooks.compaction_hooks import CompactionHooks
 from tui.agent.hooks.hook_capability import HookCapability
 from tui.agent.hooks.hook_runner import HookRunner
 from tui.agent.mcp.servers import McpServers
-from tui.agent.models.choice import OFFLINE_MODEL_NAME, ModelChoice, ModelConfigError
+from tui.agent.models.choice import ModelChoice
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.models.provider_http import ProviderConnection
-from tui.agent.models.switch import build_for_switch, summarizer_after_switch
 from tui.agent.rewind.checkpoints import PromptCheckpoints
 from tui.agent.rewind.restore_point_capability import RewindCapability
-from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, ModelSwitch, RuntimeInfo
+from tui.agent.runtime_api import ContextBreakdown, EvictedOutput, InheritedEvent, RuntimeInfo
+from tui.agent.session.compaction_actions import SessionCompaction
 from tui.agent.session.context_breakdown import build_breakdown
 from tui.agent.session.delegation import SessionSubagents
 from tui.agent.session.event_history import EventHistory
 from tui.agent.session.handle_recorder import HandleRecorder
+from tui.agent.session.model_switch import SessionModelSwitch
 from tui.agent.session.project_instructions import ProjectInstructionsSource
 from tui.agent.session.rewinds import SessionRewinds
+from tui.agent.session.shell_access import SessionShellAccess
 from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
-from tui.agent.shell.user_command import UserCommandResult, run_user_command, user_command_request
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
 from tui.agent.skills.tools import skills_toolset
 from tui.agent.subagents.definitions import SubagentCatalog
@@ -52,7 +52,6 @@ from tui.chain.estimate import CHARS_PER_TOKEN
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, SubagentRan, UsageEvent
 from tui.chain.manager import RECOVERY_INSTRUCTIONS, ContextManager
 from tui.chain.request_facts import takes_images
-from tui.chain.summary_plan import SummaryPlan
 from tui.store import SessionHandle
 from tui.store.cost_totals import CostTotals
 from tui.store.data_links import planted_links
@@ -79,9 +78,11 @@ MIN_SUBAGENT_WINDOW = 16_000
 """Below this window (tokens) the session offers no ``task`` tool."""
 
 
-class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSubagents):
-    """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session (its turns:
-    :class:`~tui.agent.session.turns.SessionTurns`)."""
+class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSubagents, SessionCompaction,
+                     SessionModelSwitch, SessionShellAccess):
+    """Implements :class:`tui.agent.runtime_api.SessionRuntimeAPI` for one session. This class assembles the session;
+    its parts live in the mixins it inherits (turns: :class:`~tui.agent.session.turns.SessionTurns`; rewinds, task
+    actions, subagents, compaction, the model switch, the user's shell commands)."""
 
     def __init__(
         self,
@@ -159,6 +160,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
             summary_retry_from=handle.meta.summary_retry_from,  # a `run --continue` waits as the last run did
             on_summary_backoff=handle.record_summary_backoff,
         )
+        self.restore_compaction()  # the threshold and off switch set in /context for this session before
         self._messages: list[ModelMessage] | None = None
         self.attacher = MentionAttacher(PathPolicy(workdir=workdir, data_root=data_dir.root),
                                         data_dir.large_results_dir, lambda: self.manager.eviction_threshold,
@@ -254,39 +256,6 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
     def history_count(self) -> int:
         return self.handle.messages.count()
 
-    async def switch_model(self, name: str, *, model: Model | None = None) -> ModelSwitch:
-        """Talk to ``name`` from the next request on (``/model``); ``model`` replaces the one built from the name
-        (tests, library use). The model is built in a thread (a provider's SDK is imported then), the switch is
-        made here. The window and prices are resolved again and the usage is reported at once against the new
-        window; the session's session.json records the model. A bad name or a missing key raises
-        :class:`~tui.agent.models.choice.ModelConfigError` and changes nothing."""
-        if self._busy:
-            raise ModelConfigError("a turn is running; switch the model when it has finished")
-        name = name.strip()
-        chat_model: Model = model if model is not None else await asyncio.to_thread(
-            build_for_switch, name, self.settings, self._connection)
-        if self._busy:  # a turn started while the model was being built
-            raise ModelConfigError("a turn is running; switch the model when it has finished")
-        summarizer = summarizer_after_switch(name, chat_model, self.settings, self._summarizer_model)
-        previous = self.choice.name
-        self._chat_model, self._summarizer_model = chat_model, summarizer
-        self.agent.model = chat_model
-        self.manager.use_model(chat_model, summarizer)
-        self.cost.use_input_rate(lambda: chat_input_rate(chat_model))
-        self.choice = ModelChoice(name, "command")
-        self.info.model_name, self.info.offline = name, name == OFFLINE_MODEL_NAME
-        self.handle.meta.model = name
-        if not self.handle.read_only:
-            self.handle.save_meta_or_log()
-        self._report_fixed_change()
-        return ModelSwitch(previous=previous, name=name, window=self.manager.window,
-                           window_source=self.manager.window_source, over_window=self._over_window())
-
-    def _over_window(self) -> bool:
-        """Whether the context now measures more than the compaction threshold of the (new) window."""
-        usage = self.last_usage
-        return usage is not None and usage.tokens >= self.manager.budget.at(self.settings.context.compaction_threshold)
-
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
         self.write_gate.approver = approver
@@ -298,44 +267,6 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)
-
-    def sandbox_notice(self) -> str | None:
-        """What the user must know about how commands run (no sandbox here, or ``--no-sandbox``), or ``None``.
-        Runs the sandbox probe (cached per process): call it off the UI thread."""
-        sandbox = self.shell.sandbox
-        if not sandbox.enabled:
-            return "--no-sandbox: shell commands run WITHOUT a sandbox and can read and change anything you can"
-        return sandbox.unavailable()
-
-    async def run_user_command(self, command: str, on_output: Callable[[str], Awaitable[None]]) -> UserCommandResult:
-        """Run the user's ``!command`` in the sandbox; its output goes before the next prompt for the model."""
-        if self._busy:
-            return UserCommandResult(command, "a turn is running: run the command when it ends", ran=False)
-        if self.handle.read_only:
-            return UserCommandResult(command, "this session is open read-only", ran=False)
-        if self.modes.planning:
-            return UserCommandResult(command, USER_COMMAND_REFUSAL, ran=False)
-        self._busy = True
-        try:
-            if self.shell.sandbox.unavailable() is None:  # it will run: its changes can be rewound
-                self._seal("the previous turn stopped before an answer came")
-                self.checkpoints.begin(self.handle.meta.message_count + 1, "command", detail=command[:200])
-                await self.checkpoints.before_change()
-            result = await run_user_command(
-                self.shell.sandbox, command, on_output=on_output,
-                large_results_dir=DataDir(self.data_root).large_results_dir,
-                large_result_tokens=self.settings.context.large_result_tokens,
-                number=self.handle.meta.message_count)
-            if result.context:  # recorded at once: the model reads it with the next prompt
-                self._seal("the previous turn stopped before an answer came")
-                self.messages.append(user_command_request(result))
-                self.manager.record_pending(self.messages)
-        finally:
-            try:
-                await self.checkpoints.end()
-            finally:
-                self._busy = False
-        return result
 
     def rename(self, title: str) -> None:
         self.handle.rename(title)
@@ -373,36 +304,6 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
         return list(self.event_history.inherited)
 
     # -- compaction ------------------------------------------------------------
-
-    async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
-        """Run tiers 2-3 now on the working context (the /compact command)."""
-        if self._busy:
-            return CompactionFailed(strategy="summary", trigger="manual", reason="a turn is running",
-                                    tokens=self.last_usage.tokens if self.last_usage else 0, focus=focus)
-        self._busy = True
-        self._last_compaction = None
-        try:
-            outcome = await self.manager.compact(self.messages, focus=focus)
-            self.messages = list(outcome.messages)
-            return self._as_recorded(outcome.event)
-        finally:
-            self._busy = False
-            self.handle.flush_meta()
-
-    def _as_recorded(self, event: CompactionFinished | CompactionFailed) -> CompactionFinished | CompactionFailed:
-        """``event`` as it went to events.jsonl and the subscribers: priced (what the summarizer cost, what it
-        saves per later request) when it was a summary."""
-        recorded = self._last_compaction
-        if recorded is not None and type(recorded) is type(event) and recorded.timestamp == event.timestamp:
-            return recorded
-        return event
-
-    def request_compact(self, focus: str | None = None) -> None:
-        self.manager.request_compact(focus)
-
-    def compaction_plan(self) -> SummaryPlan:
-        """What ``/compact`` would summarize and keep verbatim, before it runs."""
-        return self.manager.plan_compaction(self.messages)
 
     def _instructions(self) -> list[str]:
         return [BASE_INSTRUCTIONS, RECOVERY_INSTRUCTIONS, self._memory_instructions(), self.project_instructions(),
@@ -466,7 +367,9 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
                                    freed_too_little=too_little, other_failed_compactions=len(failed) - too_little,
                                    counted=self.last_usage.tokens if self.last_usage is not None else None,
                                    turn_cost=turn.copy() if turn.requests or turn.unpriced_requests else None,
-                                   last_request_usd=self.cost.last_request_usd)
+                                   last_request_usd=self.cost.last_request_usd,
+                                   configured_threshold=self.settings.context.compaction_threshold,
+                                   configured_auto=self.settings.context.auto_compact)
 
     async def aclose(self) -> None:
         """Release the session; an empty new session leaves no directory behind."""

@@ -8,10 +8,14 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 
 from tui.agent.approval.plan_mode import ModeGuard
+from tui.agent.runtime_api import RuntimeInfo
+from tui.agent.session.event_history import EventHistory
 from tui.agent.tasks.board import TaskBoard
 from tui.agent.tasks.modes import SessionMode, as_mode
+from tui.base.config import ConfigError, Settings
 from tui.chain.events import ChainEvent, UsageEvent
 from tui.chain.manager import ContextManager
+from tui.store import SessionHandle
 from tui.store.task_state import TaskState
 
 
@@ -22,9 +26,13 @@ class SessionTaskActions:
     tasks: TaskBoard
     modes: ModeGuard
     manager: ContextManager
+    settings: Settings
+    handle: SessionHandle
+    info: RuntimeInfo
     last_usage: UsageEvent | None
     _report_fixed_change: Callable[[], None]
     _on_chain_event: Callable[[ChainEvent], None]
+    event_history: EventHistory
 
     @property
     def mode(self) -> SessionMode:
@@ -58,13 +66,42 @@ class SessionTaskActions:
 
     def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None) -> None:
         """Change the automatic compaction threshold or turn automatic compaction off/on for this session
-        (``/context``); ``ConfigError`` for a threshold out of range. The gauge's marks follow at once."""
+        (``/context``); ``ConfigError`` for a threshold out of range. Kept in session.json (what differs from the
+        config), so a resumed session keeps it. The gauge's marks follow at once."""
         self.manager.set_compaction(threshold=threshold, auto=auto)
-        if self.last_usage is not None and self.manager.last_tokens is None:
+        self._compaction_changed()
+
+    def reset_compaction(self) -> None:
+        """Back to the config's threshold and switch (``[context]``) for this session."""
+        configured = self.settings.context
+        self.manager.set_compaction(threshold=configured.compaction_threshold, auto=configured.auto_compact,
+                                    summarize=configured.summarize_threshold)
+        self._compaction_changed()
+
+    def restore_compaction(self) -> None:
+        """As the session opens: the controls the user set for it before (session.json), over the config's."""
+        meta = self.handle.meta
+        if meta.compaction_threshold is None and meta.auto_compact is None:
+            return
+        try:
+            self.manager.set_compaction(threshold=meta.compaction_threshold, auto=meta.auto_compact)
+        except ConfigError as error:  # a threshold the config's summary threshold cannot follow
+            self.info.warnings.append(f"this session's compaction threshold was not applied: {error}")
+
+    def _compaction_changed(self) -> None:
+        configured, now = self.settings.context, self.manager.settings
+        self.handle.record_compaction_controls(
+            now.compaction_threshold if now.compaction_threshold != configured.compaction_threshold else None,
+            now.auto_compact if now.auto_compact != configured.auto_compact else None)
+        if self.manager.last_tokens is not None:
+            return  # the manager reported its last figure again, with the new marks
+        if self.last_usage is not None:
             self._on_chain_event(dataclasses.replace(
-                self.last_usage, compaction_threshold=self.manager.settings.compaction_threshold,
-                summarize_threshold=self.manager.settings.summarize_threshold,
-                auto_compact=self.manager.settings.auto_compact))
+                self.last_usage, compaction_threshold=now.compaction_threshold,
+                summarize_threshold=now.summarize_threshold, auto_compact=now.auto_compact))
+        elif self.handle.meta.message_count == 0:  # a new session: its gauge shows the marks from now on
+            self.last_usage = self.manager.estimate_usage([])
+            self.event_history.notify(self.last_usage)
 
     def set_summary_consent(self, ask: Callable[[int, int], Awaitable[bool]] | None) -> None:
         """Who is asked (tokens, limit) before the pre-flight summarizes a request over the window while automatic

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +83,14 @@ class SessionTurns:
             return
         ending: TurnFinished | TurnFailed | None = None
         try:
-            async for event in self._turn_events(prompt):
-                if isinstance(event, (TurnFinished, TurnFailed)):
-                    ending = event
-                else:
-                    yield event
-        except asyncio.CancelledError:
+            # aclosing: a reader that stops early (a closed pipe) ends the turn's own generator at once, not in the GC
+            async with aclosing(self._turn_events(prompt)) as events:
+                async for event in events:
+                    if isinstance(event, (TurnFinished, TurnFailed)):
+                        ending = event
+                    else:
+                        yield event
+        except (asyncio.CancelledError, GeneratorExit):  # cancelled, or its reader went away
             self.hook_runner.run_soon("stop", self.hook_runner.matching("stop", "cancelled"),
                                       self._stop_fields("cancelled", None))
             raise

@@ -22,7 +22,7 @@ from tui.store.search.searchable_text import message_text
 from tui.store.search.searcher import HistorySearch, QueryTooShort, SearchHit
 from tui.store.session_store import SessionStore
 from tui.store.store_errors import CorruptSessionError, StoreError
-from tui.store.subagent_histories import SUBAGENTS_DIR_NAME, subagent_history_file
+from tui.store.subagent_histories import subagent_history_file
 from tui.text.wording import message_index, message_number
 
 MAX_HITS = 25
@@ -37,9 +37,7 @@ def _short(session_id: str) -> str:
 
 def _subagent_of(hit: SearchHit, current: str) -> int | None:
     """The number of the current session's subagent whose history holds ``hit``, else ``None``."""
-    prefix = f"{current}/{SUBAGENTS_DIR_NAME}/"
-    tail = hit.session.removeprefix(prefix)
-    return int(tail) if hit.session.startswith(prefix) and tail.isdigit() else None
+    return hit.subagent if hit.owner == current else None
 
 
 def _hit_block(number: int, hit: SearchHit, current: str) -> str:
@@ -48,6 +46,8 @@ def _hit_block(number: int, hit: SearchHit, current: str) -> str:
     subagent = _subagent_of(hit, current)
     if subagent is not None:
         where = f'subagent {subagent} of this session "{hit.title[:80]}"'
+    elif hit.subagent is not None:  # another session's subagent (every session is searched)
+        where = f'subagent {hit.subagent} of session {_short(hit.owner)} "{hit.title}"'
     lines = [f"[{number}] message {message_number(hit.message)} · {role} · {where}"]
     if hit.session != current and current in hit.forks:
         lines[0] = (f"[{number}] message {message_number(hit.message)} · {role} · this session "
@@ -72,6 +72,8 @@ def format_outcome(outcome: SearchOutcome, query: str, *, scope: str, current: s
     session_arg = "" if first.session == current else f', session="{_short(first.session)}"'
     if (subagent := _subagent_of(first, current)) is not None:
         session_arg = f", subagent={subagent}"
+    elif first.subagent is not None:
+        session_arg = f', session="{_short(first.owner)}", subagent={first.subagent}'
     return (f"{notice}{len(outcome.hits)} hit{'s' if len(outcome.hits) != 1 else ''} for {query!r} in {where}, "
             "best first:\n\n" + "\n\n".join(blocks)
             + f"\n\nExact text of a message: read_conversation_message(message={message_number(first.message)}"

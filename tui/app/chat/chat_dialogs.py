@@ -1,4 +1,5 @@
-"""The chat's dialog and panel commands: compact, the context report, the MCP servers, the side panels.
+"""The chat's dialog and panel commands: compact, the context report (with the session's compaction controls), the MCP
+servers, the side panels.
 
 :class:`ChatDialogs` carries them out for the chat screen (:class:`~tui.app.chat.main_screen.MainScreen`),
 reached through the small :class:`DialogHost` protocol; the App's registry actions call it. Each dialog is
@@ -11,6 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tui.agent.runtime_api import ContextBreakdown, SessionRuntimeAPI, TaskStateAPI
 from tui.app.chat.session_state import SessionState
 from tui.app.chat.side_panels import SidePanels
 from tui.chain.events import UsageEvent
@@ -67,14 +69,30 @@ class ChatDialogs:
         """F2: what fills the context window."""
         if not self.host.ready:
             return
-        from tui.app.screens.context_report import ContextScreen
+        from tui.app.screens.context_report import CompactionControls, ContextScreen
 
         runtime = self.host.state.runtime
+        controls: CompactionControls | None = None
+        if isinstance(runtime, TaskStateAPI):
+            session = runtime
+
+            def change(*, threshold: float | None = None, auto: bool | None = None,
+                       reset: bool = False) -> ContextBreakdown:
+                if reset:
+                    session.reset_compaction()
+                else:
+                    session.set_compaction(threshold=threshold, auto=auto)
+                return self._report(runtime)
+
+            controls = change
+        self.host.show_dialog(ContextScreen(self._report(runtime), offline=runtime.info.offline, controls=controls))
+
+    def _report(self, runtime: SessionRuntimeAPI) -> ContextBreakdown:
         report = runtime.context_breakdown()
         usage = self.host.usage
         if usage is not None:  # one figure with the gauge: the gauge's own
             report = dataclasses.replace(report, counted=usage.tokens)
-        self.host.show_dialog(ContextScreen(report, offline=runtime.info.offline))
+        return report
 
     def mcp(self) -> None:
         """``/mcp``: the MCP servers, their status and tools."""

@@ -184,6 +184,10 @@ class MainScreen(Screen[None]):
         else:
             await self._show_opened()
 
+    def first_frame_shown(self) -> None:
+        """The App's first frame is on the terminal: what waited for it (the side panels) is built now."""
+        self.panels.build_in_slot()
+
     # -- the widgets it owns ------------------------------------------------------------------
 
     @property

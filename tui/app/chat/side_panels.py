@@ -32,8 +32,13 @@ class SidePanels:
         self._runtime = runtime
 
     def slot(self) -> Widget:
-        """What the screen's compose yields where the panels go."""
+        """What the screen's compose yields where the panels go; :meth:`build_in_slot` fills it."""
         return PanelsSlot(self)
+
+    def build_in_slot(self) -> None:
+        """The first frame is shown: build the panels in their slot (nothing to do once they are built)."""
+        for slot in self.screen.query(PanelsSlot):
+            slot.fill()
 
     def build(self) -> Widget:
         """The panels for the current session, hidden."""
@@ -108,7 +113,12 @@ class SidePanels:
 
 class PanelsSlot(Widget):
     """Holds the panels' place until the first frame is painted, then gives it to them (as
-    :class:`textual.lazy.Lazy` does, but importing and building them only then)."""
+    :class:`textual.lazy.Lazy` does, but importing and building them only then).
+
+    "Painted" means shown: Textual draws nothing on the terminal until the App is running, and the screen's
+    first refreshes happen while the App is still mounting, so a callback after the screen's first refresh
+    would run before anything is on the terminal (and hold the first frame back by the panels' cost). The
+    slot waits for :meth:`fill` instead, which the App calls once its first frame is shown."""
 
     DEFAULT_CSS = """
     PanelsSlot { display: none; }
@@ -118,7 +128,8 @@ class PanelsSlot(Widget):
         super().__init__()
         self._panels = panels
 
-    def on_mount(self) -> None:
+    def fill(self) -> None:
+        """Build the panels in this slot's place (after the refresh in progress)."""
         self.call_after_refresh(self._replace)  # on this widget: nothing happens if it is gone by then
 
     async def _replace(self) -> None:

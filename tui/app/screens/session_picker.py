@@ -113,6 +113,7 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         self._by_id: dict[str, SessionMetaLike] = {}
         self._shown: list[PickerEntry] = []
         self._loaded = False
+        self._refit_pending = False
         self._initial = initial
         self._reopening = False
         self.search = search
@@ -211,6 +212,10 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         self._loaded = True
         self.apply_filter(highlight=highlight)
 
+    def _refit_snippets(self) -> None:
+        self.apply_filter()
+        self._refit_pending = False
+
     def apply_filter(self, *, highlight: str | None = None) -> None:
         """Show the entries matching every word of the filter (title, id or model, case-insensitive), and
         those whose history matches it (with the snippet), once the content search has answered."""
@@ -224,8 +229,13 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         else:
             self._shown = self._entries
         option_list = self.session_list
+        list_width = option_list.size.width
+        if not list_width and hits and not self._refit_pending:
+            # Not laid out yet (it had nothing to show): cut the snippets again once it has its width.
+            self._refit_pending = True
+            self.call_after_refresh(self._refit_snippets)
         # The list's width less room for a scrollbar, whether or not one shows: the same cut every time.
-        width = (option_list.size.width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
+        width = (list_width or self.size.width) - option_list.styles.scrollbar_size_vertical - 1
         option_list.set_options(
             Option(row_with_hit(rows[entry.meta.id], hits[entry.meta.id], entry.depth, width), id=entry.meta.id)
             if entry.meta.id in hits
@@ -319,7 +329,9 @@ class SessionPickerScreen(DialogScreen[PickerResult | None], ContentSearch, Sess
         if hit is None:
             self.dismiss(PickerResult("open", meta.id))
             return
-        self.dismiss(PickerResult("open", meta.id, message=hit.message, saved_output=hit.path,
+        # a hit in one of its subagents' histories opens the session (its message counts in the subagent's history)
+        message = hit.message if hit.subagent is None else None
+        self.dismiss(PickerResult("open", meta.id, message=message, saved_output=hit.path,
                                   match=matched_text(hit.snippet) or self.filter_input.value.strip() or None))
 
     def action_fork(self) -> None:

@@ -104,7 +104,8 @@ def snippet_line(hit: SearchHit, depth: int, width: int | None = None) -> Conten
     indent = " " * (SNIPPET_INDENT + 2 * min(depth, 6))
     role = hit.role if hit.tool is None else f"{hit.role} {hit.tool}"
     forks = len(hit.forks)
-    lead = f"{indent}message {hit.message + 1} · {role}  "
+    where = f"subagent {hit.subagent} · " if hit.subagent is not None else ""
+    lead = f"{indent}{where}message {hit.message + 1} · {role}  "
     tail = f"  (also in {forks} fork{'s' if forks != 1 else ''})" if forks else ""
     snippet = hit.snippet if width is None else fit_snippet(hit.snippet, width - len(lead) - len(tail))
     return Content.assemble(

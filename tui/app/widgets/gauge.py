@@ -14,11 +14,18 @@ from tui.chain.events import UsageEvent, describe_window_source
 BAR_WIDTH = FULL_BAR
 
 
+OFF_MARK = "┊"
+"""The threshold marks while automatic compaction is off for the session (nothing runs there; the pre-flight asks)."""
+OFF_LABEL = "  compaction off"
+
+
 def render_gauge(event: UsageEvent | None, width: GaugeForm = BAR_WIDTH) -> Content:
     """``context ██████░░|░|▒▒  61%  122k / 200k``: marks at the two thresholds (shares of the request
-    limit), and the part of the window kept for the answer and the margin shaded at the end.
+    limit), and the part of the window kept for the answer and the margin shaded at the end. With automatic
+    compaction off the marks are dotted (``┊``) and ``compaction off`` follows the figures.
 
-    Narrower forms for a narrow terminal: ``"figures"`` gives ``61% 122k/200k``, ``"percent"`` ``61%``."""
+    Narrower forms for a narrow terminal: ``"figures"`` gives ``61% 122k/200k`` (``61% 122k/200k off``),
+    ``"percent"`` ``61%`` (``61% off``)."""
     if not isinstance(width, int):
         return _render_figures(event, with_tokens=width == "figures")
     if event is None:
@@ -29,8 +36,11 @@ def render_gauge(event: UsageEvent | None, width: GaugeForm = BAR_WIDTH) -> Cont
     reserved_from = min(width, round(event.limit / event.window * width)) if event.window else width
     colour = {"ok": "$success", "warn": "$warning", "critical": "$error"}[event.level]
     cells: list[tuple[str, str]] = []
+    off = not event.auto_compact
     for position in range(width):
-        if position in marks:
+        if position in marks and off:
+            cells.append((OFF_MARK, "bold $warning"))
+        elif position in marks:
             cells.append(("┃" if position < filled else "│", f"bold {colour}" if position < filled else "$text-muted"))
         elif position < filled:
             cells.append(("█", colour))
@@ -45,6 +55,7 @@ def render_gauge(event: UsageEvent | None, width: GaugeForm = BAR_WIDTH) -> Cont
         *cells,
         (f" {event.fraction * 100:4.0f}% ", f"bold {colour}"),
         f" {human_tokens(event.tokens)} / {window}",
+        *([(OFF_LABEL, "$warning")] if off else []),
         *assumed,
     )
 
@@ -54,10 +65,11 @@ def _render_figures(event: UsageEvent | None, *, with_tokens: bool) -> Content:
         return Content.styled("context –" if with_tokens else "–", "$text-muted")
     colour = {"ok": "$success", "warn": "$warning", "critical": "$error"}[event.level]
     percent = (f"{event.fraction * 100:.0f}%", f"bold {colour}")
+    off = [(" off", "$warning")] if not event.auto_compact else []  # the tooltip says what is off
     if not with_tokens:
-        return Content.assemble(percent)
+        return Content.assemble(percent, *off)
     assumed = [("?", "$warning")] if event.assumed else []  # the tooltip says the window is assumed
-    return Content.assemble(percent, f" {human_tokens(event.tokens)}/{human_tokens(event.window)}", *assumed)
+    return Content.assemble(percent, f" {human_tokens(event.tokens)}/{human_tokens(event.window)}", *assumed, *off)
 
 
 class ContextGauge(Static):
@@ -89,5 +101,9 @@ class ContextGauge(Static):
         if usage is not None:
             self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; {describe_window_source(usage.window_source)}; "
                             f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "
-                            f"(▒), so a request carries at most {usage.limit:,}; compaction at "
-                            f"{usage.compaction_threshold:.0%} and summary at {usage.summarize_threshold:.0%} of that")
+                            f"(▒), so a request carries at most {usage.limit:,}; "
+                            + (f"compaction at {usage.compaction_threshold:.0%} and summary at "
+                               f"{usage.summarize_threshold:.0%} of that" if usage.auto_compact else
+                               f"automatic compaction is off for this session (┊: its threshold, "
+                               f"{usage.compaction_threshold:.0%} of that); a request over the limit asks before a "
+                               "summary (/context turns it back on)"))

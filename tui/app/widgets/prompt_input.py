@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
-from tui.app.command_registry import Command, find, parse_slash, unknown_command_message
+from tui.app.command_registry import Command, find, is_pasted_path, parse_slash, unknown_command_message
 from tui.app.widgets.suggestions import CommandSuggestions, Suggestion
 from tui.store.prompt_history import PromptHistory
 from tui.text.terminal_text import visible
@@ -144,7 +144,9 @@ class PromptInput(TextArea):
             return
         chosen = item.command if item is not None else None
         text = self.text.strip()
-        if chosen is not None and text.startswith("/") and " " not in text and find(text[1:]) is None:
+        pasted_path = is_pasted_path(text)  # a dragged file's path: a message, never a command
+        if chosen is not None and not pasted_path and text.startswith("/") and " " not in text \
+                and find(text[1:]) is None:
             text = f"/{chosen.name}"
         if item is not None and item.kind == "model" and MODEL_ARGUMENT.match(text):
             text = f"/model {item.value}"
@@ -155,7 +157,7 @@ class PromptInput(TextArea):
         argument = ""
         if text.startswith("//"):  # an escaped slash: a message that starts with "/"
             prompt = text[1:]
-        elif text.startswith("/"):
+        elif text.startswith("/") and not pasted_path:
             slash = parse_slash(text)
             if slash is None:
                 self.notify(unknown_command_message(text), title="Unknown command", severity="warning",
@@ -256,7 +258,8 @@ class PromptInput(TextArea):
         if text == self._suggestions_closed_for:
             self._set_suggestions(False)
             return
-        typing_a_command = text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text)
+        typing_a_command = (text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text)
+                            and not is_pasted_path(text))
         if typing_a_command:
             self._set_suggestions(text[1:])
             return

@@ -39,7 +39,13 @@ from tui.app.widgets.chat_blocks import (
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars, summary_info
 from tui.store.session_tail import Record, SessionTail
-from tui.text.attachment_text import attachment_descriptions, attachment_label, human_bytes, without_attachments
+from tui.text.attachment_text import (
+    attachment_descriptions,
+    attachment_label,
+    human_bytes,
+    without_attachments,
+    without_image_content,
+)
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import command_metadata, output_chars
 
@@ -248,7 +254,7 @@ def prompt_text(content: object) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    texts = (_content_item_text(item) for item in content)
+    texts = (_content_item_text(item) for item in without_image_content(content))
     return " ".join(text for text in texts if text)
 
 

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.provider_events import ProviderRetrying
 from tui.agent.turn_events import (
     McpServersStarting,
@@ -88,7 +89,7 @@ def turn_event(event: TurnEvent) -> dict[str, Any] | None:
 
 
 def chain_event(event: ChainEvent) -> dict[str, Any] | None:
-    """The stream-json line of a chain event (compaction, eviction, usage, provider retry)."""
+    """The stream-json line of a chain event (compaction, eviction, usage, provider retry, a hook's notice)."""
     if isinstance(event, EvictedEvent):
         return {"type": "eviction", "tool": event.tool_name, "id": event.tool_call_id, "saved_path": event.path,
                 "tokens": event.tokens, "size_bytes": event.size_bytes, "error": _opt(event.error),
@@ -107,6 +108,8 @@ def chain_event(event: ChainEvent) -> dict[str, Any] | None:
                 "reason": redact(event.reason), "tokens": event.tokens, "text": redact(describe_event(event))}
     if isinstance(event, UsageEvent):
         return {"type": "usage", "context_tokens": event.tokens, "window": event.window, "final": event.final}
+    if isinstance(event, HookNotice):
+        return {"type": "hook", "event": event.hook_event, "level": event.level, "text": redact(event.message)}
     if isinstance(event, ProviderRetrying):
         return {"type": "retry", "provider": redact(event.provider), "reason": redact(event.reason),
                 "retry": event.retry, "retries": event.retries, "delay_s": round(event.delay, 3)}

@@ -176,9 +176,8 @@ async def _one_turn(runtime: SessionRuntime, prompt: str, out: JsonOut, *, strea
     cost_before = _cost(runtime)
 
     def on_chain(event: ChainEvent) -> None:
-        if isinstance(event, HookNotice):  # stdout is the JSON's: a hook's notice goes to stderr
+        if isinstance(event, HookNotice):  # a notice: on stderr (and a "hook" line in stream-json)
             print(f"deep-tui: {visible(event.describe())}", file=sys.stderr, flush=True)
-            return
         line = chain_event(event)
         if line is None:
             return

@@ -31,8 +31,6 @@ from tui.store.search.database import (
     DEFAULT_TOKENIZER,
     Database,
     IndexedSession,
-    IndexProblem,
-    classify,
     delete_docs,
     insert_docs,
     put_row,
@@ -40,7 +38,9 @@ from tui.store.search.database import (
     read_rows,
 )
 from tui.store.search.history_reader import load_history_from
+from tui.store.search.index_problems import IndexProblem, classify
 from tui.store.search.session_folders import DiskSession, changed_since_indexed, list_disk_sessions, title_and_parent
+from tui.store.search.subagent_rows import list_disk_subagents, owner_of
 from tui.store.store_errors import CorruptSessionError
 
 if TYPE_CHECKING:
@@ -197,9 +197,11 @@ class SearchIndex:
     # -- catching up with the disk --------------------------------------------------------
 
     def disk_sessions(self, only: Collection[str] | None = None) -> dict[str, DiskSession]:
-        """Session directories holding a messages.json (stat calls only). Raises ``OSError`` when the
-        sessions directory exists but cannot be listed (so nothing is dropped from the index for it)."""
-        return list_disk_sessions(self.data_dir.sessions_dir, only)
+        """Session directories holding a messages.json, and their subagents' histories (stat calls only). Raises
+        ``OSError`` when the sessions directory exists but cannot be listed (so nothing is dropped from the index
+        for it)."""
+        sessions = list_disk_sessions(self.data_dir.sessions_dir, only)
+        return sessions | list_disk_subagents(sessions)
 
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
              deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
@@ -330,7 +332,9 @@ class SearchIndex:
         if not self.path.exists():
             return True  # nothing indexed yet: nothing to drop (and no index file created for it)
         try:
-            self._forget(self.connection(), session_id)
+            connection = self.connection()
+            for key in [session_id, *(key for key in read_rows(connection) if owner_of(key) == session_id)]:
+                self._forget(connection, key)  # its subagents' histories go with it
             return True
         except (sqlite3.Error, IndexProblem, OSError) as error:
             logger.warning("search index: could not drop session %s: %s", session_id, self.fail(error))

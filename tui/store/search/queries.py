@@ -35,6 +35,7 @@ from tui.store.search.candidates import (
     read_docs,
 )
 from tui.store.search.database import IndexedSession
+from tui.store.search.subagent_rows import owner_of, split_key
 from tui.store.search.terms import exactness, make_excerpt, make_snippet
 
 __all__ = ["MIN_TERM", "Match", "QueryTooShort", "SearchCancelled", "SearchHit", "build_match", "hits_for_docs", "matching_sessions",
@@ -72,6 +73,17 @@ class SearchHit:
     """Forks that copied this message with their parent's prefix (the same text, listed once)."""
     excerpt: str = ""
     """Verbatim lines around the match (only when asked for: the agent's tool)."""
+
+    @property
+    def owner(self) -> str:
+        """The session the hit belongs to: ``session`` itself, or the session whose subagent recorded it."""
+        return owner_of(self.session)
+
+    @property
+    def subagent(self) -> int | None:
+        """The number of the subagent whose history holds the hit (``session`` is then ``<id>/subagents/<n>``:
+        ``message`` counts in the subagent's own history); ``None`` for a session's own message."""
+        return split_key(self.session)[1]
 
 
 def scope_of(session_id: str, rows: dict[str, IndexedSession]) -> list[tuple[str, int | None]]:
@@ -198,8 +210,8 @@ def matching_sessions(connection: sqlite3.Connection, match: Match, *, order: Se
     if candidates is None:
         candidates = candidate_sessions(connection, match)
     for doc_id, session in candidates:  # newest first
-        if session not in skip:
-            owners.setdefault(session, []).append(doc_id)
+        if session not in skip:  # a subagent's match is its session's
+            owners.setdefault(owner_of(session), []).append(doc_id)
     listed = [session for session in order if session in owners] if order is not None else []
     known = set(listed)
     listed += sorted(session for session in owners if session not in known)
@@ -255,7 +267,7 @@ def _hits(chosen: list[Row], match: Match, rows: dict[str, IndexedSession], *, e
     terms = list(match.terms)
     hits: list[SearchHit] = []
     for _, session, message, role, tool, path, body, score in chosen:
-        row = rows.get(session)
+        row = rows.get(owner_of(session))  # a subagent's hit is titled with its session's title
         hits.append(SearchHit(
             session=session, title=row.title if row else session, message=message, role=role,
             snippet=make_snippet(body, terms), tool=tool, path=saved_path(path, root),

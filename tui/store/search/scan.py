@@ -20,8 +20,10 @@ from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search.database import IndexedSession
 from tui.store.search.history_reader import load_history_from
 from tui.store.search.queries import SearchHit, saved_path, sharing_forks
+from tui.store.search.subagent_rows import owner_of, subagent_key
 from tui.store.search.terms import fold, make_excerpt, make_snippet, matches
 from tui.store.store_errors import CorruptSessionError
+from tui.store.subagent_histories import subagent_numbers
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +52,8 @@ def _meta(data_dir: DataDir, session_id: str) -> tuple[str, ParentRef | None, fl
 
 
 def all_targets(data_dir: DataDir) -> list[ScanTarget]:
-    """Every session, newest first, each fork from where it stops sharing its parent's history."""
+    """Every session, newest first, each fork from where it stops sharing its parent's history, each followed by
+    its subagents' histories (newest first)."""
     root = data_dir.sessions_dir
     try:
         names = [entry.name for entry in os.scandir(root) if entry.is_dir()]
@@ -67,7 +70,16 @@ def all_targets(data_dir: DataDir) -> list[ScanTarget]:
             target = ScanTarget(name)
         found.append((updated, target))
     found.sort(key=lambda item: item[0], reverse=True)
-    return [target for _, target in found]
+    return [each for _, target in found for each in (target, *subagent_targets(data_dir, target.session))]
+
+
+def subagent_targets(data_dir: DataDir, session_id: str) -> list[ScanTarget]:
+    """The subagent histories of ``session_id``, newest first (none when it has none; no link followed)."""
+    try:
+        numbers = subagent_numbers(data_dir.session_dir(session_id))
+    except OSError:
+        return []
+    return [ScanTarget(subagent_key(session_id, number)) for number in reversed(numbers)]
 
 
 def _could_match(data: bytes, folded_terms: list[str]) -> bool:
@@ -107,7 +119,7 @@ def scan(data_dir: DataDir, targets: Iterable[ScanTarget], terms: list[str], *, 
         except CorruptSessionError as error:
             logger.warning("scan: %s", error)
             continue
-        title, _, _ = _meta(data_dir, target.session)
+        title, _, _ = _meta(data_dir, owner_of(target.session))  # a subagent's: its session's title
         title = title or title_from(messages[:4]) or target.session
         found = 0
         for index in range(len(messages) - 1, target.own_from - 1, -1):

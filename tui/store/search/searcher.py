@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search.candidates import narrowed_candidate_sessions
-from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, IndexProblem, read_rows
+from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, read_rows
 from tui.store.search.index import QUERY_BUSY_MS, Progress, SearchIndex, SyncReport
+from tui.store.search.index_problems import IndexProblem
 from tui.store.search.index_writer import IndexWriter
 from tui.store.search.queries import (
     Match,
@@ -293,7 +294,7 @@ class HistorySearch:
         except (sqlite3.Error, IndexProblem) as error:
             problem = self.index.fail(error)
             outcome = self._scan_everything(terms, None, 10_000, problem, per_session=1)
-            outcome.by_session = {hit.session: hit for hit in reversed(outcome.hits)}
+            outcome.by_session = {hit.owner: hit for hit in reversed(outcome.hits)}
             outcome.matching_sessions = len(outcome.by_session)
             return outcome
         affordable, spent = [], 0
@@ -302,14 +303,14 @@ class HistorySearch:
                 break
             affordable.append(pending)
             spent += pending.size
-        scanned = {hit.session: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
-                                                      limit=10_000, per_session=1)}
+        scanned = {hit.owner: hit for hit in scan(self.data_dir, self._targets_for(affordable), terms,
+                                                    limit=10_000, per_session=1)}  # a subagent's: its session's
         listed = [session for session in (order if order is not None else sorted(newest) + sorted(scanned))
                   if session in newest or session in scanned]
         chosen = listed[:limit] if limit is not None else listed
         indexed = hits_for_docs(connection, match, rows, [newest[session] for session in chosen if session in newest],
                                 root=self.data_dir.root)
-        found = {hit.session: hit for hit in indexed}
+        found = {hit.owner: hit for hit in indexed}
         found.update({session: scanned[session] for session in chosen if session in scanned})
         by_session = {session: found[session] for session in chosen if session in found}
         incomplete = len(affordable) < len(report.pending)
