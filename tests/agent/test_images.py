@@ -202,3 +202,19 @@ def test_an_image_in_a_prompt_of_many_files_is_attached_after_the_texts(tmp_path
     kinds = [type(item).__name__ for item in result.content]
     assert kinds == ["str", "str", "str", "BinaryContent"]
     assert [attachment.kind for attachment in result.attachments] == ["text", "image"]
+
+
+def test_an_exported_prompt_names_its_image_once_and_carries_no_bytes(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from tui.store.export import read_document, render_markdown
+    from tui.store.meta import SessionMeta
+
+    attacher, work = _attacher(tmp_path)
+    (work / "shot.png").write_bytes(png(1280, 720))
+    content = attacher.attach("see @shot.png").content
+    assert isinstance(content, list)
+    document = read_document(SessionMeta(id="x"), [ModelRequest(parts=[UserPromptPart(content)])], tmp_path)
+    markdown = render_markdown(document)
+    assert "PNG, 1280×720 pixels" in markdown and "[binary]" not in markdown
+    assert base64.b64encode(png(1280, 720)).decode()[:40] not in markdown

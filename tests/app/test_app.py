@@ -137,26 +137,66 @@ async def test_switching_sessions_mid_stream_is_refused(tmp_path: Path) -> None:
         await wait_idle(app, pilot)
 
 
-async def test_slash_compact_with_focus_runs_and_the_log_shows_it(tmp_path: Path) -> None:
+async def test_slash_compact_with_focus_runs_at_once_without_the_dialog(tmp_path: Path) -> None:
+    """``/compact FOCUS`` compacts there and then (the dialog is for the bare ``/compact``): the activity line says
+    so, the chat gets the divider, a notification the figures, and the log the event."""
+    from tui.app.screens.compact_dialog import CompactDialog
+    from tui.app.widgets.turn_activity import TurnActivity
+
     app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
         await read_spec_three_times(app, pilot)
+        activity = app.query_one(TurnActivity)
+        seen: list[str] = []
+        start = activity.start
+
+        def started(doing: str = "") -> None:
+            seen.append(doing)
+            start(doing)
+
+        activity.start = started  # type: ignore[method-assign]
         await pilot.press(*"/compact keep the notes", "enter")
-        dialog = await compact_dialog_opened(app, pilot)
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish")
-        result = dialog.result
-        assert isinstance(result, CompactionFinished), result
-        assert result.focus == "keep the notes" and result.strategy == "summary"
-        assert result.tokens_after < result.tokens_before and result.messages_replaced > 0
-        await pilot.press("escape")
-        await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: any(getattr(e, "focus", None) == "keep the notes"
-                                            for e in app.query_one(EventLogPanel).visible_events), "the log entry")
+
         def focused_dividers() -> list[CompactionDivider]:
             return [d for d in app.query(CompactionDivider) if "focus: keep the notes" in str(d.title)]
 
         await wait_until(pilot, focused_dividers, "a divider in the chat for the summary")
+        await wait_idle(app, pilot)
+        assert not isinstance(app.screen, CompactDialog) and not app.query(CompactDialog)
+        [result] = [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished) and e.focus]
+        assert result.focus == "keep the notes" and result.strategy == "summary" and result.trigger == "manual"
+        assert result.tokens_after < result.tokens_before and result.messages_replaced > 0
         assert f"summarized {result.messages_replaced} messages" in str(focused_dividers()[-1].title)
+        assert seen == ["compacting (focus: keep the notes)"]  # the activity line said so while it ran
+        await wait_until(pilot, lambda: any(str(n.message).startswith("Compacted summary:")
+                                            for n in app._notifications), "the notification with the figures")
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: any(getattr(e, "focus", None) == "keep the notes"
+                                            for e in app.query_one(EventLogPanel).visible_events), "the log entry")
+
+
+async def test_bare_slash_compact_opens_the_dialog(tmp_path: Path) -> None:
+    app = make_app(spec_factory(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"/compact", "enter")
+        dialog = await compact_dialog_opened(app, pilot)
+        assert dialog.result is None and not dialog.has_class("-running")  # it waits for Run
+
+
+async def test_slash_compact_with_focus_while_a_turn_runs_is_asked_for_the_next_request(tmp_path: Path) -> None:
+    model, gate = gated_model()
+    app = app_on_a_long_session(tmp_path, model)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.runtime.busy, "the turn to start")
+        await pilot.press(*"/compact keep the IDs", "enter")
+        await wait_until(pilot, lambda: any("runs before its next model request, focused on: keep the IDs"
+                                            in str(n.message) for n in app._notifications), "the note")
+        gate.set()
+        await wait_idle(app, pilot)
+        await pilot.press(*"and again", "enter")  # its request at the latest
+        await wait_idle(app, pilot)
+        assert any(isinstance(e, CompactionFinished) and e.focus == "keep the IDs" for e in app.runtime.past_events())
 
 
 async def test_compact_while_a_turn_runs_is_scheduled_for_the_next_request(tmp_path: Path) -> None:

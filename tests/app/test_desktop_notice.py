@@ -266,3 +266,25 @@ async def test_an_approval_that_waits_while_unfocused_notifies_at_once(
         await pilot.click("#deny")
         await dialog_answered(app, pilot, WriteApprovalScreen)
         assert len(notices(written)) == 1  # the turn itself was short: nothing more
+
+
+async def test_the_question_before_a_summary_notifies_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Automatic compaction off and a request over the window: the pre-flight's question waits for the user as an
+    approval does."""
+    from tests.app.test_compaction_consent import Scripted, factory_off
+    from tui.agent.session.request import SessionRequest
+    from tui.app.screens.summary_consent import SummaryConsentScreen
+
+    monkeypatch.delenv("TMUX", raising=False)
+    factory, session_id = factory_off(tmp_path, Scripted())
+    factory.settings = dataclasses.replace(factory.settings, ui=UiSettings(notify_method="osc9"))
+    app = make_app(factory, SessionRequest(resume=session_id))
+    async with app.run_test(size=(120, 36)) as pilot:
+        written = record_writes(app, monkeypatch)
+        await blurred(app, pilot)
+        app.main_screen.prompts.send("one more question")
+        await armed_dialog(pilot, SummaryConsentScreen, "the question before a summary")
+        assert notices(written) == ["\x1b]9;deep-tui: waiting for your approval: may a summary of old turns run? The "
+                                    "next request does not fit the window\x07"]
+        app.screen.dismiss(False)
+        await wait_idle(app, pilot)

@@ -10,7 +10,6 @@ from textual.widgets import Button
 
 from tests.app.app_support import (
     app_on_a_long_session,
-    compact_dialog_opened,
     make_app,
     read_spec_three_times,
     reply_model,
@@ -65,14 +64,12 @@ async def test_a_manual_compaction_divider_shows_and_hides_its_originals_live(tm
     app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await read_spec_three_times(app, pilot)
-        await pilot.press(*"/compact keep the notes", "enter")
-        dialog = await compact_dialog_opened(app, pilot)
-        await wait_until(pilot, lambda: dialog.result is not None, "the compaction to finish")
-        assert isinstance(dialog.result, CompactionFinished)
-        await pilot.press("escape")
+        await pilot.press(*"/compact keep the notes", "enter")  # at once, no dialog
         await wait_until(pilot, lambda: app.query(CompactionDivider), "the divider")
+        await wait_idle(app, pilot)
+        [result] = [e for e in app.runtime.past_events() if isinstance(e, CompactionFinished) and e.focus]
         divider = app.query_one(CompactionDivider)
-        assert divider.message_index == dialog.result.summary_index
+        assert divider.message_index == result.summary_index
         await _toggle_both_ways(app, pilot, divider)
 
 

@@ -237,7 +237,7 @@ async def test_a_tail_answer_is_parsed_once_while_it_is_composed(monkeypatch: py
         await pilot.pause()
         segment = blocks[0].query_one(Markdown)
         assert [type(child).__name__ for child in segment.children] == \
-            ["MarkdownParagraph", "MarkdownBulletList", "MarkdownFence"]
+            ["MarkdownParagraph", "MarkdownBulletList", "AnswerFence"]  # its code block says when it is cut
         assert segment.source == records[0]["parts"][0]["content"]
         assert segment.ready.is_set()  # type: ignore[attr-defined]  # margins settled as for any answer
 

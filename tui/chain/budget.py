@@ -7,7 +7,7 @@ the pre-flight work against :attr:`WindowBudget.limit`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui.base.config import ContextSettings
 
@@ -47,3 +47,19 @@ class WindowBudget:
     def at(self, fraction: float) -> float:
         """``fraction`` of the limit (the compaction and summary thresholds)."""
         return fraction * self.limit
+
+
+def with_compaction(settings: ContextSettings, *, threshold: float | None, auto: bool | None,
+                    summarize: float | None = None) -> ContextSettings:
+    """``settings`` with the automatic compaction threshold moved (the summary threshold moves with it, keeping
+    their distance, unless ``summarize`` gives it) and/or automatic compaction turned on or off; ``ConfigError``
+    for a threshold out of range."""
+    if threshold is not None:
+        gap = settings.summarize_threshold - settings.compaction_threshold
+        settings = replace(settings, compaction_threshold=threshold,
+                           summarize_threshold=summarize if summarize is not None
+                           else min(0.99, max(threshold, threshold + gap)))
+    if auto is not None:
+        settings = replace(settings, auto_compact=auto)
+    settings.validate()
+    return settings

@@ -16,8 +16,8 @@ reported.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from tui.base.config import ContextSettings
 from tui.chain.accounting import TokenAccountant, TokenCounter
-from tui.chain.budget import WindowBudget
+from tui.chain.budget import WindowBudget, with_compaction
 from tui.chain.calibration import TokenCalibration
 from tui.chain.compactor import (
     AfterCompress,
@@ -58,12 +58,14 @@ from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_hooks import SummaryHooks
-from tui.chain.summary_pacing import SummaryPacing
+from tui.chain.summary_pacing import SummaryConsent, SummaryPacing
 from tui.chain.summary_plan import SummaryPlan
 from tui.chain.usage_sanity import unbelievable_usage
 from tui.chain.window import resolve_window
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["RECOVERY_INSTRUCTIONS", "CompactionOutcome", "ContextManager", "SummaryConsent", "UsageCallback"]
 
 RECOVERY_INSTRUCTIONS = """\
 Context management: your context window is managed for you. Large tool outputs are saved to files and shown
@@ -72,8 +74,6 @@ by a summary; every original message is still recorded, so use search_conversati
 an exact detail (a value, a command, a user instruction) instead of guessing."""
 
 UsageCallback = Callable[[float, int, int], None]
-SummaryConsent = Callable[[int, int], Awaitable[bool]]
-"""Asked (tokens, limit) whether a summary may run when automatic compaction is off."""
 
 
 @dataclass
@@ -287,7 +287,8 @@ class ContextManager:
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
                                          force=forced)
             working, tokens = step.messages, step.tokens
-        elif tokens > self.budget.limit and await self._summary_allowed(tokens):
+        elif tokens > self.budget.limit and await self._pacing.consent(self.ask_before_summary, tokens,
+                                                                        self.budget.limit):
             # compaction is off, but the user agreed to a summary rather than a cut for this request
             step = await self._run_tiers(working, tokens, trigger="preflight", focus=None, force=True)
             working, tokens = step.messages, step.tokens
@@ -302,31 +303,13 @@ class ContextManager:
             request_context.messages = list(sent)
         return request_context
 
-    async def _summary_allowed(self, tokens: int) -> bool:
-        """With automatic compaction off and a request over the limit: whether the user lets a summary run now
-        (``ask_before_summary``; nobody to ask: no, the pre-flight then only makes pointers and cuts)."""
-        if self.ask_before_summary is None or self._pacing.blocked_this_turn:
-            return False
-        allowed = await self.ask_before_summary(tokens, self.budget.limit)
-        if not allowed:
-            self._pacing.blocked_this_turn = True  # asked once per turn
-        return allowed
-
     def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None,
                        summarize: float | None = None) -> ContextSettings:
         """Change the automatic compaction threshold (a share of the limit; the summary threshold moves with it,
         keeping their distance, unless ``summarize`` gives it) and/or turn automatic compaction on or off, for this
         session; returns the new settings (``ConfigError`` for a threshold out of range). The next usage figure
         carries them."""
-        settings = self.settings
-        if threshold is not None:
-            gap = settings.summarize_threshold - settings.compaction_threshold
-            settings = replace(settings, compaction_threshold=threshold,
-                               summarize_threshold=summarize if summarize is not None
-                               else min(0.99, max(threshold, threshold + gap)))
-        if auto is not None:
-            settings = replace(settings, auto_compact=auto)
-        settings.validate()
+        settings = with_compaction(self.settings, threshold=threshold, auto=auto, summarize=summarize)
         self.settings = settings
         self.compactor.settings = settings
         if self.last_tokens is not None:

@@ -4,11 +4,14 @@ a summary could free enough (a paid request is not rejected again turn after tur
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from tui.chain.events import CompactionTrigger
 
-__all__ = ["SummaryPacing"]
+__all__ = ["SummaryConsent", "SummaryPacing"]
+
+SummaryConsent = Callable[[int, int], Awaitable[bool]]
+"""Asked (tokens, limit) whether a summary may run when automatic compaction is off."""
 
 
 class SummaryPacing:
@@ -32,6 +35,16 @@ class SummaryPacing:
         """Whether a summary may run now, for a context of ``tokens`` (``force``: asked for, not automatic)."""
         return not (self.summarized_this_turn or self.blocked_this_turn or (
             not force and self.retry_from is not None and tokens < self.retry_from))
+
+    async def consent(self, ask: SummaryConsent | None, tokens: int, limit: int) -> bool:
+        """With automatic compaction off and a request over the limit: whether the user lets a summary run now
+        (``ask``: once per turn; nobody to ask: no, the pre-flight then only makes pointers and cuts)."""
+        if ask is None or self.blocked_this_turn:
+            return False
+        allowed = await ask(tokens, limit)
+        if not allowed:
+            self.blocked_this_turn = True  # asked once per turn
+        return allowed
 
     def succeeded(self, trigger: CompactionTrigger) -> None:
         """A summary was made."""

@@ -46,6 +46,7 @@ def is_hook_key(key: str) -> bool:
 
 
 def hook_danger(key: str) -> str:
-    """Why a project's hook matters: it runs a command (and when)."""
+    """Why a project's hook matters: it runs a command (and when). A project's hooks run after the user's, never
+    instead of them, so none of the user's is ever dropped."""
     event = key.split(".")[1] if key.count(".") >= 1 else ""
     return f"runs a command {WHEN.get(event, 'during turns')}"

@@ -158,9 +158,16 @@ class _Walk:
 
 
 def _entries(fd: int) -> list[tuple[str, bool]]:
-    """A directory's entries as ``(name, is a directory, not a link)``, sorted."""
+    """A directory's entries as ``(name, is a directory, not a link)``, sorted; past :data:`MAX_WALKED_ENTRIES`
+    in one directory the walk stops (a folder of a million files is not listed whole first)."""
+    found: list[tuple[str, bool]] = []
     with os.scandir(fd) as scan:
-        return sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in scan)
+        for entry in scan:
+            if len(found) >= MAX_WALKED_ENTRIES:
+                raise TooMuchToReview(f"a folder among its agents, skills and commands holds more than "
+                                      f"{MAX_WALKED_ENTRIES:,} entries: too many to review")
+            found.append((entry.name, entry.is_dir(follow_symlinks=False)))
+    return sorted(found)
 
 
 def _open_dir(parent: int, name: str) -> int | None:

@@ -129,6 +129,8 @@ def _context_chars(messages: Sequence[ModelMessage]) -> int:
             content = getattr(part, "content", None)
             if isinstance(content, str):
                 total += len(content)
+            elif isinstance(content, list):  # a prompt with attachments: its text items (an image's line, not bytes)
+                total += sum(len(item) for item in content if isinstance(item, str))
             elif isinstance(part, ToolCallPart):
                 total += len(part.args_as_json_str())
     return total

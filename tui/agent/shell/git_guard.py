@@ -33,6 +33,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.agent.shell.dir_watch import DirectoryWatch
+
 logger = logging.getLogger(__name__)
 
 GIT = ".git"
@@ -66,6 +68,9 @@ class _Listing:
     """It holds ``HEAD``, ``objects/`` and ``refs/``: git takes it for a (bare) repository when run in it."""
     generation: int = 0
     """The scan that last went through it."""
+    epoch: int = 0
+    """The :class:`~tui.agent.shell.dir_watch.DirectoryWatch` epoch whose watch was on the directory before it was
+    listed or checked (0: none): while that epoch lasts and no event names it, the listing stands unchecked."""
 
 
 @dataclass
@@ -77,6 +82,17 @@ class ScanCache:
     listings: dict[str, _Listing] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held for a whole scan (two commands of a session may start or end at once)."""
+    watch: DirectoryWatch | None = None
+    """The directories' inotify watches (:mod:`tui.agent.shell.dir_watch`): a directory no event names since it
+    was listed is not even ``lstat``-ed. Made by the first scan; ``None`` where inotify is not to be had."""
+    watching: bool = True
+    """Whether to use inotify at all (the first scan makes the watch)."""
+
+    def directory_watch(self) -> DirectoryWatch | None:
+        if self.watch is None and self.watching:
+            self.watching = False  # one attempt per cache
+            self.watch = DirectoryWatch.create()
+        return self.watch if self.watch is not None and self.watch.usable else None
 
 
 RACY_SECONDS = 2.0
@@ -88,40 +104,48 @@ def scan_git_entries(workdir: Path, skip: Collection[str] = (), limit: int = SCA
     below it (by its directory's path); no link is followed and no ``.git`` or ``skip`` directory is entered.
     ``cache`` (kept between scans) spares listing what did not change."""
     if cache is None:
-        return _scan(workdir, set(skip), limit, {})
+        return _scan(workdir, set(skip), limit, {}, None)
     with cache.lock:
-        return _scan(workdir, set(skip), limit, cache.listings)
+        return _scan(workdir, set(skip), limit, cache.listings, cache.directory_watch())
 
 
-def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing]) -> GitEntries:
+def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Listing],
+          watch: DirectoryWatch | None) -> GitEntries:
     entries = GitEntries()
     found = entries.found
     root = str(workdir)
     pending = [root]
     seen = visited = 0
     generation = _next_generation()
+    changed = watch.changes() if watch is not None else None
+    epoch = watch.epoch if watch is not None and changed is not None else -1  # -1: no listing is taken unchecked
+    dirty = changed if changed is not None else set()
     lstat, get, pop, extend = os.lstat, listings.get, pending.pop, pending.extend
     while pending:
         directory = pop()
         if directory in skipped:
             continue
-        try:
-            info = lstat(directory)
-        except OSError:
-            continue
-        identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
         listing = get(directory)
-        if listing is None or listing.identity != identity:
-            if not stat.S_ISDIR(info.st_mode):  # a link or a file now: never followed
+        if listing is None or listing.epoch != epoch or directory in dirty:
+            # A watch first (before the lstat and the listing: no change falls between them unseen).
+            watched = watch is not None and watch.watch(directory)
+            try:
+                info = lstat(directory)
+            except OSError:
                 continue
-            listing = _list(directory, identity)
-            if listing is None:
-                continue
-            seen += len(listing.subdirectories) + len(listing.gits)
-            if time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9:
-                listings[directory] = listing
-            else:
-                listings.pop(directory, None)
+            identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
+            if listing is None or listing.identity != identity:
+                if not stat.S_ISDIR(info.st_mode):  # a link or a file now: never followed
+                    continue
+                listing = _list(directory, identity)
+                if listing is None:
+                    continue
+                seen += len(listing.subdirectories) + len(listing.gits)
+                if time.time_ns() - info.st_ctime_ns > RACY_SECONDS * 1e9:
+                    listings[directory] = listing
+                else:
+                    listings.pop(directory, None)
+            listing.epoch = watch.epoch if watched and watch is not None else 0
         listing.generation = generation
         visited += 1
         if seen + visited > limit:
@@ -130,7 +154,7 @@ def _scan(workdir: Path, skipped: set[str], limit: int, listings: dict[str, _Lis
         if listing.gits:
             found.update(listing.gits)
         if listing.bare and directory != root:  # a bare repository below the workdir (the workdir stays writable)
-            found[directory] = (info.st_dev, info.st_ino)
+            found[directory] = (listing.identity[0], listing.identity[1])
         extend(listing.subdirectories)
     if len(listings) > 2 * visited + 1000:  # directories gone since: forget them now and then
         for gone in [path for path, listing in listings.items() if listing.generation != generation]:

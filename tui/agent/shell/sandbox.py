@@ -25,6 +25,7 @@ cleaned environment, and the user is told so).
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import os
@@ -113,11 +114,11 @@ class SandboxPolicy:
         seen: list[Path] = []
         for candidate in candidates:
             try:
-                if not candidate.exists():
-                    continue
-                path = candidate.resolve()
+                path = _existing_real_path(candidate)
             except OSError as error:
                 logger.warning("cannot check %s for the sandbox: %s", candidate, error)
+                continue
+            if path is None:
                 continue
             if path == workdir or path in workdir.parents:
                 logger.warning("not hiding %s from commands: the working directory is inside it", path)
@@ -127,6 +128,25 @@ class SandboxPolicy:
             if path not in seen:
                 seen.append(path)
         return seen
+
+
+def _existing_real_path(candidate: Path) -> Path | None:
+    """``candidate`` resolved (every link followed), or ``None`` when nothing is there. The kernel resolves it
+    (an ``O_PATH`` descriptor, named back by ``/proc``): three system calls, where :meth:`Path.resolve` makes one
+    per component — this runs for every hidden place before every command."""
+    try:
+        descriptor = os.open(candidate, os.O_PATH | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # nothing there (as Path.exists() says)
+            return None
+        raise
+    try:
+        named = os.readlink(f"/proc/self/fd/{descriptor}")
+    except OSError:  # no /proc: Python resolves it
+        return candidate.resolve() if candidate.exists() else None
+    finally:
+        os.close(descriptor)
+    return Path(named) if named.startswith("/") else candidate.resolve()
 
 
 @dataclass

@@ -38,6 +38,9 @@ class DialogHost(Protocol):
 
     def focus_prompt(self) -> None: ...
 
+    def compact_now(self, focus: str) -> None:
+        """Compact at once with ``focus``, in the chat (no dialog)."""
+
     def show_dialog(self, screen: Screen[Any] | str, done: Callable[[Any], None] | None = None) -> None: ...
 
     def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
@@ -52,10 +55,14 @@ class ChatDialogs:
         self.host = host
 
     def compact(self, focus: str = "") -> None:
-        """Ctrl+G, ``/compact [focus]``: the compaction dialog (with a focus, it starts at once)."""
+        """Ctrl+G, the button, bare ``/compact``: the compaction dialog (what it would do, a focus, Run).
+        ``/compact FOCUS``: compact at once with that focus, no dialog (the chat shows the divider or the failure)."""
+        if focus.strip():
+            self.host.compact_now(focus.strip())
+            return
         from tui.app.screens.compact_dialog import CompactDialog
 
-        self.host.show_dialog(CompactDialog(self.host.state.runtime, focus=focus, autostart=bool(focus)),
+        self.host.show_dialog(CompactDialog(self.host.state.runtime),
                               lambda _result: self.host.focus_prompt())
 
     def context(self) -> None:

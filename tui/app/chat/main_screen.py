@@ -116,6 +116,8 @@ class MainScreen(Screen[None]):
         self.state = state
         self.approvers = approvers
         self._on_turn_ended = on_turn_ended
+        self._compacting = False
+        """The turn worker running is ``/compact FOCUS``'s."""
         self._tail = tail
         self.switcher = SessionSwitcher(SwitchHooks(
             current=lambda: self.state.runtime, adopt=self.adopt_runtime,
@@ -287,10 +289,25 @@ class MainScreen(Screen[None]):
         """A turn (or a ``!command``) is running: Esc has something to cancel."""
         return self.state.runtime.busy or any(w.group == TURN_GROUP and w.is_running for w in self.workers)
 
+    def compact_now(self, focus: str) -> None:
+        """``/compact FOCUS``: compact at once (a turn's worker: Esc cancels it, prompts typed meanwhile wait in the
+        queue); while a turn runs, the compaction is asked for before its next model request."""
+        if not self.ready:
+            return
+        if self.turn_running:
+            self.state.runtime.request_compact(focus)
+            self.tell(f"A turn is running: the compaction runs before its next model request, focused on: {focus}. "
+                      "The log (Ctrl+L) shows the result.", timeout=6)
+            return
+        self._compacting = True
+        self.run_worker(self.turns.compact(focus), group=TURN_GROUP, exclusive=True)
+
     async def cancel_turn(self) -> None:
-        """Esc: stop the running turn; what it produced so far stays recorded."""
+        """Esc: stop the running turn (or ``/compact FOCUS``); what it produced so far stays recorded."""
+        compacting = self._compacting
         if self.state.runtime.busy and self.workers.cancel_group(self, TURN_GROUP):
-            await self.chat.add_notice("cancelled — what was produced so far is recorded")
+            await self.chat.add_notice("compaction cancelled — the history is unchanged" if compacting
+                                       else "cancelled — what was produced so far is recorded")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The end of a turn sends the next queued prompt (kept apart from the turn itself)."""
@@ -300,6 +317,7 @@ class MainScreen(Screen[None]):
         if event.state == WorkerState.ERROR:
             logger.error("the turn worker failed", exc_info=event.worker.error)
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._compacting = False
             for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
                 status.clear()
             self.mark_restore_points()  # a cancelled turn or a !command may have one too

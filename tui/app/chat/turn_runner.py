@@ -19,6 +19,7 @@ from tui.app.formatting import human_duration
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.live_turn import FRAME_SECONDS, LiveTurn
 from tui.app.widgets.turn_activity import TurnActivity
+from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -93,6 +94,22 @@ class TurnRunner:
             live.index_answers(runtime.load_history(turn_start, runtime.history_count()), turn_start)
         elif ending:
             self.host.turn_ended(seconds, f"the turn failed after {human_duration(seconds)}: {_first_line(ending)}")
+
+    async def compact(self, focus: str) -> None:
+        """``/compact FOCUS``: compact now, with the activity line running (Esc cancels: the history stays as it
+        was). The chat shows the result as for any compaction (a divider, or the failure); a notification gives
+        the figures."""
+        from tui.app.screens.compact_dialog import describe_result
+        from tui.chain.events import CompactionFailed
+
+        activity = self.host.activity
+        activity.start(f"compacting (focus: {visible(focus)})")
+        try:
+            result = await self.host.state.runtime.compact(focus)
+        finally:
+            activity.stop()
+        failed = isinstance(result, CompactionFailed)
+        self.host.tell(describe_result(result).plain, severity="warning" if failed else "information", timeout=8)
 
     async def user_command(self, command: str) -> None:
         """``!command``: run it in the sandbox as the user, its output streamed into a block at frame rate; the

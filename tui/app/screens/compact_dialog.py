@@ -84,11 +84,11 @@ class CompactDialog(DialogScreen[CompactResult | None]):
     CompactDialog #body { height: auto; }
     """
 
-    def __init__(self, runtime: SessionRuntimeAPI, *, focus: str = "", autostart: bool = False) -> None:
+    def __init__(self, runtime: SessionRuntimeAPI, *, focus: str = "") -> None:
+        """``focus``: filled in the focus box (``/compact FOCUS`` compacts without this dialog)."""
         super().__init__()
         self.runtime = runtime
         self.initial_focus = focus
-        self.autostart = autostart
         self.result: CompactResult | None = None
 
     def compose(self) -> ComposeResult:
@@ -117,8 +117,6 @@ class CompactDialog(DialogScreen[CompactResult | None]):
         self.query_one("#focus", Input).focus()
         self._planned_for = self._history_state()
         self.set_interval(PLAN_REFRESH_SECONDS, self._refresh_plan_if_stale)
-        if self.autostart:
-            self.action_run()
 
     def _history_state(self) -> tuple[int, bool]:
         return self.runtime.history_count(), self.runtime.busy

@@ -29,9 +29,11 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from tui.app.markdown_blocks import MarkdownSplitter, is_fence_line
 from tui.app.widgets.chat_blocks import FORK_BINDING, ForkAt, cut_short_mark
+from tui.app.widgets.code_fence import AnswerFence
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
@@ -55,6 +57,12 @@ class AnswerSegment(Markdown):
     DEFAULT_CSS = """
     AnswerSegment { padding: 0; }
     """
+
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        """Code blocks say when their lines are cut at the edge (:mod:`tui.app.widgets.code_fence`)."""
+        if block_name in ("fence", "code_block"):
+            return AnswerFence
+        return super().get_block_class(block_name)
 
     def __init__(self, text: str) -> None:
         super().__init__(text, classes="answer-segment")

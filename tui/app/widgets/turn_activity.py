@@ -68,9 +68,9 @@ class TurnActivity(Static):
     def estimated_tokens(self) -> int:
         return self._chars // CHARS_PER_TOKEN
 
-    def start(self) -> None:
-        """A turn began."""
-        self._started, self._chars, self._thinking, self._tools, self._waiting_for = clock(), 0, False, {}, ""
+    def start(self, doing: str = "") -> None:
+        """A turn began; ``doing`` says what it does instead of "working" (``compacting…``)."""
+        self._started, self._chars, self._thinking, self._tools, self._waiting_for = clock(), 0, False, {}, doing
         if self._ticker is None:
             self._ticker = self.set_interval(TICK_SECONDS, self._tick)
         self.display = True

@@ -26,6 +26,7 @@ from tui.base.metadata_keys import EVICTED_PATH_KEY, SAVED_CHARS_KEY, summary_in
 from tui.base.redaction import known_secrets, redact
 from tui.store.meta import SessionMeta
 from tui.store.task_state import TaskStateFile
+from tui.text.attachment_text import without_image_content
 from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def _prompt_text(part: UserPromptPart) -> str:
     if isinstance(part.content, str):
         return part.content
     pieces = []
-    for item in part.content:
+    for item in without_image_content(part.content):  # an attached image: its attachment item says what it was
         if isinstance(item, str):
             pieces.append(item)
         else:

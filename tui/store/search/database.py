@@ -1,4 +1,5 @@
-"""The SQLite side of the search index: connections, schema, and what a failure means.
+"""The SQLite side of the search index: connections, schema, the tables' rows (what a failure means:
+:mod:`tui.store.search.index_problems`).
 
 ``<data>/index.sqlite`` holds:
 
@@ -31,9 +32,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from tui.base.nofollow import check_no_links, make_dirs
+from tui.store.search.index_problems import classify
 from tui.store.search.terms import cjk_grams, fold
 
 logger = logging.getLogger(__name__)
@@ -52,37 +53,8 @@ merging, and a query reads a few more segments (a millisecond or two at 100 MB).
 PAGE_SIZE = 8192
 """Bytes per page of a new index file: pieces of a few KB leave less of each page unused than with 4 KB."""
 
-ProblemKind = Literal["corrupt", "locked", "read-only", "unavailable"]
-
-
-class IndexProblem(Exception):
-    """The index cannot be used right now; ``kind`` says why, ``str()`` says it to a user."""
-
-    def __init__(self, kind: ProblemKind, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-
-
 _SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")
 """Files SQLite makes next to the database."""
-
-
-def classify(error: BaseException, path: Path) -> IndexProblem:
-    """What an sqlite3 (or OS) error means for the index."""
-    text = str(error).lower()
-    if isinstance(error, sqlite3.OperationalError | OSError):
-        if "locked" in text or "busy" in text:
-            return IndexProblem("locked", f"the search index {path} is locked by another deep-tui")
-        if "readonly" in text or "read-only" in text or "unable to open" in text or isinstance(error, OSError):
-            return IndexProblem("read-only", f"the search index {path} cannot be written ({error})")
-        if "interrupted" in text:
-            return IndexProblem("unavailable", "the search took too long")
-        if "disk i/o" in text:
-            return IndexProblem("unavailable", f"the search index {path} could not be read ({error})")
-        return IndexProblem("unavailable", f"the search index {path} failed: {error}")
-    if isinstance(error, sqlite3.DatabaseError):  # "file is not a database", "malformed"
-        return IndexProblem("corrupt", f"the search index {path} is corrupt ({error})")
-    return IndexProblem("unavailable", f"the search index {path} failed: {error}")
 
 
 @dataclass

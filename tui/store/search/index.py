@@ -31,8 +31,6 @@ from tui.store.search.database import (
     DEFAULT_TOKENIZER,
     Database,
     IndexedSession,
-    IndexProblem,
-    classify,
     delete_docs,
     insert_docs,
     put_row,
@@ -40,6 +38,7 @@ from tui.store.search.database import (
     read_rows,
 )
 from tui.store.search.history_reader import load_history_from
+from tui.store.search.index_problems import IndexProblem, classify
 from tui.store.search.session_folders import DiskSession, changed_since_indexed, list_disk_sessions, title_and_parent
 from tui.store.search.subagent_rows import list_disk_subagents, owner_of
 from tui.store.store_errors import CorruptSessionError

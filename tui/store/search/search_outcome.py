@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.store.search.database import IndexProblem
+    from tui.store.search.index_problems import IndexProblem
     from tui.store.search.queries import SearchHit
 
 __all__ = ["IndexingProgress", "SearchOutcome", "pending_notice", "problem_notice"]

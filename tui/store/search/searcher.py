@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search.candidates import narrowed_candidate_sessions
-from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, IndexProblem, read_rows
+from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, read_rows
 from tui.store.search.index import QUERY_BUSY_MS, Progress, SearchIndex, SyncReport
+from tui.store.search.index_problems import IndexProblem
 from tui.store.search.index_writer import IndexWriter
 from tui.store.search.queries import (
     Match,
