@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
 from tui.agent.session.factory import SessionRequest
@@ -60,6 +62,8 @@ async def test_each_control_clicked_and_by_key_is_kept_with_the_session(tmp_path
                          and app.main_screen.usage.compaction_threshold == 0.80, "the gauge's mark moved")
         await pilot.click("#threshold-up")
         await wait_until(pilot, lambda: controls_of(app)[0] == 0.85, "the threshold up")
+        up = app.screen.query_one("#threshold-up")
+        await wait_until(pilot, lambda: not up.has_class("-active"), "the button ready again")  # a click is ignored before
         await pilot.click("#threshold-up")
         await wait_until(pilot, lambda: controls_of(app)[0] == 0.90, "the threshold up again")
         assert "compaction at 90%" in str(app.screen.query_one("#breakdown").render())
@@ -117,7 +121,8 @@ def test_the_gauge_marks_move_with_the_threshold_and_are_dotted_when_off() -> No
     assert str(render_gauge(off, "figures")).endswith(" off") and str(render_gauge(off, "percent")) == "50% off"
 
 
-def test_context_with_the_controls_changed(snap_compare: SnapCompare, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")])
+def test_context_with_the_controls_changed(snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(make_factory(tmp_path))
 
     async def changed(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -126,7 +131,7 @@ def test_context_with_the_controls_changed(snap_compare: SnapCompare, tmp_path: 
         await pilot.press("minus", "minus", "a")
         await wait_until(pilot, lambda: controls_of(app) == (0.75, False), "75 %, off")
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=changed)
+    assert snap_compare(app, terminal_size=size, run_before=changed)
 
 
 def test_the_gauge_with_the_threshold_moved_and_compaction_off(snap_compare: SnapCompare, tmp_path: Path) -> None:
@@ -143,7 +148,8 @@ def test_the_gauge_with_the_threshold_moved_and_compaction_off(snap_compare: Sna
     assert snap_compare(app, terminal_size=(80, 24), run_before=shown)
 
 
-def test_the_question_before_a_summary(snap_compare: SnapCompare, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")])
+def test_the_question_before_a_summary(snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(make_factory(tmp_path))
 
     async def asked(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -153,4 +159,4 @@ def test_the_question_before_a_summary(snap_compare: SnapCompare, tmp_path: Path
         await wait_until(pilot, lambda: isinstance(app.screen, SummaryConsentScreen), "the question")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=asked)
+    assert snap_compare(app, terminal_size=size, run_before=asked)
