@@ -290,7 +290,7 @@ class DeepTuiApp(App[int]):
             if self.served:
                 self.call_from_thread(self._show_startup_error, str(error), error.exit_code)
             else:
-                self.call_from_thread(self.exit, None, error.exit_code)
+                self.call_from_thread(self._end_for_startup_error, error.exit_code)  # type: ignore[arg-type]
             return
         # mypy cannot solve call_from_thread's type variable for an async callback returning None.
         self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
@@ -298,6 +298,10 @@ class DeepTuiApp(App[int]):
     def _auto_allowed(self, kind: str) -> None:
         self.session.allow_for_session(kind)
         self.main_screen.refresh_title()  # the title bar says "writes auto-allowed" (or commands) from now on
+
+    async def _end_for_startup_error(self, exit_code: int) -> None:
+        await self.main_screen.panels.settled()  # not under the side panels' mount
+        self.exit(None, exit_code)
 
     def _show_startup_error(self, message: str, exit_code: int) -> None:
         """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""

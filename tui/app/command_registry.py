@@ -8,6 +8,7 @@ built-in of the same name: it is left out, and said.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -107,11 +108,15 @@ def find(name: str) -> Command | None:
 
 def is_pasted_path(text: str) -> bool:
     """Whether a prompt starting with ``/`` is a path rather than a command: its first word holds another ``/``
-    (``/home/me/shot.png``, as a terminal pastes a dragged file); no command's name does."""
+    and starts with a folder that exists at the root (``/home/me/shot.png``, as a terminal pastes a dragged
+    file); no command's name has a ``/``, and ``/nope[/]`` is still an unknown command."""
     if not text.startswith("/") or text.startswith("//"):
         return False
     first = text[1:].split(maxsplit=1)
-    return bool(first) and "/" in first[0]
+    if not first or "/" not in first[0]:
+        return False
+    top = first[0].split("/", 1)[0]
+    return bool(top) and os.path.isdir("/" + top)
 
 
 def parse_slash(text: str) -> tuple[Command, str] | None:

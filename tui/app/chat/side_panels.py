@@ -3,6 +3,7 @@ and refilled when the chat switches sessions."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ class SidePanels:
         open when they are built)."""
         self.screen = screen
         self._runtime = runtime
+        self._mounting: asyncio.Event | None = None
+        """Set when the panels' mount, once asked for, is over (done, skipped, or its slot gone)."""
 
     def slot(self) -> Widget:
         """What the screen's compose yields where the panels go; :meth:`build_in_slot` fills it."""
@@ -38,7 +41,19 @@ class SidePanels:
     def build_in_slot(self) -> None:
         """The first frame is shown: build the panels in their slot (nothing to do once they are built)."""
         for slot in self.screen.query(PanelsSlot):
+            if self._mounting is None:
+                self._mounting = asyncio.Event()
             slot.fill()
+
+    async def settled(self) -> None:
+        """Until a mount of the panels under way is over: the App ends only then (a screen torn down under a
+        mounting tab row fails inside Textual)."""
+        if self._mounting is not None:
+            await self._mounting.wait()
+
+    def mount_over(self) -> None:
+        if self._mounting is not None:
+            self._mounting.set()
 
     def build(self) -> Widget:
         """The panels for the current session, hidden."""
@@ -133,10 +148,18 @@ class PanelsSlot(Widget):
         self.call_after_refresh(self._replace)  # on this widget: nothing happens if it is gone by then
 
     async def _replace(self) -> None:
-        parent = self.parent
-        if isinstance(parent, Widget):
-            await parent.mount(self._panels.build(), after=self)
-        await self.remove()
+        try:
+            if self.app.return_code is not None:  # the app is ending (a session it could not open): build nothing
+                return
+            parent = self.parent
+            if isinstance(parent, Widget):
+                await parent.mount(self._panels.build(), after=self)
+            await self.remove()
+        finally:
+            self._panels.mount_over()
+
+    def on_unmount(self) -> None:
+        self._panels.mount_over()  # removed before it was filled: no mount will come
 
 
 def _task_state(runtime: SessionRuntimeAPI) -> TaskState | None:
