@@ -19,14 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tui.base.config import (
-    ConfigError,
-    ConfigLayer,
-    Settings,
-    parse_config,
-    settings_from_layers,
-    without_user_only_keys,
-)
+from tui.base.config import ConfigError, Settings
+from tui.base.config_layers import ConfigLayer, parse_config, settings_from_layers, without_user_only_keys
 from tui.base.mcp_config import (
     PROJECT_FILE_NAME,
     McpConfigError,

@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from tui.base.config import MAX_CONFIG_BYTES
+from tui.base.config_layers import MAX_CONFIG_BYTES
 from tui.base.mcp_config import PROJECT_FILE_LIMIT, PROJECT_FILE_NAME
 from tui.base.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
 from tui.trust.project_files import ProjectExtensions, TooMuchToReview, scan_project_extensions
