@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.base.config import ConfigError, ContextSettings, Settings, load_settings
+from tui.base.config import ConfigError, ContextSettings, Settings
+from tui.base.config_layers import load_settings
 from tui.base.paths import DataDir
 
 

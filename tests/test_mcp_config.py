@@ -9,7 +9,8 @@ import pytest
 
 from tui.agent.mcp.client import server_environment
 from tui.agent.mcp.servers import PASSED_ENVIRONMENT, mcp_servers_for
-from tui.base.config import ConfigError, Settings, load_settings
+from tui.base.config import ConfigError, Settings
+from tui.base.config_layers import load_settings
 from tui.base.mcp_config import McpConfigError, McpServerConfig, McpSettings, expand_variables, parse_project_servers
 from tui.base.paths import DataDir
 

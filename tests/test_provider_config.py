@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.base.config import ConfigError, ProviderSettings, load_settings, settings_from_mapping
+from tui.base.config import ConfigError, ProviderSettings, settings_from_mapping
+from tui.base.config_layers import load_settings
 
 
 def test_the_defaults_bound_every_request() -> None:

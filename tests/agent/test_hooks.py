@@ -19,15 +19,8 @@ from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.turn_events import TurnFailed, TurnFinished
-from tui.base.config import (
-    ConfigError,
-    ProviderSettings,
-    Settings,
-    ToolSettings,
-    parse_config,
-    settings_from_layers,
-    settings_from_mapping,
-)
+from tui.base.config import ConfigError, ProviderSettings, Settings, ToolSettings, settings_from_mapping
+from tui.base.config_layers import parse_config, settings_from_layers
 from tui.base.hooks_config import HookSettings, HookSpec
 from tui.base.paths import DataDir
 from tui.chain.events import ChainEvent

@@ -24,14 +24,8 @@ from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.tasks.modes import next_mode
 from tui.agent.turn_events import ToolCallFinished, TurnFinished
-from tui.base.config import (
-    ConfigError,
-    ConfigLayer,
-    Settings,
-    ToolSettings,
-    settings_from_mapping,
-    without_user_only_keys,
-)
+from tui.base.config import ConfigError, Settings, ToolSettings, settings_from_mapping
+from tui.base.config_layers import ConfigLayer, without_user_only_keys
 from tui.base.metadata_keys import MCP_SERVER_KEY
 from tui.base.paths import DataDir
 from tui.cli.main import main

@@ -32,14 +32,8 @@ from tui.app.desktop_notice import (
     terminal_kind,
 )
 from tui.app.screens.write_approval import WriteApprovalScreen
-from tui.base.config import (
-    ConfigError,
-    ConfigLayer,
-    Settings,
-    settings_from_layers,
-    settings_from_mapping,
-    without_user_only_keys,
-)
+from tui.base.config import ConfigError, Settings, settings_from_mapping
+from tui.base.config_layers import ConfigLayer, settings_from_layers, without_user_only_keys
 from tui.base.redaction import register_secret
 from tui.base.ui_config import UiSettings
 

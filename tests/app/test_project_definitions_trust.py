@@ -32,7 +32,8 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.app.app import DeepTuiApp
 from tui.app.command_registry import find, use_custom_commands
 from tui.app.widgets.suggestions import CommandSuggestions
-from tui.base.config import Settings, parse_config
+from tui.base.config import Settings
+from tui.base.config_layers import parse_config
 from tui.base.paths import DataDir, user_config_file
 from tui.cli.launch import LaunchContext, ProjectTrustGate
 from tui.trust.project import ProjectConfig, TrustState, pending_project

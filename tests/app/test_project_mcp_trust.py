@@ -15,7 +15,8 @@ from textual.widgets import Static
 from tests.app.app_support import wait_until
 from tests.app.test_project_trust import SIZE, SnapCompare, answer, launched_app, snapshot_app, the_prompt
 from tests.cli.test_mcp_trust import mcp_json
-from tui.base.config import Settings, parse_config
+from tui.base.config import Settings
+from tui.base.config_layers import parse_config
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir, trust_store_file, user_config_file
 from tui.cli.launch import LaunchContext, ProjectTrustGate

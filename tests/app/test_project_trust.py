@@ -21,7 +21,8 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.screens.project_trust import ProjectTrustScreen
-from tui.base.config import Settings, parse_config
+from tui.base.config import Settings
+from tui.base.config_layers import parse_config
 from tui.base.paths import DataDir, trust_store_file, user_config_file
 from tui.cli.launch import LaunchContext, ProjectTrustGate, open_session, resolve_context
 from tui.cli.main import build_parser

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.hostile_repo import PLANTED_AGENT, PLANTED_COMMAND, PLANTED_SKILL, plant_definitions
-from tui.base.config import parse_config
+from tui.base.config_layers import parse_config
 from tui.base.paths import trust_store_file
 from tui.cli.launch import resolve_context
 from tui.cli.main import build_parser, main

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.base.config import Settings, parse_config
+from tui.base.config import Settings
+from tui.base.config_layers import parse_config
 from tui.base.paths import trust_store_file, user_config_dir
 from tui.trust.project import (
     SHOWN_VALUE_LIMIT,
@@ -168,7 +169,7 @@ def test_values_are_shown_as_one_escaped_line_and_cut() -> None:
 
 def test_changes_list_only_what_differs_from_the_users_settings() -> None:
     layer = parse_config(b'theme = "textual-dark"\n[tools]\nwrites = "never"\n', "p")
-    from tui.base.config import settings_from_layers
+    from tui.base.config_layers import settings_from_layers
 
     changes = describe_changes(Settings(), settings_from_layers([layer]), None)
     assert [(c.key, c.current, c.project, c.since_trust) for c in changes] == [
@@ -196,7 +197,7 @@ command = "npx"
 args = ["-y", "@mcp/files"]
 approval = "always"
 ''', "p")
-    from tui.base.config import settings_from_layers
+    from tui.base.config_layers import settings_from_layers
 
     changes = describe_changes(Settings(), settings_from_layers([layer]), None)
     assert [(c.key, c.danger) for c in changes] == [

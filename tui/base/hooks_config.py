@@ -3,7 +3,7 @@
 ``post_tool``, the compaction's trigger — ``auto``, ``manual``, ``preflight`` — for ``pre_compact`` and
 ``post_compact``, how the turn ended — ``finished``, ``failed``, ``cancelled`` — for ``stop``), a ``timeout`` in
 seconds, and ``sandbox`` (``false`` runs the hook unsandboxed: honoured only from the user's own config, see
-:func:`tui.base.config.without_user_only_keys`)."""
+:func:`tui.base.config_layers.without_user_only_keys`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The ``[ui]`` table: how the app tells you a long turn ended or an approval waits (desktop notifications).
 
 Only the user's own config (or ``--config``, a chosen data dir's config) sets it: a project's config never
-decides what the app writes to your terminal, so :func:`tui.base.config.without_user_only_keys` drops the table.
+decides what the app writes to your terminal, so :func:`tui.base.config_layers.without_user_only_keys` drops the table.
 """
 
 from __future__ import annotations

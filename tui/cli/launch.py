@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.base.config import ConfigError, ConfigLayer, Settings, read_config_file, settings_from_layers
+from tui.base.config import ConfigError, Settings
+from tui.base.config_layers import ConfigLayer, read_config_file, settings_from_layers
 from tui.base.errors import UserFacingError
 from tui.base.mcp_config import PROJECT_FILE_NAME, McpServerConfig
 from tui.base.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file

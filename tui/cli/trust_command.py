@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from tui.base.config import ConfigError, read_config_file
+from tui.base.config import ConfigError
+from tui.base.config_layers import read_config_file
 from tui.base.errors import EXIT_FAILURE, UserFacingError
 from tui.base.paths import DATA_DIR_ENV, trust_store_file, user_config_file
 from tui.text.terminal_text import visible

@@ -12,29 +12,16 @@ change to any of them (a ``git pull``) is asked about again.
 from __future__ import annotations
 
 import enum
-import errno
 import hashlib
-import json
-import os
 import shlex
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tui.base.config import (
-    MAX_CONFIG_BYTES,
-    ConfigError,
-    ConfigLayer,
-    Settings,
-    flatten_settings,
-    parse_config,
-    settings_from_layers,
-    without_user_only_keys,
-)
+from tui.base.config import ConfigError, Settings
+from tui.base.config_layers import ConfigLayer, parse_config, settings_from_layers, without_user_only_keys
 from tui.base.mcp_config import (
-    PROJECT_FILE_LIMIT,
     PROJECT_FILE_NAME,
     McpConfigError,
     McpServerConfig,
@@ -42,20 +29,41 @@ from tui.base.mcp_config import (
 )
 from tui.base.paths import DEFAULT_DATA_DIR_NAME, USER_CONFIG_NAME
 from tui.text.terminal_text import visible
-from tui.trust.hook_entries import hook_danger, is_hook_key, shown_hooks
+from tui.trust.hook_entries import is_hook_key
 from tui.trust.project_files import (
     NO_EXTENSIONS,
     ExtensionEntry,
     ProjectExtensions,
-    TooMuchToReview,
     describe_extensions,
     recorded_extensions,
-    scan_project_extensions,
 )
+from tui.trust.project_reading import UnusableProject, read_extensions, read_without_links
 from tui.trust.server_entries import SERVER_KEY_PREFIX, SHOWN_VALUE_LIMIT, ServerEntry, describe_servers, shown_server
+from tui.trust.setting_changes import (
+    SettingChange,
+    describe_changes,
+    flat_keys,
+    setting_key,
+    shown_settings,
+    shown_value,
+)
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, now_utc, project_key
 
-NOT_SET = "(not set)"
+# SHOWN_VALUE_LIMIT, describe_changes and shown_value are re-exported (from server_entries and setting_changes)
+__all__ = [
+    "SHOWN_VALUE_LIMIT",
+    "PendingProject",
+    "ProjectConfig",
+    "TrustChoice",
+    "TrustDecider",
+    "TrustState",
+    "assess_project",
+    "describe_changes",
+    "pending_project",
+    "project_digest",
+    "read_project_config",
+    "shown_value",
+]
 
 
 @dataclass(frozen=True)
@@ -111,9 +119,9 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
     toml_path = root / DEFAULT_DATA_DIR_NAME / USER_CONFIG_NAME
     mcp_path = root / PROJECT_FILE_NAME
     try:
-        toml, mcp_json = _read_without_links(root)
-        extensions = _read_extensions(root)
-    except _Unusable as problem:
+        toml, mcp_json = read_without_links(root)
+        extensions = read_extensions(root)
+    except UnusableProject as problem:
         where = problem.path or toml_path
         return ProjectConfig(root, where, f"unusable:{problem}", None, f"{where}: {problem}",
                              mcp_path if where == mcp_path else None)
@@ -131,180 +139,6 @@ def read_project_config(directory: Path) -> ProjectConfig | None:
     except (ConfigError, McpConfigError) as error:
         return ProjectConfig(root, path, digest, None, str(error), shown_mcp, extensions=extensions)
     return ProjectConfig(root, path, digest, layer, None, shown_mcp, servers, extensions)
-
-
-def _read_extensions(root: Path) -> ProjectExtensions:
-    try:
-        return scan_project_extensions(root)
-    except TooMuchToReview as problem:
-        raise _Unusable(str(problem), root) from None
-    except OSError as error:
-        raise _Unusable(f"cannot read its agents, skills and commands: {error.strerror or error}", root) from None
-
-
-class _Unusable(Exception):
-    def __init__(self, message: str, path: Path | None = None) -> None:
-        super().__init__(message)
-        self.path = path
-        """The file at fault, when it is not ``config.toml``."""
-
-
-_NO_FOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _read_without_links(root: Path) -> tuple[bytes | None, bytes | None]:
-    """``(config.toml, .mcp.json)``, each ``None`` when absent."""
-    try:
-        root_fd = os.open(root, _NO_FOLLOW | os.O_DIRECTORY)
-    except OSError as error:
-        raise _Unusable(f"cannot open the project directory: {error.strerror}") from None
-    try:
-        return _read_toml(root, root_fd), _read_mcp_json(root, root_fd)
-    finally:
-        os.close(root_fd)
-
-
-def _read_toml(root: Path, root_fd: int) -> bytes | None:
-    try:
-        dir_fd = os.open(DEFAULT_DATA_DIR_NAME, _NO_FOLLOW | os.O_DIRECTORY, dir_fd=root_fd)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(root / DEFAULT_DATA_DIR_NAME):
-            raise _Unusable(f"{DEFAULT_DATA_DIR_NAME} is a symbolic link (not followed)") from None
-        if error.errno == errno.ENOTDIR:
-            return None  # a file named .deep-tui: no project config (the data directory check says more)
-        raise _Unusable(f"cannot open {DEFAULT_DATA_DIR_NAME}: {error.strerror}") from None
-    try:
-        return _read_file(dir_fd, USER_CONFIG_NAME, MAX_CONFIG_BYTES, None)
-    finally:
-        os.close(dir_fd)
-
-
-def _read_mcp_json(root: Path, root_fd: int) -> bytes | None:
-    return _read_file(root_fd, PROJECT_FILE_NAME, PROJECT_FILE_LIMIT, root / PROJECT_FILE_NAME)
-
-
-def _read_file(dir_fd: int, name: str, limit: int, path: Path | None) -> bytes | None:
-    """``name`` in ``dir_fd`` (``None`` when absent), never through a link, never blocking, at most ``limit``."""
-    try:
-        file_fd = os.open(name, _NO_FOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise _Unusable("it is a symbolic link (not followed)", path) from None
-        raise _Unusable(f"cannot read it: {error.strerror}", path) from None
-    if not stat.S_ISREG(os.fstat(file_fd).st_mode):  # before fdopen, which refuses a directory
-        os.close(file_fd)
-        raise _Unusable("it is not a regular file", path)
-    with os.fdopen(file_fd, "rb") as handle:
-        raw = handle.read(limit + 1)
-    if len(raw) > limit:
-        raise _Unusable(f"it is larger than {limit:,} bytes", path)
-    return raw
-
-
-def shown_value(value: object) -> str:
-    """A setting's value as one line of plain text: strings quoted with every control character escaped
-    (and the rest made visible), ``(not set)`` for none, cut at :data:`SHOWN_VALUE_LIMIT` characters."""
-    if value is None:
-        text = NOT_SET
-    elif isinstance(value, str):
-        text = visible(json.dumps(value, ensure_ascii=False))
-    else:
-        text = visible(str(value))
-    if len(text) > SHOWN_VALUE_LIMIT:
-        text = text[: SHOWN_VALUE_LIMIT - 1] + "…"
-    return text
-
-
-@dataclass(frozen=True)
-class SettingChange:
-    """One setting the project config changes: ``key`` from ``current`` to ``project`` (both shown text)."""
-
-    key: str
-    current: str
-    project: str
-    since_trust: bool = False
-    """The value differs from the one the user trusted earlier (only for a changed config)."""
-    danger: str = ""
-    """Why this change matters most (it sends requests and keys elsewhere, or skips an approval or the sandbox);
-    empty for the others. Dangerous changes are listed first, and the app keeps them in view."""
-
-
-MCP_SERVERS_KEY = "mcp.servers"
-REDIRECTING_KEYS = frozenset({"base_url"})
-"""Settings that send the requests, and the API key with them, to another server."""
-UNGUARDING_VALUES = {"tools.writes": "always", "tools.commands": "always", "tools.mcp": "always",
-                     "tools.network": True, "tools.sandbox": False}
-"""Settings whose project value lets the agent act without asking, or outside the sandbox's limits."""
-
-
-def setting_danger(key: str, value: object) -> str:
-    """Why a project's ``key = value`` matters most, in a few words; empty when it is an ordinary setting."""
-    if key in REDIRECTING_KEYS and value is not None:
-        return "sends your requests and API key there"
-    if key in UNGUARDING_VALUES and value == UNGUARDING_VALUES[key]:
-        return "sandbox limits lifted" if key.startswith(("tools.network", "tools.sandbox")) else "no more asking"
-    if key.startswith(MCP_SERVERS_KEY + "."):
-        return "runs a program as you"
-    if is_hook_key(key):
-        return hook_danger(key)
-    return ""
-
-
-def shown_settings(settings: Settings) -> dict[str, str]:
-    """Every setting as shown text, by key: ``mcp.servers`` one entry per server (``mcp.servers.NAME`` → its
-    command line or URL), never the tuple's repr."""
-    shown: dict[str, str] = {}
-    for key, value in flatten_settings(settings).items():
-        if key == MCP_SERVERS_KEY:
-            shown |= {f"{MCP_SERVERS_KEY}.{visible(server.name)}": shown_server(server) for server in value}
-        elif is_hook_key(key):
-            continue  # below, one entry per hook
-        else:
-            shown[visible(key)] = shown_value(value)
-    return shown | shown_hooks(settings.hooks)
-
-
-def describe_changes(current: Settings, with_project: Settings, earlier: TrustRecord | None) -> list[SettingChange]:
-    """The settings that differ between ``current`` (without the project config) and ``with_project``: those that
-    redirect requests, lift an approval or the sandbox, or start a program first (see :func:`setting_danger`)."""
-    before, after = shown_settings(current), shown_settings(with_project)
-    raw = flatten_settings(with_project)
-    changes = []
-    for key, shown in after.items():
-        old = before.get(key)
-        if old == shown:
-            continue
-        since = earlier is not None and earlier.settings.get(key) != shown
-        if since and earlier is not None and is_hook_key(key):  # numbered after the user's: compared by what runs
-            event = key.rsplit(".", 1)[0]
-            since = shown not in {value for recorded, value in earlier.settings.items()
-                                  if is_hook_key(recorded) and recorded.rsplit(".", 1)[0] == event}
-        changes.append(SettingChange(key, old if old is not None else NOT_SET, shown, since,
-                                     setting_danger(key, raw.get(key, shown))))
-    return sorted(changes, key=lambda change: not change.danger)
-
-
-def _flat_keys(prefix: str, table: dict[str, object]) -> list[tuple[str, object]]:
-    """The keys a config file sets, as ``table.key`` → value."""
-    keys: list[tuple[str, object]] = []
-    for key, value in table.items():
-        if isinstance(value, dict):
-            keys += _flat_keys(f"{prefix}{key}.", value)
-        else:
-            keys.append((visible(f"{prefix}{key}"), value))
-    return keys
-
-
-def _setting_key(raw_key: str) -> str:
-    """The :func:`shown_settings` key a config file's ``table.key`` sets (``mcp.servers.NAME.command`` →
-    ``mcp.servers.NAME``)."""
-    if raw_key.startswith(MCP_SERVERS_KEY + "."):
-        return ".".join(raw_key.split(".")[:3])
-    return raw_key
 
 
 class TrustState(enum.Enum):
@@ -342,11 +176,11 @@ class PendingProject:
         """The trust to store when the user trusts this config: each setting it sets as :func:`describe_changes`
         shows it (so a later change marks only what really differs), and its ``.mcp.json`` servers."""
         layer = self.config.layer
-        raw = _flat_keys("", layer.data if layer else {})
+        raw = flat_keys("", layer.data if layer else {})
         shown = {key: shown_value(value) for key, value in raw}
         if layer is not None:
             alone = shown_settings(settings_from_layers([layer]))
-            set_keys = {_setting_key(key) for key, _ in raw}
+            set_keys = {setting_key(key) for key, _ in raw}
             shown = {key: value for key, value in shown.items() if not is_hook_key(key)}  # one entry per hook:
             shown |= {key: value for key, value in alone.items()
                       if key in set_keys or (is_hook_key(key) and key.rsplit(".", 1)[0] in set_keys)}

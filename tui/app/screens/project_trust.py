@@ -21,9 +21,10 @@ from tui.app.screens.approval_dialog import AnswerKey, ApprovalDialog
 from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
 from tui.trust.hook_entries import is_hook_key
-from tui.trust.project import NOT_SET, PendingProject, SettingChange, TrustChoice, TrustState
+from tui.trust.project import PendingProject, TrustChoice, TrustState
 from tui.trust.project_files import ExtensionEntry
 from tui.trust.server_entries import ServerEntry
+from tui.trust.setting_changes import NOT_SET, SettingChange
 
 __all__ = ["ProjectTrustScreen", "changes_content", "extensions_content", "servers_content"]
 
