@@ -10,14 +10,13 @@ The chat itself — its layout, turns, prompt, queue, status row and session swi
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
@@ -36,6 +35,7 @@ from tui.app.desktop_notice import DesktopNotifier
 from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker, WriteDialogApprover
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
+from tui.app.session_opening import FirstSessionOpening
 from tui.app.stop_signals import StopSignals
 from tui.app.terminal_driver import TerminalDriver, terminal_driver_for
 from tui.app.widgets.prompt_input import PromptInput
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.store.session_tail import SessionTail
-    from tui.trust.project import TrustChoice, TrustDecider
+    from tui.trust.project import TrustDecider
 
 # The dialogs (compact, context, help, evicted viewer) are imported when first opened:
 # none is needed for the first frame, and together they are a good part of the start-up time.
@@ -108,8 +108,6 @@ class DeepTuiApp(App[int]):
         self.session = SessionState(runtime=runtime, settings=settings, factory=factory, store=store)
         """The open session, shared with the chat screen (a session switch changes it in place)."""
         self.theme = settings.theme
-        self._opener = opener
-        self._trust = trust
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self.served = False
@@ -128,6 +126,10 @@ class DeepTuiApp(App[int]):
                                       on_turn_ended=self.desktop.turn_ended)
         """The chat: the screen under every dialog."""
         self.install_screen(self.main_screen, name=CHAT_SCREEN)
+        self._opening = None if opener is None else FirstSessionOpening(
+            self, self.session, self.main_screen, opener, trust=trust, served=lambda: self.served,
+            failed=self._startup_failed, opened=self._start_background)
+        """Start-up with an opener: the trust prompt, then the first session opened in the background."""
         self._log_handler = TextualHandler(stderr=False, stdout=False)
         self._log_handler.setFormatter(RedactingFormatter())  # `textual console` shows no key either
 
@@ -200,11 +202,8 @@ class DeepTuiApp(App[int]):
         # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
         logging.getLogger().addHandler(self._log_handler)
         self.stop_signals.install()  # SIGTERM/SIGHUP record the running turn before the app ends
-        if self._opener is not None:  # after the first paint, so the screen is never held up by the import
-            if self._trust is not None:
-                self.call_after_refresh(self._ask_trust, self._trust)
-            else:
-                self.call_after_refresh(self._open_in_background, self._opener)
+        if self._opening is not None:  # the trust prompt, then the session, after the first paint
+            self._opening.start()
             return
         self._start_background()
 
@@ -212,6 +211,9 @@ class DeepTuiApp(App[int]):
         # Textual shows nothing until the App is running (after its mount), and posts Ready after the first
         # layout; what waits for the first frame goes after the refresh that shows it.
         self.call_after_refresh(self.main_screen.first_frame_shown)
+
+    def _startup_failed(self, message: str) -> None:
+        self.startup_error = message
 
     def _start_background(self) -> None:
         """What the open session's factory brings: its custom commands in the registry; in the background, the
@@ -241,87 +243,9 @@ class DeepTuiApp(App[int]):
         mcp.listen(notify)
         mcp.start()
 
-    def _ask_trust(self, trust: TrustDecider) -> None:
-        """The project trust prompt; the session opens once it is answered, with the settings it gives."""
-        from tui.app.screens.project_trust import ProjectTrustScreen
-        from tui.trust.project import TrustChoice
-
-        def decided(choice: TrustChoice | None) -> None:
-            self._trust_decided(trust, choice or TrustChoice.NOT_NOW)
-
-        from tui.app.dialog_approvers import typed_into_prompt
-
-        screen = ProjectTrustScreen(trust.pending)
-        screen.typed_early = lambda key: typed_into_prompt(self.app, key)
-        self.push_screen(screen, decided)
-
-    def _trust_decided(self, trust: TrustDecider, choice: TrustChoice) -> None:
-        from tui.base.errors import UserFacingError
-
-        try:
-            settings, warning = trust.decide(choice)
-        except UserFacingError as error:  # the project config does not fit the user's (thresholds across files)
-            self.startup_error = str(error)
-            self.exit(None, error.exit_code)
-            return
-        if warning:
-            self.notify(warning, severity="warning", timeout=10, markup=False)
-        self.session.settings = settings
-        if settings.theme != self.theme:
-            from textual.app import InvalidThemeError
-
-            try:
-                self.theme = settings.theme
-            except InvalidThemeError:  # keep the theme in use
-                self.notify(f"unknown theme {settings.theme!r} in the project config", severity="warning",
-                            markup=False)
-        assert self._opener is not None
-        self._open_in_background(self._opener)
-
-    @work(thread=True, exclusive=True, group="open")
-    def _open_in_background(self, opener: SessionOpener) -> None:
-        from tui.base.errors import UserFacingError
-
-        try:
-            factory, runtime = opener()
-            import tui.app.widgets.answer_block  # noqa: F401  Markdown, off the UI thread, before the first answer
-        except UserFacingError as error:  # printed on stderr after the app ends (not logged: nothing is created)
-            self.startup_error = str(error)
-            if self.served:
-                self.call_from_thread(self._show_startup_error, str(error), error.exit_code)
-            else:
-                self.call_from_thread(self._end_for_startup_error, error.exit_code)  # type: ignore[arg-type]
-            return
-        # mypy cannot solve call_from_thread's type variable for an async callback returning None.
-        self.call_from_thread(self._adopt_first, factory, runtime)  # type: ignore[arg-type]
-
     def _auto_allowed(self, kind: str) -> None:
         self.session.allow_for_session(kind)
         self.main_screen.refresh_title()  # the title bar says "writes auto-allowed" (or commands) from now on
-
-    async def _end_for_startup_error(self, exit_code: int) -> None:
-        await self.main_screen.panels.settled()  # not under the side panels' mount
-        self.exit(None, exit_code)
-
-    def _show_startup_error(self, message: str, exit_code: int) -> None:
-        """In a browser tab: say why the session cannot be opened, then end this tab's deep-tui."""
-        from tui.app.screens.basic_dialogs import TextViewerModal
-
-        self.push_screen(TextViewerModal("deep-tui cannot open this session", message),
-                         callback=lambda _: self.exit(None, exit_code))
-
-    async def _adopt_first(self, factory: RuntimeFactoryAPI, runtime: SessionRuntimeAPI) -> None:
-        self.session.factory = factory
-        self.session.store = factory.store  # type: ignore[attr-defined]
-        with self.batch_update():  # the tail shown while opening becomes the real transcript in one frame
-            await self.main_screen.adopt_runtime(runtime)
-        self.main_screen.show_warnings()
-        self._start_background()  # index what changed since the last run; the MCP servers
-        # Off while the app starts (tui.cli). What start-up built (modules, widgets, the session) lives on:
-        # frozen, later full collections do not rescan it, so they stay short while an answer streams.
-        gc.freeze()
-        gc.enable()
-        self.main_screen.send_queued()  # typed while the session was opening: send it now
 
     # -- the global keys: the registry's commands, carried out by the chat screen ------------------------
 
