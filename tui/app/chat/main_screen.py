@@ -9,14 +9,15 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.model_switching.ModelSwitching` (``/model``),
 :class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files),
 :class:`~tui.app.chat.chat_dialogs.ChatDialogs` (compact, context, MCP, the panels),
-:class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks) and
+:class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks),
+:class:`~tui.app.chat.chain_events.ChainEventRouter` (the session's chain events → the widgets) and
 :class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,10 +30,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
-from tui.agent.hooks.hook_events import HookNotice
-from tui.agent.models.cost_events import CostUpdated
-from tui.agent.models.provider_events import ProviderEvent
-from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI, TaskStateChanged
+from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI
+from tui.app.chat.chain_events import ChainEventRouter
 from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
 from tui.app.chat.model_switching import ModelSwitching
@@ -58,7 +57,7 @@ from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.todo_panel import TodoPanel
 from tui.app.widgets.turn_activity import TurnActivity
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
+from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -133,6 +132,7 @@ class MainScreen(Screen[None]):
         self.tasks = TaskControls(self, lambda: self.state.runtime)
         self.dialogs = ChatDialogs(self)
         self.rewinds = Rewinding(self)
+        self.chain_events = ChainEventRouter(self)
         self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
         self._wire(state.runtime)
         self._welcome_done = False
@@ -485,34 +485,16 @@ class MainScreen(Screen[None]):
         self.post_message(self.ChainEventArrived(event))
 
     async def on_main_screen_chain_event_arrived(self, message: ChainEventArrived) -> None:
-        event = message.event
-        if isinstance(event, UsageEvent):
-            self.usage = event
-            return
-        if isinstance(event, CostUpdated):
-            self.query_one(CostMeter).add(event)
-            return
-        if isinstance(event, TaskStateChanged):
-            self.tasks.changed(event)
-            return
-        if isinstance(event, HookNotice):  # at once, while the turn runs
-            self.notify(event.describe(), severity="warning" if event.level == "warning" else "information",
-                        timeout=10, markup=False)
-            return
-        if isinstance(event, ProviderEvent):
-            for status in self.query(ProviderStatus):
-                if self.awaiting_provider():
-                    status.show(event)
-                else:  # a late word from a request that is over: the line says nothing untrue
-                    status.clear()
-            return
-        self.panels.add_event(event)
-        if isinstance(event, EvictedEvent):
-            self.panels.refresh_evicted(self.state.runtime)
-        if isinstance(event, CompactionFinished) and event.strategy in ("summary", "fallback"):
-            await self.chat.add_divider(event)
-        elif isinstance(event, CompactionFailed):
-            await self.chat.add_failed_compaction(event)
+        await self.chain_events.arrived(message.event)
+
+    def current_runtime(self) -> SessionRuntimeAPI:
+        return self.state.runtime
+
+    def cost_meter(self) -> CostMeter:
+        return self.query_one(CostMeter)
+
+    def provider_statuses(self) -> Iterable[ProviderStatus]:
+        return self.query(ProviderStatus)
 
     # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
 
