@@ -26,7 +26,8 @@ from textual.widgets import Input, TextArea
 
 from tui.agent.mcp.status import McpNotice
 from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.app.chat.main_screen import Approvers, MainScreen
+from tui.app.chat.main_screen import MainScreen
+from tui.app.chat.session_display import Approvers
 from tui.app.chat.session_state import SessionState
 from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands

@@ -10,7 +10,8 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.file_completion.FileCompletion` (``@`` files),
 :class:`~tui.app.chat.chat_dialogs.ChatDialogs` (compact, context, MCP, the panels),
 :class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks),
-:class:`~tui.app.chat.chain_events.ChainEventRouter` (the session's chain events → the widgets) and
+:class:`~tui.app.chat.chain_events.ChainEventRouter` (the session's chain events → the widgets),
+:class:`~tui.app.chat.session_display.SessionDisplay` (the open session shown, at start and after a switch) and
 :class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
 """
 
@@ -21,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
@@ -30,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
-from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI
+from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.chat.chain_events import ChainEventRouter
 from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
@@ -38,6 +39,7 @@ from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
 from tui.app.chat.rewinding import Rewinding
 from tui.app.chat.session_actions import SessionActions
+from tui.app.chat.session_display import Approvers, SessionDisplay
 from tui.app.chat.session_state import SessionState
 from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
 from tui.app.chat.side_panels import SidePanels
@@ -57,17 +59,14 @@ from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
 from tui.app.widgets.todo_panel import TodoPanel
 from tui.app.widgets.turn_activity import TurnActivity
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+from tui.chain.events import ChainEvent, UsageEvent
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from tui.agent.approval.commands import CommandApprover
-    from tui.agent.approval.writes import WriteApprover
-    from tui.chain.manager import SummaryConsent
     from tui.store.session_tail import SessionTail
 
-__all__ = ["MainScreen"]
+__all__ = ["Approvers", "MainScreen"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,16 +74,6 @@ INSTRUCTIONS_CHECK_SECONDS = 2.0
 """How often the screen looks whether the project's instruction files changed."""
 CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
-
-
-@dataclass(frozen=True)
-class Approvers:
-    """How the open session asks before a file write and before a shell command (dialogs, from the App)."""
-
-    writes: WriteApprover
-    commands: CommandApprover
-    summary: SummaryConsent | None = None
-    """Asked before the pre-flight summarizes a request over the window while automatic compaction is off."""
 
 
 class MainScreen(Screen[None]):
@@ -133,10 +122,7 @@ class MainScreen(Screen[None]):
         self.dialogs = ChatDialogs(self)
         self.rewinds = Rewinding(self)
         self.chain_events = ChainEventRouter(self)
-        self._unsubscribe = state.runtime.subscribe(self._post_chain_event)
-        self._wire(state.runtime)
-        self._welcome_done = False
-        """The first prompt was sent: the welcome does not come back in this run."""
+        self.display_session = SessionDisplay(self, approvers, self._post_chain_event)
         self._double_escape = DoubleEscape()
         """Esc Esc in an empty prompt opens the rewind dialog."""
 
@@ -388,65 +374,19 @@ class MainScreen(Screen[None]):
 
     # -- the open session ------------------------------------------------------------------------
 
-    def _wire(self, runtime: SessionRuntimeAPI) -> None:
-        runtime.set_write_approver(self.approvers.writes)  # file writes ask first (as [tools] writes says)
-        runtime.set_command_approver(self.approvers.commands)  # so do shell commands ([tools] commands)
-        if isinstance(runtime, TaskStateAPI):  # with compaction off, a request over the window asks first
-            runtime.set_summary_consent(self.approvers.summary)
-
     async def _show_opened(self) -> None:
-        """The session given at start-up is open: show it (the usage, cost, prompt history and transcript)."""
-        self.usage = self._initial_usage()
-        self.query_one(CostMeter).show_session(self.state.runtime.session_cost)
-        self.prompts.use_session(self.state.runtime)
-        await self.show_current_session()
-        self.show_warnings()
-        self.tasks.show()
-        self.sessions.list_sessions_ahead()
+        await self.display_session.show_opened()
 
     async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
         """Show ``runtime`` (already open); the caller closes the previous one."""
-        logger.info("session %s open (model %s)", runtime.info.session_id, runtime.info.model_name)
-        self._unsubscribe()
-        self.state.runtime = runtime
-        self._unsubscribe = runtime.subscribe(self._post_chain_event)
-        self._wire(runtime)
-        self.refresh_title()
-        self.prompts.use_session(runtime)
-        self.usage = self._initial_usage()
-        self.query_one(CostMeter).show_session(runtime.session_cost)
-        self.query_one(ProviderStatus).clear()  # whatever the last session was waiting for is over
-        await self.panels.adopt(runtime)
-        self.tasks.show()
-        await self.show_current_session()
-        self.sessions.list_sessions_ahead()
-        if self.app.screen is self:
-            self.prompt.focus()  # after any switch (fork, new, open) keys go to the prompt
+        await self.display_session.adopt(runtime)
 
     def send_queued(self) -> None:
         """Typed while the session was opening: send it now."""
         self.prompts.send_next()
 
-    def _initial_usage(self) -> UsageEvent | None:
-        runtime = self.state.runtime
-        if runtime.last_usage is not None:
-            return runtime.last_usage
-        usage = [event for event in runtime.past_events() if isinstance(event, UsageEvent)]
-        return usage[-1] if usage else None
-
     async def show_current_session(self) -> None:
-        runtime = self.state.runtime
-        past = runtime.past_events()
-        finished = [e for e in past if isinstance(e, CompactionFinished)]
-        failed = [e for e in past if isinstance(e, CompactionFailed)]
-        chat = self.chat
-        await chat.show_session(runtime, finished, failed)
-        if not self._welcome_done and runtime.info.session_id and runtime.history_count() == 0 \
-                and not len(self.queue):
-            from tui.app.widgets.welcome import WelcomeBlock
-
-            await chat.mount(WelcomeBlock.for_session(runtime, self.state.settings))
-        self.mark_restore_points()
+        await self.display_session.show_current()
 
     def mark_restore_points(self) -> None:
         """Mark each prompt in the chat that has a restore point."""
@@ -454,24 +394,13 @@ class MainScreen(Screen[None]):
 
     def dismiss_welcome(self) -> None:
         """The first prompt: the welcome has done its job."""
-        self._welcome_done = True
-        for welcome in self.query("#welcome"):
-            welcome.remove()
+        self.display_session.dismiss_welcome()
 
     def show_warnings(self) -> None:
-        runtime = self.state.runtime
-        for warning in runtime.info.warnings:
-            logger.warning("session %s: %s", runtime.info.session_id, warning)
-            self.notify(warning, severity="warning", timeout=10, markup=False)
-        self._check_sandbox()
+        self.display_session.show_warnings()
 
-    @work(thread=True, exclusive=True, group="sandbox-check")
-    def _check_sandbox(self) -> None:
-        """Say at once when shell commands cannot run sandboxed (the probe runs a process: off the UI thread)."""
-        notice = self.state.runtime.sandbox_notice()
-        if notice:
-            logger.warning("%s", notice)
-            self.app.call_from_thread(self.notify, notice, severity="warning", timeout=10, markup=False)
+    def is_shown(self) -> bool:
+        return self.app.screen is self
 
     def _check_instructions(self) -> None:
         """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
