@@ -9,10 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
+from tui.app.screens.approval_dialog import DIALOG_HEIGHT_SHARE
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.widgets.subagent_rows import subagent_context_lines
 from tui.base.config import ConfigError
@@ -198,6 +200,31 @@ class ContextScreen(DialogScreen[None]):
                     yield action_button("+5% (+)", "screen.threshold(1)", id="threshold-up")
                     yield action_button("Reset (r)", "screen.reset", id="compaction-reset")
                 yield action_button("Close (esc)", "screen.close", variant="primary", id="close")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """The report gets what the screen leaves after the dialog's other rows (half the screen at most): on a
+        60x20 terminal the buttons wrap into three rows, and they stay whole in the dialog while the report scrolls."""
+        row = self.query_one(ButtonRow)
+        wrapped = row.has_class("-wrapped")
+        row.fit()
+        if row.has_class("-wrapped") != wrapped:  # its height changes with the next layout: measure after it
+            self.call_after_refresh(self._fit_body)
+            return
+        body = self.query_one("#breakdown-body")
+        dialog = body.parent
+        if not isinstance(dialog, Widget) or not self.size.height:
+            return
+        others = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+                     for child in dialog.children if child.display and child is not body)
+        room = (int(self.size.height * DIALOG_HEIGHT_SHARE) - dialog.styles.gutter.height - others
+                - body.styles.margin.top - body.styles.margin.bottom)
+        body.styles.max_height = max(3, min(self.size.height // 2, room))
 
     def _auto_label(self) -> str:
         return "Turn off (a)" if self.report.auto_compact else "Turn on (a)"
