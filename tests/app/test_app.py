@@ -175,6 +175,44 @@ async def test_slash_compact_with_focus_runs_at_once_without_the_dialog(tmp_path
                                             for e in app.query_one(EventLogPanel).visible_events), "the log entry")
 
 
+async def test_esc_cancels_slash_compact_with_focus_and_leaves_the_history(tmp_path: Path) -> None:
+    """The summarizer (an LLM here) is held until Esc: the compaction stops, the chat says the history is
+    unchanged, and nothing was recorded as compacted."""
+    import asyncio
+
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from tests.app.test_compaction_consent import factory_off
+
+    held = asyncio.Event()
+
+    async def summarize(messages: list, info: AgentInfo) -> ModelResponse:  # type: ignore[type-arg]
+        held.set()
+        await asyncio.Event().wait()  # never answers: only Esc ends it
+        raise AssertionError("unreachable")
+
+    async def chat(messages: list, info: AgentInfo):  # type: ignore[no-untyped-def, type-arg]
+        yield "noted."
+
+    class Held:
+        def model(self) -> FunctionModel:
+            return FunctionModel(summarize, stream_function=chat, model_name="held")
+
+    factory, session_id = factory_off(tmp_path, Held())  # type: ignore[arg-type]  # an LLM summarizer
+    app = make_app(factory, SessionRequest(resume=session_id))
+    async with app.run_test(size=(120, 36)) as pilot:
+        before = app.runtime.history_count()
+        await pilot.press(*"/compact keep the IDs", "enter")
+        await wait_until(pilot, held.is_set, "the summarizer to be asked")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: any("compaction cancelled — the history is unchanged" in str(n.render())
+                                            for n in app.query(NoticeBlock)), "the cancellation in the chat")
+        await wait_idle(app, pilot)
+        assert app.runtime.history_count() == before
+        assert not any(isinstance(e, CompactionFinished) for e in app.runtime.past_events())
+        assert not app.main_screen.turn_running
+
+
 async def test_bare_slash_compact_opens_the_dialog(tmp_path: Path) -> None:
     app = make_app(spec_factory(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -64,6 +64,7 @@ async def test_plan_mode_in_the_app_refuses_the_write_shows_the_list_and_offers_
     async with app.run_test(size=(100, 30)) as pilot:
         line = app.query_one(TaskLine)
         await wait_until(pilot, lambda: "plan mode" in str(line.render()), "the mode on the task line")
+        assert "⏸ plan mode" in str(app.query_one(TitleBar).render())  # --mode plan: in the title bar from the start
         await submit(pilot, app, "make a plan")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceModal), "the plan offer")
         assert (tmp_path / "work" / "notes.txt").read_text() == "alpha\nbeta\n"  # refused in plan mode
@@ -72,6 +73,7 @@ async def test_plan_mode_in_the_app_refuses_the_write_shows_the_list_and_offers_
         await wait_until(pilot, lambda: not isinstance(app.screen, ChoiceModal), "the offer closed")
         runtime = app.main_screen.state.runtime
         assert isinstance(runtime, TaskStateAPI) and runtime.mode == "default"
+        assert "⏸" not in str(app.query_one(TitleBar).render())  # left plan mode: the title bar says so at once
         await wait_idle(app, pilot)
         assert any(GO_AHEAD in str(block.render()) for block in app.main_screen.chat.children) or \
             runtime.history_count() > 4  # the go-ahead was sent as a turn

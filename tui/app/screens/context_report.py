@@ -208,14 +208,7 @@ class ContextScreen(DialogScreen[None]):
         self.call_after_refresh(self._fit_body)
 
     def _fit_body(self) -> None:
-        """The report gets what the screen leaves after the dialog's other rows (half the screen at most): on a
-        60x20 terminal the buttons wrap into three rows, and they stay whole in the dialog while the report scrolls."""
-        row = self.query_one(ButtonRow)
-        wrapped = row.has_class("-wrapped")
-        row.fit()
-        if row.has_class("-wrapped") != wrapped:  # its height changes with the next layout: measure after it
-            self.call_after_refresh(self._fit_body)
-            return
+        """The report gives up rows (it scrolls) so that the controls and Close always fit on the screen."""
         body = self.query_one("#breakdown-body")
         dialog = body.parent
         if not isinstance(dialog, Widget) or not self.size.height:
@@ -224,7 +217,7 @@ class ContextScreen(DialogScreen[None]):
                      for child in dialog.children if child.display and child is not body)
         room = (int(self.size.height * DIALOG_HEIGHT_SHARE) - dialog.styles.gutter.height - others
                 - body.styles.margin.top - body.styles.margin.bottom)
-        body.styles.max_height = max(3, min(self.size.height // 2, room))
+        body.styles.max_height = max(3, room)
 
     def _auto_label(self) -> str:
         return "Turn off (a)" if self.report.auto_compact else "Turn on (a)"
@@ -256,3 +249,4 @@ class ContextScreen(DialogScreen[None]):
         self.query_one("#breakdown", Static).update(breakdown_lines(report, offline=self.offline))
         self.query_one("#compaction-state", Static).update(controls_line(report))
         self.query_one("#auto-compact", Button).label = Content(self._auto_label())
+        self.call_after_refresh(self._fit_body)

@@ -40,7 +40,7 @@ from tui.store.search.database import (
 from tui.store.search.history_reader import load_history_from
 from tui.store.search.index_problems import IndexProblem, classify
 from tui.store.search.session_folders import DiskSession, changed_since_indexed, list_disk_sessions, title_and_parent
-from tui.store.search.subagent_rows import list_disk_subagents, owner_of
+from tui.store.search.subagent_index_rows import list_disk_subagents, owner_of
 from tui.store.store_errors import CorruptSessionError
 
 if TYPE_CHECKING:

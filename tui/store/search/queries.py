@@ -35,7 +35,7 @@ from tui.store.search.candidates import (
     read_docs,
 )
 from tui.store.search.database import IndexedSession
-from tui.store.search.subagent_rows import owner_of, split_key
+from tui.store.search.subagent_index_rows import owner_of, split_key
 from tui.store.search.terms import exactness, make_excerpt, make_snippet
 
 __all__ = ["MIN_TERM", "Match", "QueryTooShort", "SearchCancelled", "SearchHit", "build_match", "hits_for_docs", "matching_sessions",

@@ -20,7 +20,7 @@ from tui.store.meta import ParentRef, read_meta, title_from
 from tui.store.search.database import IndexedSession
 from tui.store.search.history_reader import load_history_from
 from tui.store.search.queries import SearchHit, saved_path, sharing_forks
-from tui.store.search.subagent_rows import owner_of, subagent_key
+from tui.store.search.subagent_index_rows import owner_of, subagent_key
 from tui.store.search.terms import fold, make_excerpt, make_snippet, matches
 from tui.store.store_errors import CorruptSessionError
 from tui.store.subagent_histories import subagent_numbers
