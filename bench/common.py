@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+# Every benchmark (and the deep-tui processes it starts) uses a config home of its own: the hundreds of
+# throw-away data dirs a run opens must not fill the user's data-dirs.json, whose newest 200 the sandbox hides.
+_CONFIG_HOME = tempfile.mkdtemp(prefix="deep-tui-bench-config-")
+os.environ["DEEP_TUI_CONFIG_HOME"] = os.path.join(_CONFIG_HOME, "deep-tui")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_CONFIG_HOME, "xdg")
 
 
 @dataclass

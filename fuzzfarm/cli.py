@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -163,5 +164,10 @@ def _replay(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # The farm's thousands of throw-away data dirs must not fill the user's data-dirs.json (the sandbox hides
+    # its newest 200): the farm's processes use a config home of their own.
+    config_home = tempfile.mkdtemp(prefix="fuzzfarm-config-")
+    os.environ["DEEP_TUI_CONFIG_HOME"] = os.path.join(config_home, "deep-tui")
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(config_home, "xdg")
     commands = {"run": _run, "floor": _floor, "replay": _replay}
     return commands[args.command](args)

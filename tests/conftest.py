@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 from pydantic_ai import models
 
 models.ALLOW_MODEL_REQUESTS = False
+
+# Before any test module is imported: a module that copies os.environ for its subprocesses (ENV = {...}) gets
+# a config home of the test session's own, never the user's (whose data-dirs.json filled with test data dirs,
+# pushing the user's real data dirs out of the list the sandbox hides). Each test then gets its own below.
+_SESSION_CONFIG_HOME = tempfile.mkdtemp(prefix="deep-tui-tests-config-")
+os.environ["DEEP_TUI_CONFIG_HOME"] = os.path.join(_SESSION_CONFIG_HOME, "deep-tui")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_SESSION_CONFIG_HOME, "xdg")
 
 
 @pytest.fixture(autouse=True)

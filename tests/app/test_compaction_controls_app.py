@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.widgets import Button
 
 from tests.app.app_support import make_app, make_factory, wait_until
 from tests.app.test_snapshots import fixed_ids_and_clock  # noqa: F401  (autouse: fixed ids and clock)
@@ -160,3 +161,27 @@ def test_the_question_before_a_summary(snap_compare: SnapCompare, tmp_path: Path
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=asked)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+async def test_every_control_stays_whole_in_the_dialog_on_a_small_terminal(tmp_path: Path,
+                                                                            size: tuple[int, int]) -> None:
+    """At 60x20 the five buttons wrap into three rows: the report gives way (it scrolls), the buttons stay whole
+    inside the dialog, and each can be clicked."""
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        screen = await open_context(pilot, app)
+        await pilot.pause()
+        dialog = screen.query_one(".dialog")
+        for button in screen.query(Button):
+            region = button.region
+            assert region.height and dialog.region.contains_region(region), button.id
+        body = screen.query_one("#breakdown-body")
+        assert body.region.height >= 3 and dialog.region.contains_region(body.region)
+        await pilot.click("#threshold-down")
+        await wait_until(pilot, lambda: controls_of(app)[0] == 0.80, "the threshold down, clicked")
+        await pilot.click("#compaction-reset")
+        await wait_until(pilot, lambda: controls_of(app)[0] == 0.85, "reset, clicked")
+        await pilot.click("#close")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ContextScreen), "closed by its button")
+        await app.runtime.aclose()

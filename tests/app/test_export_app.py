@@ -35,3 +35,29 @@ async def test_slash_export_writes_the_session_and_shows_the_path(tmp_path: Path
         await pilot.press(*f"/export {link}", "enter")
         await wait_until(pilot, lambda: any("Export failed" in n for n in notices(app)), "the refusal")
         assert (tmp_path / "elsewhere.json").read_text(encoding="utf-8") == "{}", "no link followed"
+
+
+async def test_slash_export_asks_before_replacing_a_file(tmp_path: Path) -> None:
+    """``/export notes.md`` onto a file that exists (a project file, say): asked first; No leaves it as it was,
+    Replace (clicked) writes the export."""
+    from tui.app.screens.basic_dialogs import ConfirmModal
+
+    app = make_app(make_factory(tmp_path))
+    target = tmp_path / "notes.md"
+    target.write_text("my own notes\n", encoding="utf-8")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"read notes.txt", "enter")
+        await wait_idle(app, pilot)
+        await pilot.press(*f"/export {target}", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        assert str(target) in str(app.screen.query_one(".dialog--message").render())
+        await pilot.click("#cancel")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmModal), "declined")
+        await wait_until(pilot, lambda: any("Not exported" in n for n in notices(app)), "the line saying so")
+        assert target.read_text(encoding="utf-8") == "my own notes\n"
+
+        await pilot.press(*f"/export {target}", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question again")
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: any("Exported this session to" in n for n in notices(app)), "the export")
+        assert "## You · message 0" in target.read_text(encoding="utf-8")

@@ -350,3 +350,30 @@ async def test_a_missing_memory_directory_is_not_created_but_followed_once_it_ap
             await asyncio.sleep(0.2)
             await pilot.pause()
         assert editor.text == "- written by the agent\n"
+
+
+async def test_quitting_with_unsaved_memory_edits_asks_first(tmp_path: Path) -> None:
+    """Ctrl+Q with edits in the MEMORY.md editor that are not saved: asked first (they were lost without a word);
+    Back keeps the app and the edits, Quit anyway quits."""
+    from tests.app.app_support import make_app, make_factory, wait_until
+    from tui.app.screens.basic_dialogs import ConfirmModal
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.main_screen.ready, "the session")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: bool(app.query("#memory-text")) and app.focused is not None
+                         and app.focused.id == "memory-text", "the editor, focused")
+        editor = app.main_screen.query_one(MemoryEditor)
+        await pilot.press(*"remember the walrus")
+        await wait_until(pilot, lambda: editor.dirty, "unsaved edits")
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        await pilot.click("#cancel")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmModal), "back to the editor")
+        assert app.is_running and "remember the walrus" in editor.text_area.text
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question again")
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: not app.is_running, "quit")
+    assert app.return_code in (0, None)

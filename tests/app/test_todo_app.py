@@ -131,3 +131,25 @@ def test_the_todos_panel_in_the_app(snap_compare: SnapCompare, tmp_path: Path, s
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=open_panel)
+
+
+async def test_typing_after_opening_the_todos_panel_goes_to_the_prompt(tmp_path: Path) -> None:
+    """/todos (or Ctrl+T) puts the keyboard in the panel, which takes no text: what is typed next goes to the
+    prompt, in order, instead of vanishing (the panel stays open)."""
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        runtime = app.main_screen.state.runtime
+        assert isinstance(runtime, TaskStateAPI)
+        prompt = app.query_one(PromptInput)
+        await wait_until(pilot, lambda: prompt.has_focus, "the prompt")
+        await pilot.press(*"/todos", "escape", "enter")
+        await wait_until(pilot, lambda: bool(app.query(TodoPanel)) and app.query_one(TodoPanel).is_on_screen
+                         and app.focused is not None and app.focused is not prompt, "the Todos panel, focused")
+        await pilot.press(*"/keep never touch x.py", "enter")
+        await wait_until(pilot, lambda: [line.text for line in runtime.task_state().keep] == ["never touch x.py"],
+                         "the kept line, typed in the panel")
+        assert app.query_one(TodoPanel).is_on_screen
+        await pilot.press("ctrl+l")  # the Log panel: the same
+        await wait_until(pilot, lambda: app.focused is not prompt, "the Log panel, focused")
+        await pilot.press(*"abc")
+        await wait_until(pilot, lambda: prompt.text == "abc", "the letters in the prompt")

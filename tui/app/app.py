@@ -258,6 +258,22 @@ class DeepTuiApp(App[int]):
             return self.screen is self.main_screen
         return True
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q (Ctrl+D in an empty prompt): quit — after asking, when the MEMORY.md editor holds unsaved edits."""
+        from tui.app.screens.basic_dialogs import QuitQuestion
+        from tui.app.widgets.memory_editor import MemoryEditor
+
+        asked = any(isinstance(screen, QuitQuestion) for screen in self.screen_stack)
+        if asked or not any(editor.dirty for editor in self.main_screen.query(MemoryEditor)):
+            self.exit()  # nothing unsaved, or a second Ctrl+Q while asked
+            return
+
+        def answered(quit_anyway: bool | None) -> None:
+            if quit_anyway:
+                self.exit()
+
+        self.push_screen(QuitQuestion("MEMORY.md has edits you have not saved (Ctrl+S in the editor)."), answered)
+
     async def action_cancel_turn(self) -> None:
         """Esc: stop the running turn; what it produced so far stays recorded."""
         await self.main_screen.cancel_turn()

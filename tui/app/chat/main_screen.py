@@ -442,13 +442,9 @@ class MainScreen(Screen[None]):
         if not self.ready:
             self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
             return
-        from tui.app.chat.export_action import export_current
+        from tui.app.chat.export_action import start_export
 
-        async def run() -> None:
-            line, failed = await export_current(self.state.runtime, target)
-            self.notify(line, severity="error" if failed else "information", timeout=10, markup=False)
-
-        self.run_worker(run(), group="export")
+        start_export(self, self.state.runtime, target)
 
     def toggle_panel(self, tab: str) -> None:
         """Ctrl+T (and the others through :class:`ChatDialogs`): the Todos panel is filled as it opens."""

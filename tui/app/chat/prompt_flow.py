@@ -142,14 +142,15 @@ class PromptFlow:
     def take_typing(self, key: events.Key, focused: Widget | None) -> bool:
         """Put a printable ``key`` that reached the app into the prompt when it was typed on a chat message
         or the compact button (selected by a click, e.g. to copy it: the next word typed must neither be lost
-        nor act on the message). Returns True when the key was taken."""
+        nor act on the message), or in a side panel that takes no text (the tab row, the Todos, Log or Evicted
+        panel just opened: the next prompt typed must not vanish). Returns True when the key was taken."""
         if not key.is_printable or not key.character:
             return False
         prompt = self.prompt
         if focused is not prompt:
             if focused is None or isinstance(focused, (TextArea, Input)):
                 return False
-            if not any(node.id in ("chat", "status") for node in focused.ancestors_with_self):
+            if not any(node.id in ("chat", "status", "side") for node in focused.ancestors_with_self):
                 return False
             prompt.screen.set_focus(prompt)  # now, not later: the keys queued behind this one follow it
         # else: the prompt inserts what is typed into it and stops it there, so a character reaching the app

@@ -32,6 +32,8 @@ class SidePanels:
         self.screen = screen
         self._runtime = runtime
         self._mounting: asyncio.Event | None = None
+        self._asked_early: str | None = None
+        """A tab asked for by its key before the panels were built: shown as soon as they are."""
         """Set when the panels' mount, once asked for, is over (done, skipped, or its slot gone)."""
 
     def slot(self) -> Widget:
@@ -54,6 +56,12 @@ class SidePanels:
     def mount_over(self) -> None:
         if self._mounting is not None:
             self._mounting.set()
+
+    def mounted(self) -> None:
+        """The panels are on the screen: open the one a key asked for while they were being built."""
+        tab, self._asked_early = self._asked_early, None
+        if tab is not None:
+            self.toggle(tab)
 
     def build(self) -> Widget:
         """The panels for the current session, hidden."""
@@ -80,7 +88,8 @@ class SidePanels:
         from textual.widgets import TabbedContent
 
         side = next(self.screen.query("#side").results(TabbedContent), None)
-        if side is None:  # a key in the first instant, before the panels are mounted
+        if side is None:  # a key in the first instant, before the panels are mounted: shown once they are
+            self._asked_early = None if self._asked_early == tab else tab
             return
         if side.display and side.active == tab:
             side.display = False
@@ -155,6 +164,7 @@ class PanelsSlot(Widget):
             if isinstance(parent, Widget):
                 await parent.mount(self._panels.build(), after=self)
             await self.remove()
+            self._panels.mounted()
         finally:
             self._panels.mount_over()
 

@@ -181,6 +181,15 @@ class ConfirmModal(DialogScreen[bool]):
         self.dismiss(False)
 
 
+class QuitQuestion(ConfirmModal):
+    """"Quit and lose them?" — asked by Ctrl+Q when something is not saved (``what``); Enter keeps the app, and a
+    second Ctrl+Q while it is open quits."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__("Quit?", f"{what} Quit and lose them?", confirm_label="Quit anyway", cancel_label="Back",
+                         destructive=True)
+
+
 class PromptModal(DialogScreen[str | None]):
     """Ask for one line of text; dismisses the stripped text, or ``None`` on Esc/Cancel."""
 
