@@ -123,7 +123,7 @@ async def _timed_turns(root: Path, commands: list[str]) -> list[TurnTimes]:
     factory = RuntimeFactory(settings=settings, data_dir=data, workdir=work, choice=choose_model("offline", None),
                              chat_model=_model())
     # Launched as `deep-tui` launches it: the collector off while it starts (tui.cli), the session opened in
-    # the background, then start-up's heap frozen and the collector on again (DeepTuiApp._adopt_first).
+    # the background, then start-up's heap frozen and the collector on again (FirstSessionOpening._adopt_first, tui/app/session_opening.py).
     gc.disable()
     app = DeepTuiApp.opening(settings=settings, memory_path=data.memory_file(settings.agent_name),
                              data_root=data.root, opener=lambda: (factory, factory.open_request_sync(SessionRequest())))
