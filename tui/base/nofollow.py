@@ -174,6 +174,20 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         return handle.read()
 
 
+def read_at_most(descriptor: int, count: int) -> bytes:
+    """Up to ``count`` bytes from an open ``descriptor``, read in 1 MiB pieces (never more, however the file
+    grows meanwhile)."""
+    chunks: list[bytes] = []
+    remaining = count
+    while remaining > 0:
+        chunk = os.read(descriptor, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_text(path: str | os.PathLike[str], *, errors: str = "strict") -> str:
     """The whole file as UTF-8 text, opened by :func:`open_file`."""
     return read_bytes(path).decode("utf-8", errors=errors)

@@ -26,6 +26,7 @@ from pydantic_ai.messages import UserContent
 from tui.agent.attachments.image_files import ImageAttacher, ImageRefused, is_image_name
 from tui.agent.attachments.pasted_paths import pasted_image_paths
 from tui.agent.tools.path_policy import PathPolicy
+from tui.base.nofollow import read_at_most
 from tui.chain.estimate import text_tokens
 from tui.chain.events import ChainEvent, EvictedEvent
 from tui.chain.eviction import build_preview
@@ -303,15 +304,7 @@ class _AttachmentBundle:
 def _read(path: Path, count: int) -> bytes:
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        chunks: list[bytes] = []
-        remaining = count
-        while remaining > 0:
-            chunk = os.read(descriptor, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
+        return read_at_most(descriptor, count)
     finally:
         os.close(descriptor)
 

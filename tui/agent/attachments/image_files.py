@@ -22,6 +22,7 @@ from pydantic_ai.messages import BinaryContent, UserContent
 
 from tui.agent.tools.path_policy import PathPolicy
 from tui.base.image_header import IMAGE_SUFFIXES, ImageHeader, read_image_header
+from tui.base.nofollow import read_at_most
 from tui.chain.safe_names import write_output
 from tui.text.attachment_text import attachment_item, human_bytes
 
@@ -101,19 +102,11 @@ def _read_image_file(path: Path) -> bytes:
             raise ImageRefused("not a regular file")
         if info.st_size > MAX_IMAGE_BYTES:
             raise ImageRefused(_over_cap(info.st_size))
-        chunks: list[bytes] = []
-        remaining = MAX_IMAGE_BYTES + 1
-        while remaining > 0:
-            chunk = os.read(descriptor, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        data = read_at_most(descriptor, MAX_IMAGE_BYTES + 1)
     except OSError as error:
         raise ImageRefused(error.strerror or str(error)) from None
     finally:
         os.close(descriptor)
-    data = b"".join(chunks)
     if len(data) > MAX_IMAGE_BYTES:
         raise ImageRefused(f"image over the cap of {human_bytes(MAX_IMAGE_BYTES)}")  # it grew while read
     return data
