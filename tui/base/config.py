@@ -11,8 +11,7 @@ key, so the CLI can print one line and exit 2.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from tui.base.hooks_config import HooksConfigError, HookSettings, parse_hooks_table
@@ -379,25 +378,3 @@ def _rewind_settings(value: Any, source: str) -> RewindSettings:
 
 def _is_safe_name(name: str) -> bool:
     return bool(name) and all(ch.isalnum() or ch in "-_" for ch in name)
-
-
-def flatten_settings(settings: Settings) -> dict[str, Any]:
-    """Every setting as ``key`` or ``table.key`` → value (what a config file can set), for showing what a
-    config changes."""
-    return dict(_flatten("", settings))
-
-
-def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
-    if is_dataclass(value) and not isinstance(value, type):
-        for item in fields(value):
-            if item.name in _NOT_KEYS:
-                continue
-            yield from _flatten(f"{prefix}{item.name}.", getattr(value, item.name))
-    elif isinstance(value, dict) and value:
-        for key, item in value.items():
-            yield from _flatten(f"{prefix}{key}.", item)
-    else:
-        yield prefix[:-1], value
-
-
-_NOT_KEYS = {"window_origin"}

@@ -5,9 +5,11 @@ a program first), and the keys a config file sets."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
 
-from tui.base.config import Settings, flatten_settings
+from tui.base.config import Settings
 from tui.text.terminal_text import visible
 from tui.trust.hook_entries import hook_danger, is_hook_key, shown_hooks
 from tui.trust.server_entries import SHOWN_VALUE_LIMIT, shown_server
@@ -121,3 +123,23 @@ def setting_key(raw_key: str) -> str:
     return raw_key
 
 
+def flatten_settings(settings: Settings) -> dict[str, Any]:
+    """Every setting as ``key`` or ``table.key`` → value (what a config file can set), for showing what a
+    config changes."""
+    return dict(_flatten("", settings))
+
+
+def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
+    if is_dataclass(value) and not isinstance(value, type):
+        for item in fields(value):
+            if item.name in _NOT_CONFIG_KEYS:
+                continue
+            yield from _flatten(f"{prefix}{item.name}.", getattr(value, item.name))
+    elif isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _flatten(f"{prefix}{key}.", item)
+    else:
+        yield prefix[:-1], value
+
+
+_NOT_CONFIG_KEYS = {"window_origin"}
