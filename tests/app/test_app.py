@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.app.app_support import (
     app_on_a_long_session,
@@ -103,8 +106,24 @@ async def test_escape_cancels_a_running_turn_and_keeps_what_was_said(tmp_path: P
 
 
 async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path: Path) -> None:
-    text = " ".join(f"word{n}" + ("\n\n" if n % 8 == 7 else "") for n in range(240))
-    app = make_app(make_factory(tmp_path, chat_model=slow_model(text, delay=0.01)))
+    words = [f"word{n}" + ("\n\n" if n % 8 == 7 else "") for n in range(240)]
+    reader_went_up, bottom_seen = asyncio.Event(), asyncio.Event()
+    turns: list[int] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        """Half the answer, then a pause (until the reader has scrolled up on the first turn, until the test has
+        seen the view at the bottom on the second), then the rest: the stream is still running while the test
+        looks, however slow the machine."""
+        turns.append(len(messages))
+        for number, word in enumerate(words):
+            if number == len(words) // 2:
+                await (reader_went_up if len(turns) == 1 else bottom_seen).wait()
+            await asyncio.sleep(0.002)
+            yield word + " "
+
+    model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(" ".join(words))]), stream_function=stream,
+                          model_name="paced")
+    app = make_app(make_factory(tmp_path, chat_model=model))
     async with app.run_test(size=(100, 24)) as pilot:
         chat = app.query_one(ChatView)
         await pilot.press(*"go", "enter")
@@ -112,14 +131,17 @@ async def test_the_chat_follows_the_stream_until_the_reader_scrolls_up(tmp_path:
         assert app.runtime.busy
         await wait_until(pilot, lambda: chat.scroll_y >= chat.max_scroll_y - 1, "streaming keeps the newest text in view")
         chat.scroll_to(y=0, animate=False)  # the reader goes back up to read
+        await pilot.pause()
         grown = chat.max_scroll_y
+        reader_went_up.set()
         await wait_until(pilot, lambda: chat.max_scroll_y > grown + 2, "more streamed text")
-        # (the turn may have ended meanwhile on a loaded machine: what matters is where the reader still is)
         assert chat.scroll_y < chat.max_scroll_y - 5, "the stream does not yank the reader down"
         await wait_idle(app, pilot)
+        assert chat.scroll_y < chat.max_scroll_y - 5, "the end of the turn leaves the reader where they are"
         await pilot.press(*"again", "enter")  # a new prompt follows the bottom again
         await wait_until(pilot, lambda: app.runtime.busy and chat.scroll_y >= chat.max_scroll_y - 1,
                          "the view back at the bottom")
+        bottom_seen.set()
         await wait_idle(app, pilot)
 
 
@@ -178,10 +200,6 @@ async def test_slash_compact_with_focus_runs_at_once_without_the_dialog(tmp_path
 async def test_esc_cancels_slash_compact_with_focus_and_leaves_the_history(tmp_path: Path) -> None:
     """The summarizer (an LLM here) is held until Esc: the compaction stops, the chat says the history is
     unchanged, and nothing was recorded as compacted."""
-    import asyncio
-
-    from pydantic_ai.models.function import AgentInfo, FunctionModel
-
     from tests.app.test_compaction_consent import factory_off
 
     held = asyncio.Event()

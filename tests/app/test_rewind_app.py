@@ -68,3 +68,36 @@ async def test_slash_rewind_with_both_shows_the_fork(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.main_screen.state.runtime.info.session_id != original, "the fork")
         assert notes.read_text() == "alpha\nbeta\n"
         assert app.main_screen.state.runtime.info.parent == original
+
+
+async def test_quitting_while_the_fork_is_being_shown_is_quiet(tmp_path: Path) -> None:
+    """The app closing while a rewind's fork is still being switched to (the previous session closing) cancels
+    the switch; the rewind that waits on it stops without an error (no traceback on that quit)."""
+    import asyncio
+
+    app = make_app(make_factory(tmp_path, chat_model=writer(), writes="always"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press(*"rewrite it", "enter")
+        await wait_idle(app, pilot)
+        runtime = app.main_screen.state.runtime
+        original = runtime.info.session_id
+        closing = asyncio.Event()
+        real_close = runtime.aclose
+
+        async def slow_close() -> None:
+            closing.set()
+            await asyncio.Event().wait()  # never done: the app quits while the switch waits here
+            await real_close()
+
+        runtime.aclose = slow_close  # type: ignore[method-assign]
+        await pilot.press(*"/rewind", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RewindDialog), "the rewind dialog")
+        dialog = app.screen
+        await wait_until(pilot, lambda: dialog.points, "the restore points")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: dialog.has_class("-planned"), "the plan")
+        await pilot.click("#both")
+        await wait_until(pilot, closing.is_set, "the previous session closing")
+        assert app.main_screen.state.runtime.info.session_id != original
+        await real_close()  # what the cancelled switch left undone (the test's own tidy-up)

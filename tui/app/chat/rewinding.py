@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from textual.worker import WorkerCancelled
+
 from tui.agent.runtime_api import RewindAPI, SessionRuntimeAPI
 from tui.app.widgets.chat_blocks import UserBlock
 
@@ -112,7 +114,11 @@ class Rewinding:
 
         host.switcher.switch(fork_and_restore, f"rewind to before message {choice.message}")
         for worker in host.switch_workers():
-            await worker.wait()
+            try:
+                await worker.wait()
+            except WorkerCancelled:  # the app is closing (or another switch replaced this one): nothing to say
+                logger.info("rewind fork cancelled before it was shown")
+                return
         for notice in notices:
             await self._say(notice)
 
