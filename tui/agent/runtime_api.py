@@ -6,34 +6,35 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from tui.agent.approval.commands import CommandApprover
-from tui.agent.approval.writes import WriteApprover
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS, SessionMode, next_mode
 from tui.agent.tasks.task_events import TaskStateChanged
-from tui.agent.turn_events import TurnEvent
-from tui.chain.events import (
-    ChainEvent,
-    CompactionFailed,
-    CompactionFinished,
-    FilesRestored,
-    SubagentRan,
-    UsageEvent,
-)
-from tui.chain.summary_plan import SummaryPlan
 
 if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (fast first frame)
+    from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+    from pathlib import Path
+
     from pydantic_ai.messages import ModelMessage
 
+    from tui.agent.approval.commands import CommandApprover
+    from tui.agent.approval.writes import WriteApprover
     from tui.agent.extensions import Extensions
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
     from tui.agent.subagents.definitions import SubagentCatalog
+    from tui.agent.turn_events import TurnEvent
+    from tui.chain.events import (
+        ChainEvent,
+        CompactionFailed,
+        CompactionFinished,
+        FilesRestored,
+        SubagentRan,
+        UsageEvent,
+    )
+    from tui.chain.summary_plan import SummaryPlan
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
     from tui.store.task_state import TaskState

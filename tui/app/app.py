@@ -19,16 +19,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.driver import Driver
 from textual.logging import TextualHandler
-from textual.notifications import SeverityLevel
 from textual.widgets import Input, TextArea
 
-from tui.agent.mcp.status import McpNotice
-from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.app.chat.main_screen import MainScreen
-from tui.app.chat.session_display import Approvers
-from tui.app.chat.session_state import SessionState
+from tui.app.chat.session_state import Approvers, SessionState
 from tui.app.clipboard import copy_text
 from tui.app.command_palette import DeepTuiCommands
 from tui.app.command_registry import bindings, find, use_custom_commands
@@ -40,10 +35,8 @@ from tui.app.session_opening import FirstSessionOpening
 from tui.app.stop_signals import StopSignals
 from tui.app.terminal_driver import TerminalDriver, terminal_driver_for
 from tui.app.widgets.prompt_input import PromptInput
-from tui.base.config import Settings
 from tui.base.log_setup import RedactingFormatter
 from tui.base.redaction import redact
-from tui.chain.events import UsageEvent
 from tui.text.terminal_text import visible
 
 logger = logging.getLogger(__name__)
@@ -53,7 +46,14 @@ CHAT_SCREEN = "chat"
 
 if TYPE_CHECKING:
 
+    from textual.driver import Driver
+    from textual.notifications import SeverityLevel
+
+    from tui.agent.mcp.status import McpNotice
+    from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
+    from tui.base.config import Settings
+    from tui.chain.events import UsageEvent
     from tui.store.session_tail import SessionTail
     from tui.trust.project import TrustDecider
 

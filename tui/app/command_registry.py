@@ -10,11 +10,13 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.fuzzy import Matcher
 
-from tui.agent.slash_commands.custom import CustomCommand
+if TYPE_CHECKING:
+    from tui.agent.slash_commands.custom import CustomCommand
 
 
 @dataclass(frozen=True)

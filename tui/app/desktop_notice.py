@@ -26,11 +26,15 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from tui.base.redaction import redact
-from tui.base.ui_config import UiSettings
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from tui.base.ui_config import UiSettings
 
 __all__ = ["MAX_NOTICE_CHARS", "TITLE", "DesktopNotifier", "escape_sequence", "notice_text", "should_notify",
            "terminal_kind"]

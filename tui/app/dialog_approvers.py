@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Any, TypeVar
-
-from textual import events
-from textual.app import App
-from textual.screen import ModalScreen
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.agent.approval.writes import WriteDecision, WriteRequest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual import events
+    from textual.app import App
+    from textual.screen import ModalScreen
 
 __all__ = ["CommandDialogApprover", "SummaryConsentAsker", "WriteDialogApprover", "granted_kind", "typed_into_prompt"]
 

@@ -4,7 +4,10 @@ empty at both. A pure clock-driven rule, so the prompt widget only reports its E
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DOUBLE_ESCAPE_SECONDS = 0.6
 """The longest gap between the two presses."""

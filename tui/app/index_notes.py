@@ -8,9 +8,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
-
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui.store.search.search_outcome import IndexingProgress
 
 logger = logging.getLogger(__name__)

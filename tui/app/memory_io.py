@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.nofollow import open_file, read_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "MAX_EDIT_BYTES",

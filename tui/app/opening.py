@@ -7,7 +7,6 @@ every panel can be composed (empty) and typing works from the first frame.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.agent.runtime_api import (
@@ -25,6 +24,8 @@ from tui.chain.summary_plan import SummaryPlan
 from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pydantic_ai.messages import ModelMessage
 
     from tui.agent.shell.user_command import UserCommandResult

@@ -5,12 +5,14 @@ fork holds the rewind and its undo point; the original session stays whole)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from tui.agent.runtime_api import RewindAPI, RuntimeFactoryAPI, SessionRuntimeAPI
-from tui.app.screens.rewind_dialog import RewindChoice
 from tui.chain.event_text import restored_line
-from tui.chain.events import FilesRestored
+
+if TYPE_CHECKING:
+    from tui.app.screens.rewind_dialog import RewindChoice
+    from tui.chain.events import FilesRestored
 
 
 @dataclass(frozen=True)

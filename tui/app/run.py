@@ -4,13 +4,16 @@ session in the background."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from tui.agent.session.request import SessionRequest
-from tui.app.opening import SessionOpener
-from tui.base.config import Settings
-from tui.base.paths import DataDir
 from tui.store.session_tail import SessionTail, find_session_id, read_session_tail
-from tui.trust.project import TrustDecider
+
+if TYPE_CHECKING:
+    from tui.agent.session.request import SessionRequest
+    from tui.app.opening import SessionOpener
+    from tui.base.config import Settings
+    from tui.base.paths import DataDir
+    from tui.trust.project import TrustDecider
 
 logger = logging.getLogger(__name__)
 

@@ -9,15 +9,15 @@ screen that shows the session, and the App's callbacks for a start-up error and 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import App
 
+    from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
     from tui.app.chat.main_screen import MainScreen
     from tui.app.chat.session_state import SessionState
     from tui.app.opening import SessionOpener

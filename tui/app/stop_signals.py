@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from tui.app.worker_groups import TURN_GROUP
 from tui.base.errors import STOP_SIGNALS, stopped_by
 
 if TYPE_CHECKING:
@@ -30,9 +31,6 @@ logger = logging.getLogger(__name__)
 
 EXIT_DEADLINE_SECONDS = 20.0
 """How long after a stop signal the app may take to record the turn and close before the process is ended."""
-
-TURN_GROUP = "turn"
-"""The worker group the chat's turns run in (see :mod:`tui.app.chat.turn_runner`, which names it too)."""
 
 
 class StopSignals:

@@ -24,12 +24,15 @@ import os
 import stat
 import termios
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.driver import Driver
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from textual.widgets import TextArea
+if TYPE_CHECKING:
+    from textual.widgets import TextArea
 
 
 def display_path(path: Path) -> str:

@@ -6,8 +6,11 @@ column, so lines inserted above it or at it push it down instead of landing unde
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 Location = tuple[int, int]
 """(row, column), as Textual's TextArea counts them."""

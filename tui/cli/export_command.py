@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.errors import UserFacingError
-from tui.base.paths import DataDir
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    import argparse
+
+    from tui.base.paths import DataDir
 
 
 def run_export_command(args: argparse.Namespace, data_dir: DataDir) -> int:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import sys
-from collections.abc import Coroutine
 from contextlib import aclosing
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.agent.hooks.hook_events import HookNotice
 from tui.agent.models.provider_events import ProviderRetrying
-from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS
 from tui.agent.tasks.task_events import TaskStateChanged
 from tui.agent.turn_events import (
@@ -44,6 +41,12 @@ from tui.store.prompt_history import PromptHistory, history_path
 from tui.store.task_state import TaskStateError
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    import signal
+    from collections.abc import Coroutine
+
+    from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 
 logger = logging.getLogger(__name__)
 

@@ -6,11 +6,9 @@ Everything that can fail because of user input is checked here first
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +24,9 @@ from tui.trust.store import TrustStore, TrustStoreError
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping
+
     from tui.agent.session.factory import RuntimeFactory, SessionRuntime
     from tui.agent.session.request import SessionRequest
 

@@ -16,12 +16,15 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.base.console import redacted_stderr, silence_stdout
 from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 from tui.base.mode_names import MODE_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = ["EXIT_FAILURE", "EXIT_USAGE", "build_parser", "main", "silence_stdout"]
 

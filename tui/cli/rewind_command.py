@@ -9,19 +9,20 @@ deep-tui since the restore point stops the rewind with one line and exit status 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.base.errors import EXIT_FAILURE, EXIT_USAGE, UserFacingError
-from tui.base.paths import DataDir
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
     from tui.agent.rewind.restore import RestoreOutcome, RestorePlan, Rewinder
+    from tui.base.paths import DataDir
     from tui.store import MessagesFile, SessionHandle, SessionStore
 
 

@@ -9,7 +9,6 @@ bad query or session id. Against an up-to-date index nothing here imports pydant
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import sys
@@ -20,6 +19,9 @@ from tui.base.paths import DataDir
 from tui.text.wording import message_number
 
 if TYPE_CHECKING:
+    import argparse
+
+    from tui.store.search.search_outcome import IndexingProgress
     from tui.store.search.searcher import HistorySearch, SearchHit
 
 PROGRESS_EVERY = 1.0
@@ -87,7 +89,6 @@ def _bring_up_to_date(search: HistorySearch, err: TextIO) -> None:
     rewritten in place on a terminal); once a day, look for damage anywhere in the index file first (a
     damaged index is rebuilt)."""
     from tui.store.search.index import CHECK_EVERY
-    from tui.store.search.search_outcome import IndexingProgress
 
     problem = search.index.check(max_age=CHECK_EVERY)
     damaged = problem is not None and problem.kind == "corrupt"

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from typing import TYPE_CHECKING
 
 from tui.base.config import OFFLINE_MODEL_NAME
-from tui.base.paths import DataDir
 from tui.text.cost_text import totals_label
 
 if TYPE_CHECKING:
+    import argparse
+
+    from tui.base.paths import DataDir
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
 

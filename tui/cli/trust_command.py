@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.config import ConfigError
 from tui.base.config_layers import read_config_file
@@ -14,6 +14,9 @@ from tui.base.paths import DATA_DIR_ENV, trust_store_file, user_config_file
 from tui.text.terminal_text import visible
 from tui.trust.project import PendingProject, TrustState, pending_project, read_project_config
 from tui.trust.store import TrustRecord, TrustStore, TrustStoreError, project_key
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def run_trust_command(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ reaches the screen only through :class:`ChainEventHost`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from tui.agent.hooks.hook_events import HookNotice
@@ -18,6 +17,8 @@ from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateChanged
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, EvictedEvent, UsageEvent
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from textual.notifications import SeverityLevel
 
     from tui.app.chat.side_panels import SidePanels

@@ -9,17 +9,19 @@ imported when first opened: none is needed for the first frame.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.agent.runtime_api import ContextBreakdown, SessionRuntimeAPI, TaskStateAPI
-from tui.app.chat.session_state import SessionState
-from tui.app.chat.side_panels import SidePanels
-from tui.chain.events import UsageEvent
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
+
+    from tui.app.chat.session_state import SessionState
+    from tui.app.chat.side_panels import SidePanels
+    from tui.chain.events import UsageEvent
 
 __all__ = ["ChatDialogs", "DialogHost"]
 

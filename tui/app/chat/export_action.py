@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual.screen import Screen
-
-from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.base.paths import DataDir
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
 
 logger = logging.getLogger(__name__)
 

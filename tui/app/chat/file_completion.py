@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tui.agent.attachments.workdir_files import FileListing, list_files, match_files
-from tui.app.chat.session_state import SessionState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tui.app.chat.session_state import SessionState
 
 __all__ = ["FileCompletion", "ListingHost"]
 

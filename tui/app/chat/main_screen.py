@@ -18,35 +18,22 @@ Its helpers get what they need from it through small protocols, never the App:
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
-from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Button, Footer, OptionList
+from textual.widgets import Button, OptionList
 from textual.worker import Worker, WorkerState
 
-from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.chat.chain_events import ChainEventRouter
-from tui.app.chat.chat_dialogs import ChatDialogs
-from tui.app.chat.file_completion import FileCompletion
-from tui.app.chat.model_switching import ModelSwitching
-from tui.app.chat.prompt_flow import PromptFlow
-from tui.app.chat.rewinding import Rewinding
-from tui.app.chat.session_actions import SessionActions
-from tui.app.chat.session_display import Approvers, SessionDisplay
-from tui.app.chat.session_state import SessionState
-from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
+from tui.app.chat.session_state import Approvers
 from tui.app.chat.side_panels import SidePanels
-from tui.app.chat.task_controls import TaskControls
-from tui.app.chat.turn_runner import TURN_GROUP, TurnRunner
 from tui.app.double_escape import DoubleEscape
-from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
+from tui.app.widgets.chat_footer import ChatFooter
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
@@ -54,16 +41,34 @@ from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
-from tui.app.widgets.subagent_block import SubagentBlock
 from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.widgets.todo_panel import TodoPanel
 from tui.app.widgets.turn_activity import TurnActivity
-from tui.chain.events import ChainEvent, UsageEvent
+from tui.app.worker_groups import TURN_GROUP
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Iterable
+
+    from textual.app import ComposeResult
     from textual.notifications import SeverityLevel
 
+    from tui.agent.runtime_api import SessionRuntimeAPI
+    from tui.app.chat.chain_events import ChainEventRouter
+    from tui.app.chat.chat_dialogs import ChatDialogs
+    from tui.app.chat.file_completion import FileCompletion
+    from tui.app.chat.model_switching import ModelSwitching
+    from tui.app.chat.prompt_flow import PromptFlow
+    from tui.app.chat.rewinding import Rewinding
+    from tui.app.chat.session_actions import SessionActions
+    from tui.app.chat.session_display import SessionDisplay
+    from tui.app.chat.session_state import SessionState
+    from tui.app.chat.session_switcher import SessionSwitcher
+    from tui.app.chat.task_controls import TaskControls
+    from tui.app.chat.turn_runner import TurnRunner
+    from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
+    from tui.app.widgets.subagent_block import SubagentBlock
+    from tui.app.widgets.todo_panel import TodoPanel
+    from tui.chain.events import ChainEvent, UsageEvent
     from tui.store.session_tail import SessionTail
 
 __all__ = ["Approvers", "MainScreen"]
@@ -107,24 +112,97 @@ class MainScreen(Screen[None]):
         self._compacting = False
         """The turn worker running is ``/compact FOCUS``'s."""
         self._tail = tail
-        self.switcher = SessionSwitcher(SwitchHooks(
+        self.panels = SidePanels(self, lambda: self.state.runtime)
+        self._double_escape = DoubleEscape()
+        """Esc Esc in an empty prompt opens the rewind dialog."""
+
+    # -- its helpers, each built (its module imported) when first used: none is needed for the first frame,
+    # and together they import most of the app; first_frame_shown builds them right after it -----------------
+
+    @cached_property
+    def prompts(self) -> PromptFlow:
+        """A submitted prompt: a command, sent, or queued."""
+        from tui.app.chat.prompt_flow import PromptFlow
+
+        return PromptFlow(self)
+
+    @cached_property
+    def turns(self) -> TurnRunner:
+        """A turn's worker."""
+        from tui.app.chat.turn_runner import TurnRunner
+
+        return TurnRunner(self)
+
+    @cached_property
+    def sessions(self) -> SessionActions:
+        """The picker, new, fork, rename."""
+        from tui.app.chat.session_actions import SessionActions
+
+        return SessionActions(self)
+
+    @cached_property
+    def models(self) -> ModelSwitching:
+        """``/model``."""
+        from tui.app.chat.model_switching import ModelSwitching
+
+        return ModelSwitching(self)
+
+    @cached_property
+    def files(self) -> FileCompletion:
+        """``@`` files."""
+        from tui.app.chat.file_completion import FileCompletion
+
+        return FileCompletion(self)
+
+    @cached_property
+    def tasks(self) -> TaskControls:
+        """The mode, the todos, ``/keep``."""
+        from tui.app.chat.task_controls import TaskControls
+
+        return TaskControls(self, lambda: self.state.runtime)
+
+    @cached_property
+    def dialogs(self) -> ChatDialogs:
+        """Compact, context, MCP, the panels."""
+        from tui.app.chat.chat_dialogs import ChatDialogs
+
+        return ChatDialogs(self)
+
+    @cached_property
+    def rewinds(self) -> Rewinding:
+        """``/rewind``, Esc Esc, the prompts' restore-point marks."""
+        from tui.app.chat.rewinding import Rewinding
+
+        return Rewinding(self)
+
+    @cached_property
+    def chain_events(self) -> ChainEventRouter:
+        """The session's chain events → the widgets."""
+        from tui.app.chat.chain_events import ChainEventRouter
+
+        return ChainEventRouter(self)
+
+    @cached_property
+    def display_session(self) -> SessionDisplay:
+        """The open session shown."""
+        from tui.app.chat.session_display import SessionDisplay
+
+        return SessionDisplay(self, self.approvers, self._post_chain_event)
+
+    @cached_property
+    def switcher(self) -> SessionSwitcher:
+        """Switching sessions without blocking or losing the current one."""
+        from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
+
+        return SessionSwitcher(SwitchHooks(
             current=lambda: self.state.runtime, adopt=self.adopt_runtime,
             reveal=lambda index, saved, match: self.sessions.reveal_message(index, saved, match),
             notify=self.notify,
             start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
-        self.prompts = PromptFlow(self)
-        self.turns = TurnRunner(self)
-        self.sessions = SessionActions(self)
-        self.models = ModelSwitching(self)
-        self.files = FileCompletion(self)
-        self.panels = SidePanels(self, lambda: self.state.runtime)
-        self.tasks = TaskControls(self, lambda: self.state.runtime)
-        self.dialogs = ChatDialogs(self)
-        self.rewinds = Rewinding(self)
-        self.chain_events = ChainEventRouter(self)
-        self.display_session = SessionDisplay(self, approvers, self._post_chain_event)
-        self._double_escape = DoubleEscape()
-        """Esc Esc in an empty prompt opens the rewind dialog."""
+
+    def _build_helpers(self) -> None:
+        for name in ("prompts", "turns", "sessions", "models", "files", "tasks", "dialogs", "rewinds", "chain_events", "display_session", "switcher"):
+            getattr(self, name)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -138,31 +216,28 @@ class MainScreen(Screen[None]):
                     chat_rows = self.app.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.app.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
-        yield TurnActivity(id="turn-activity")  # a line of its own while a turn runs
-        yield ProviderStatus(id="provider-status")  # a line of its own while the provider keeps us waiting
-        yield TaskLine(id="task-line")  # the mode and the todo in progress, above the gauge
+        # (the turn's activity, the provider's wait and the task line go here just after the first frame)
         with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(MainScreen.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
-        yield CommandSuggestions(id="suggestions")
-        yield PromptInput(id="prompt")
-        yield Footer(compact=True)
+        yield PromptInput(id="prompt")  # (the command suggestions go above it just after the first frame)
+        yield ChatFooter(compact=True)
 
     FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
     """Below this width the footer leaves out "^p palette" (Ctrl+P still opens it; F1 lists it), so the
     bindings before it are not cut off."""
 
     def on_resize(self, event: events.Resize) -> None:
-        self.query_one(Footer).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
+        self.query_one(ChatFooter).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
 
     async def on_mount(self) -> None:
         self.refresh_title()
         prompt = self.prompt
-        prompt.recall_queued = self.prompts.recall_newest
-        prompt.complete_files = self.files.matches
-        prompt.complete_models = self.models.completions
+        prompt.recall_queued = lambda: self.prompts.recall_newest()
+        prompt.complete_files = lambda typed: self.files.matches(typed)
+        prompt.complete_models = lambda typed: self.models.completions(typed)
         prompt.focus()
         self.set_interval(INSTRUCTIONS_CHECK_SECONDS, self._check_instructions)
         if self.state.opening:  # the App opens the session after the first paint, then calls adopt_runtime
@@ -171,8 +246,11 @@ class MainScreen(Screen[None]):
             await self._show_opened()
 
     def first_frame_shown(self) -> None:
-        """The App's first frame is on the terminal: what waited for it (the side panels) is built now."""
+        """The App's first frame is on the terminal: what waited for it (the side panels, the helpers) is
+        built now."""
+        self._mount_hidden_lines()
         self.panels.build_in_slot()
+        self._build_helpers()
 
     # -- the widgets it owns ------------------------------------------------------------------
 
@@ -182,7 +260,19 @@ class MainScreen(Screen[None]):
 
     @property
     def activity(self) -> TurnActivity:
+        self._mount_hidden_lines()
         return self.query_one(TurnActivity)
+
+    def _mount_hidden_lines(self) -> None:
+        """The lines hidden at start, mounted just after the first frame (nothing shows them before a turn, a
+        wait, a todo, a mode or a typed ``/``; together they cost the first frame a tenth of its time): a line of
+        its own while a turn runs, one while the provider keeps us waiting, the mode and the todo in progress
+        above the gauge, and the command suggestions above the prompt."""
+        if self.query_children(TurnActivity):
+            return
+        self.mount(TurnActivity(id="turn-activity"), ProviderStatus(id="provider-status"), TaskLine(id="task-line"),
+                   before=self.query_one(StatusRow))
+        self.mount(CommandSuggestions(id="suggestions"), before=self.prompt)
 
     @property
     def prompt(self) -> PromptInput:

@@ -9,20 +9,21 @@ model or a missing key is one notification and the old model stays.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tui.agent.runtime_api import ModelSwitch
-from tui.app.chat.session_state import SessionState
 from tui.app.formatting import human_tokens
 from tui.app.opening import SessionNotReady
 from tui.chain.events import UsageEvent, describe_window_source
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from tui.agent.models.catalogue import ModelEntry
+    from tui.agent.runtime_api import ModelSwitch
+    from tui.app.chat.session_state import SessionState
 
 __all__ = ["ModelHost", "ModelSwitching", "describe_switch"]
 

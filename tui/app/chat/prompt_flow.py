@@ -9,17 +9,20 @@ edited or sent again. Each session has its own prompt history (:mod:`tui.store.p
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from textual import events
-from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.app.chat.session_state import SessionState
-from tui.app.widgets.prompt_input import PromptInput
-from tui.app.widgets.prompt_queue import PromptQueue
 from tui.store.prompt_history import PromptHistory, history_path
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.widget import Widget
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
+    from tui.app.chat.session_state import SessionState
+    from tui.app.widgets.prompt_input import PromptInput
+    from tui.app.widgets.prompt_queue import PromptQueue
 
 __all__ = ["PromptFlow", "PromptHost", "history_for"]
 

@@ -34,7 +34,8 @@ class RewindHost(Protocol):
     """What rewinding needs from the chat screen."""
 
     state: SessionState
-    switcher: SessionSwitcher
+    @property
+    def switcher(self) -> SessionSwitcher: ...
 
     @property
     def ready(self) -> bool: ...

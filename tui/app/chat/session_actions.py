@@ -7,17 +7,17 @@ through the small :class:`SessionHost` protocol; the switching itself, off the U
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tui.app.chat.session_state import SessionState
-from tui.app.chat.session_switcher import SessionSwitcher
-
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
+    from tui.app.chat.session_state import SessionState
+    from tui.app.chat.session_switcher import SessionSwitcher
     from tui.app.screens.picker_result import PickerResult
     from tui.app.screens.session_picker import SessionPickerScreen
 
@@ -33,7 +33,8 @@ class SessionHost(Protocol):
     """What the session commands need from the screen that owns the chat."""
 
     state: SessionState
-    switcher: SessionSwitcher
+    @property
+    def switcher(self) -> SessionSwitcher: ...
 
     @property
     def ready(self) -> bool:

@@ -9,43 +9,30 @@ It reaches the chat screen only through :class:`DisplayHost`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.agent.runtime_api import SessionRuntimeAPI, TaskStateAPI
 from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from textual.notifications import SeverityLevel
 
-    from tui.agent.approval.commands import CommandApprover
-    from tui.agent.approval.writes import WriteApprover
     from tui.app.chat.prompt_flow import PromptFlow
     from tui.app.chat.session_actions import SessionActions
-    from tui.app.chat.session_state import SessionState
+    from tui.app.chat.session_state import Approvers, SessionState
     from tui.app.chat.side_panels import SidePanels
     from tui.app.chat.task_controls import TaskControls
     from tui.app.widgets.chat_view import ChatView
     from tui.app.widgets.cost_meter import CostMeter
     from tui.app.widgets.prompt_queue import PromptQueue
     from tui.app.widgets.provider_status import ProviderStatus
-    from tui.chain.manager import SummaryConsent
 
 logger = logging.getLogger(__name__)
 
 SANDBOX_CHECK_GROUP = "sandbox-check"
 """The worker group of the probe that says whether shell commands can run sandboxed."""
-
-
-@dataclass(frozen=True)
-class Approvers:
-    """How the open session asks before a file write and before a shell command (dialogs, from the App)."""
-
-    writes: WriteApprover
-    commands: CommandApprover
-    summary: SummaryConsent | None = None
-    """Asked before the pre-flight summarizes a request over the window while automatic compaction is off."""
 
 
 class DisplayHost(Protocol):

@@ -11,13 +11,15 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
-
 if TYPE_CHECKING:
+    from tui.agent.approval.commands import CommandApprover
+    from tui.agent.approval.writes import WriteApprover
+    from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
     from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.base.config import Settings
+    from tui.chain.manager import SummaryConsent
 
-__all__ = ["SessionState"]
+__all__ = ["Approvers", "SessionState"]
 
 
 @dataclass(eq=False)
@@ -56,3 +58,13 @@ class SessionState:
                                                 ("commands", tools.commands == "always"))
                       if always or kind in granted)
         return kinds + tuple(sorted(kind for kind in granted if kind.startswith("MCP ")))
+
+
+@dataclass(frozen=True)
+class Approvers:
+    """How the open session asks before a file write and before a shell command (dialogs, from the App)."""
+
+    writes: WriteApprover
+    commands: CommandApprover
+    summary: SummaryConsent | None = None
+    """Asked before the pre-flight summarizes a request over the window while automatic compaction is off."""

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from textual.notifications import SeverityLevel
-
-from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
 from tui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from textual.notifications import SeverityLevel
+
+    from tui.agent.runtime_api import RuntimeFactoryAPI, SessionRuntimeAPI
     from tui.app.screens.picker_result import PickerResult
 
 

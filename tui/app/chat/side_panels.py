@@ -4,15 +4,16 @@ and refilled when the chat switches sessions."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
     from tui.chain.events import ChainEvent
     from tui.store.task_state import TaskState
 

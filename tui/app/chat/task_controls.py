@@ -4,7 +4,6 @@ that line and in the title bar) and the offer made when a turn in plan mode ends
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from tui.agent.runtime_api import MODE_HINTS, MODE_LABELS, TaskStateAPI, TaskStateChanged, next_mode
@@ -15,6 +14,8 @@ from tui.app.widgets.todo_panel import TodoPanel
 from tui.store.task_state import TaskState, TaskStateError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import App
     from textual.css.query import DOMQuery
     from textual.widget import Widget

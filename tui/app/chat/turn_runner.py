@@ -14,23 +14,20 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Protocol
 
 from tui.agent.turn_events import TurnFailed, TurnFinished
-from tui.app.chat.session_state import SessionState
 from tui.app.formatting import human_duration
-from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.live_turn import FRAME_SECONDS, LiveTurn
-from tui.app.widgets.turn_activity import TurnActivity
 from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-__all__ = ["TURN_GROUP", "TurnHost", "TurnRunner"]
+    from tui.app.chat.session_state import SessionState
+    from tui.app.widgets.chat_view import ChatView
+    from tui.app.widgets.turn_activity import TurnActivity
+
+__all__ = ["TurnHost", "TurnRunner"]
 
 logger = logging.getLogger(__name__)
-
-TURN_GROUP = "turn"
-"""The worker group of the chat's turns: one at a time (see :mod:`tui.app.stop_signals` too)."""
-
 
 class TurnHost(Protocol):
     """What a turn needs from the screen that owns the chat."""

@@ -8,20 +8,24 @@ plain content, never markup.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.text_display import display_path
 from tui.base.paths import user_config_dir
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from textual.app import ComposeResult
+
+    from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
 
 __all__ = ["AgentsScreen", "agents_content"]
 

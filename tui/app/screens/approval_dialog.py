@@ -12,16 +12,19 @@ each answer dismisses it with.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from tui.app.screens.basic_dialogs import ButtonVariant, DialogScreen, ResultType, action_button
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual import events
 
 __all__ = ["ARMING_DELAY", "REASON", "SESSION_KEY", "AnswerKey", "ApprovalDialog"]
 

@@ -8,15 +8,17 @@ pass a :class:`~textual.content.Content` to style it, e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeVar
 
-from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.app import ComposeResult
 
 ResultType = TypeVar("ResultType")
 ButtonVariant = Literal["default", "primary", "success", "warning", "error"]

@@ -12,7 +12,8 @@ content, never markup.
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import TYPE_CHECKING
+
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -20,6 +21,9 @@ from textual.widgets import Static
 from tui.agent.approval.commands import CommandDecision, CommandRequest
 from tui.app.screens.approval_dialog import REASON, SESSION_KEY, SESSION_KEY_SHOWN, AnswerKey, ApprovalDialog
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 __all__ = ["CommandApprovalScreen"]
 

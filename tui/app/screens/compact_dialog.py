@@ -3,22 +3,25 @@ cost) or the failure."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, LoadingIndicator, Static
 
-from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import human_tokens
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen
 from tui.chain.events import CompactionFailed, CompactionFinished
-from tui.chain.summary_plan import SummaryPlan
 from tui.text.cost_text import compaction_cost_text
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
+    from tui.chain.summary_plan import SummaryPlan
 
 CompactResult = CompactionFinished | CompactionFailed
 

@@ -3,16 +3,14 @@ compaction controls (issue 30): the automatic compaction threshold and its off s
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from tui.agent.runtime_api import ContextBreakdown
 from tui.app.formatting import human_size, human_tokens
 from tui.app.screens.approval_dialog import DIALOG_HEIGHT_SHARE
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
@@ -22,6 +20,11 @@ from tui.chain.events import describe_window_source
 from tui.text.cost_text import FREE_OFFLINE, PRICE_UNKNOWN, format_usd, totals_details, totals_label
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from tui.agent.runtime_api import ContextBreakdown
 
 BAR = 24
 THRESHOLD_STEP = 5

@@ -10,11 +10,9 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -27,6 +25,11 @@ from tui.app.screens.basic_dialogs import DialogScreen, action_button
 from tui.app.text_display import display_path, language_for_path, supported_language
 from tui.base.nofollow import LinkRefusedError, open_file
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from textual.app import ComposeResult
 
 __all__ = [
     "MAX_MATCHES",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from tui.agent.runtime_api import SessionRuntimeAPI
 
 __all__ = ["fork_confirmation", "whole_fork_confirmation"]
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import textwrap
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -13,6 +12,9 @@ from textual.widgets import Button, Static
 
 from tui.app.command_registry import all_commands
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 EXTRA_KEYS = (
     ("enter", "send the prompt (queued while a turn is running)"),

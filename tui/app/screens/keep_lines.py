@@ -6,10 +6,8 @@ and shows what that returns; a deletion that fails is one notification and the l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -18,6 +16,11 @@ from textual.widgets import Button, Static
 from tui.app.formatting import literal
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.store.task_state import KeepLine, TaskState, TaskStateError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.app import ComposeResult
 
 
 class KeepLinesModal(DialogScreen[None]):

@@ -7,21 +7,25 @@ content, never markup. The list redraws when a server's status changes while it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.mcp.status import McpServerView
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.text_display import display_path
 from tui.base.paths import user_config_file
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from textual.app import ComposeResult
+
+    from tui.agent.mcp.status import McpServerView
 
 __all__ = ["McpServersScreen", "no_servers_content", "servers_content"]
 

@@ -3,12 +3,10 @@ provider whose key is set; type to filter, Enter or a click picks, Esc keeps the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -16,9 +14,15 @@ from textual.fuzzy import Matcher
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.models.catalogue import ModelEntry
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.app import ComposeResult
+
+    from tui.agent.models.catalogue import ModelEntry
 
 NAME_WIDTH = 34
 """The name column where there is room; a longer name is cut with ``…`` so the window column stays aligned."""

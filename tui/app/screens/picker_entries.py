@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from textual.content import Content
 from textual.widgets.option_list import Option
 
 from tui.app.screens.session_rows import RowLayout, SessionMetaLike, match_title, order_by_lineage, session_row
+
+if TYPE_CHECKING:
+    from collections.abc import Container, Sequence
+
+    from textual.content import Content
 
 __all__ = ["EXACT_BONUS", "PickerEntry", "listed_entries", "ranked_entries"]
 

@@ -12,7 +12,8 @@ content (never markup), escaped to one line and cut (see :func:`tui.trust.projec
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -22,9 +23,13 @@ from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
 from tui.trust.hook_entries import is_hook_key
 from tui.trust.project import PendingProject, TrustChoice, TrustState
-from tui.trust.project_files import ExtensionEntry
-from tui.trust.server_entries import ServerEntry
 from tui.trust.setting_changes import NOT_SET, SettingChange
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from tui.trust.project_files import ExtensionEntry
+    from tui.trust.server_entries import ServerEntry
 
 __all__ = ["ProjectTrustScreen", "changes_content", "extensions_content", "servers_content"]
 

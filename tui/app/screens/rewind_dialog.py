@@ -6,13 +6,10 @@ dismisses a :class:`RewindChoice`, and whoever opened it forks and restores (wid
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from pydantic_ai.messages import ModelMessage
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -24,6 +21,12 @@ from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindError, R
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic_ai.messages import ModelMessage
+    from textual.app import ComposeResult
 
 MAX_DIFF_LINES = 2_000
 """Lines of the preview drawn (the rest is said in one line)."""

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from textual import work
 from textual.content import Content
-from textual.screen import Screen
 
 from tui.app.formatting import short_id
 from tui.app.screens.basic_dialogs import ConfirmModal, PromptModal
-from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from textual.screen import Screen
+
+    from tui.app.screens.session_rows import SessionMetaLike, SessionStoreLike
     from tui.store.search.searcher import HistorySearch
 
     _ScreenMixin = Screen[object]

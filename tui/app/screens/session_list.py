@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, OptionList
+
+if TYPE_CHECKING:
+    from textual import events
 
 
 class SessionList(OptionList):

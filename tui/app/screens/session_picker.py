@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -32,6 +30,10 @@ from tui.app.screens.session_search import ContentSearch, row_with_hit
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from textual.app import ComposeResult
+
     from tui.store.search.searcher import HistorySearch
 
 __all__ = ["SessionPickerScreen", "SessionStoreLike"]

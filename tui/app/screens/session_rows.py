@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
 from tui.app.formatting import human_age, human_tokens, short_id
-from tui.store.cost_totals import CostTotals
 from tui.text.cost_text import PRICE_UNKNOWN, totals_label
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from tui.store.cost_totals import CostTotals
 
 __all__ = ["SessionMetaLike", "SessionStoreLike", "header_row", "order_by_lineage", "session_row"]
 

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:  # the store's search loads pydantic-ai; the picker only needs the types here
+    from textual.screen import Screen
+
     from tui.store.search.queries import SearchHit
     from tui.store.search.searcher import HistorySearch
 

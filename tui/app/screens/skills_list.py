@@ -3,8 +3,12 @@ skipped and why (every name, description and path comes from files: shown as pla
 
 from __future__ import annotations
 
-from tui.agent.extensions import Extensions
+from typing import TYPE_CHECKING
+
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from tui.agent.extensions import Extensions
 
 
 def skills_listing(extensions: Extensions) -> str:

@@ -9,13 +9,17 @@ always answers. ``s`` summarizes, ``e`` or Esc evicts only (nothing is sent over
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import TYPE_CHECKING
+
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
 from tui.app.screens.approval_dialog import AnswerKey, ApprovalDialog
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 __all__ = ["SummaryConsentScreen"]
 

@@ -11,7 +11,8 @@ The diff is the model's text: it is shown through :func:`~tui.text.terminal_text
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import TYPE_CHECKING
+
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -20,6 +21,9 @@ from tui.agent.approval.writes import WriteDecision, WriteRequest
 from tui.app.screens.approval_dialog import REASON, SESSION_KEY, SESSION_KEY_SHOWN, AnswerKey, ApprovalDialog
 from tui.app.screens.basic_dialogs import ButtonRow
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 __all__ = ["WriteApprovalScreen", "diff_content"]
 

@@ -21,15 +21,12 @@ import asyncio
 import time
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from markdown_it import MarkdownIt
-from textual.app import ComposeResult
-from textual.binding import BindingType
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
 
 from tui.app.markdown_blocks import MarkdownSplitter, is_fence_line
 from tui.app.widgets.chat_blocks import FORK_BINDING, ForkAt, cut_short_mark
@@ -38,6 +35,11 @@ from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.growing_text import GrowingText
 from tui.app.widgets.settled_list import SettledList, list_runs, may_hold_list
 from tui.app.widgets.settled_prose import SettledProse, plain_paragraphs
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from textual.binding import BindingType
+    from textual.widgets.markdown import MarkdownBlock
 
 __all__ = ["AnswerSegment", "AssistantBlock"]
 

@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from tui.app.formatting import human_tokens
@@ -20,6 +18,9 @@ from tui.text.attachment_text import attached_line
 from tui.text.tool_call_text import path_argument
 
 if TYPE_CHECKING:
+    from textual import events
+    from textual.widget import Widget
+
     from tui.app.widgets.command_output import CommandOutputView
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import shown_output

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
-from textual.widget import Widget
 from textual.widgets import Button, Collapsible
 
-from tui.agent.runtime_api import SessionRuntimeAPI
-from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
 from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
-from tui.chain.event_text import failed_compaction_line
-from tui.chain.events import CompactionFailed, CompactionFinished
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.widget import Widget
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
+    from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.app.widgets.thinking_block import ThinkingBlock
+    from tui.chain.events import CompactionFailed, CompactionFinished
 
 PAGE_SIZE = 20
 
@@ -291,6 +292,8 @@ class ChatView(VerticalScroll):
         session is opened again, from events.jsonl)."""
         if event.message_index is not None:
             self._failed.setdefault(event.message_index, []).append(event)
+        from tui.chain.event_text import failed_compaction_line  # not for the first frame
+
         await self._append(NoticeBlock(failed_compaction_line(event), tone="muted", classes="failed-compaction"))
 
     async def add_notice(self, text: str, tone: str = "muted") -> None:

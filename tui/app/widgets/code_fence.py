@@ -9,17 +9,19 @@ opens the block in a viewer that wraps its lines.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
-from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import Label, Static
 from textual.widgets.markdown import MarkdownFence
 
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.app import ComposeResult
 
 __all__ = ["AnswerFence", "FenceCutMark", "cut_lines"]
 

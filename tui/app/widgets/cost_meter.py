@@ -6,15 +6,19 @@ Shows nothing until the session has spent something or made a request nobody can
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.agent.models.cost_events import CostUpdated
 from tui.app.widgets.status_fit import CostForm
-from tui.store.cost_totals import CostTotals
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd, totals_details, totals_label
+
+if TYPE_CHECKING:
+    from tui.agent.models.cost_events import CostUpdated
+    from tui.store.cost_totals import CostTotals
 
 
 def _worth_showing(totals: CostTotals | None) -> bool:

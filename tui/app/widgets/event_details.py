@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import tzinfo
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
@@ -12,6 +11,10 @@ from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, E
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd
 from tui.text.tool_call_text import call_source
 from tui.text.wording import message_number, plural
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import tzinfo
 
 __all__ = ["event_details"]
 

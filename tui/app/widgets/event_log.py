@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import ComposeResult
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.runtime_api import InheritedEvent
 from tui.app.formatting import clock_time, human_percent, human_size, human_tokens, literal, short_id
 from tui.app.screens.basic_dialogs import TextViewerModal
 from tui.app.widgets.event_details import event_details
@@ -39,6 +37,13 @@ from tui.chain.events import (
 from tui.text.cost_text import compaction_cost_text
 from tui.text.tool_call_text import call_source
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from textual.app import ComposeResult
+
+    from tui.agent.runtime_api import InheritedEvent
 
 __all__ = ["MAX_VISIBLE_EVENTS", "EventLogPanel", "EventTotals", "compact_timestamp", "event_row", "is_logged"]
 

@@ -6,23 +6,28 @@ Enter (or a click) opens :class:`~tui.app.screens.evicted_viewer.EvictedViewerSc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from datetime import tzinfo
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import ComposeResult
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.runtime_api import EvictedOutput
 from tui.app.formatting import human_size, human_tokens, literal
 from tui.app.widgets.chat_blocks import args_summary
 from tui.app.widgets.event_log import compact_timestamp, inherited_mark
 from tui.text.tool_call_text import path_argument
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from datetime import tzinfo
+    from pathlib import Path
+
+    from textual.app import ComposeResult
+
+    from tui.agent.runtime_api import EvictedOutput
 
 __all__ = ["EvictedBrowser", "header_row", "origin", "output_row"]
 

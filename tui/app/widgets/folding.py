@@ -10,11 +10,14 @@ the blocks are displayed again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.errors import NoWidget
 from textual.strip import Strip
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["FoldedSpace", "far_above"]
 

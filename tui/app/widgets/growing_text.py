@@ -9,15 +9,19 @@ Mouse selection and copy work as in Textual's ``Log``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
-from rich.style import Style
 from textual.geometry import Region, Size
-from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from rich.style import Style
+    from textual.selection import Selection
 
 __all__ = ["GrowingText", "wrap_line"]
 

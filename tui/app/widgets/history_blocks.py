@@ -6,7 +6,7 @@ Recorded text is hostile (model output, file contents): what goes into a block h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import (
     ERROR_OUTCOMES,
@@ -21,7 +21,6 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from textual.widget import Widget
 
 from tui.app.widgets.answer_block import AssistantBlock
 from tui.app.widgets.chat_blocks import (
@@ -41,6 +40,11 @@ from tui.text.attachment_text import attached_line, attachment_descriptions
 from tui.text.message_text import prompt_text, typed_text
 from tui.text.terminal_text import visible, visible_json
 from tui.text.user_command_text import command_metadata, output_chars
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.widget import Widget
 
 
 def _prompt_text(part: UserPromptPart) -> str:

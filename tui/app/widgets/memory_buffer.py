@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.content import Content
@@ -22,6 +22,9 @@ from tui.app.memory_io import MAX_EDIT_BYTES, PREVIEW_BYTES, file_size, read_pre
 from tui.app.screens.basic_dialogs import Choice, ChoiceModal, TextViewerModal
 from tui.app.text_display import supported_language
 from tui.app.text_places import follow_location
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["MemoryBuffer"]
 

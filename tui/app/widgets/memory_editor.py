@@ -15,10 +15,9 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
@@ -31,6 +30,9 @@ from tui.app.screens.basic_dialogs import ConfirmModal
 from tui.app.text_display import display_path, supported_language
 from tui.app.widgets.memory_buffer import MemoryBuffer
 from tui.base.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 __all__ = ["MemoryEditor", "MemoryTextArea"]
 

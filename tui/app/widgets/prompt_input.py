@@ -9,9 +9,8 @@ commands exist, and a prompt sent while a turn runs is queued by the app (the pr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.actions import SkipAction
@@ -24,6 +23,9 @@ from tui.app.command_registry import Command, find, is_pasted_path, parse_slash,
 from tui.app.widgets.suggestions import CommandSuggestions, Suggestion
 from tui.store.prompt_history import PromptHistory
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = ["CommandSuggestions", "PromptInput", "Suggestion"]
 

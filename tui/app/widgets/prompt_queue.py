@@ -8,12 +8,15 @@ last line says how many more wait, so a long queue never looks shorter than it i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 __all__ = ["PromptQueue", "QueuedPrompt"]
 

@@ -7,13 +7,17 @@ between events; hidden while the provider is answering or nothing is asked of it
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from textual.content import Content
-from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.agent.models.provider_events import ProviderEvent, ProviderRetrying, ProviderWaiting
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from tui.agent.models.provider_events import ProviderEvent, ProviderRetrying, ProviderWaiting
 
 SHOW_WAITING_AFTER = 1.0
 """A request answered within this many seconds never shows "waiting" (no flicker on every request)."""
@@ -41,6 +45,8 @@ class ProviderStatus(Static):
 
     def show(self, event: ProviderEvent) -> None:
         """Follow ``event``: a wait or a retry is shown (and counted), anything else hides the line."""
+        from tui.agent.models.provider_events import ProviderRetrying, ProviderWaiting  # not for the first frame
+
         if not isinstance(event, (ProviderWaiting, ProviderRetrying)):
             self.clear()
             return
@@ -62,6 +68,8 @@ class ProviderStatus(Static):
         event = self._event
         if event is None:
             return
+        from tui.agent.models.provider_events import ProviderRetrying, ProviderWaiting
+
         now = time.time()
         if isinstance(event, ProviderWaiting) and now - event.since < SHOW_WAITING_AFTER:
             self.display = False

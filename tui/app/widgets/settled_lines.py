@@ -5,13 +5,15 @@ as ``Markdown`` opens them."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.segment import Segment
-from textual.geometry import Size
-from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from rich.segment import Segment
+    from textual.geometry import Size
+    from textual.selection import Selection
 
 __all__ = ["STRIPS_KEPT", "SettledLines"]
 

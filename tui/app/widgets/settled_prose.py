@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.content import Content
 from textual.visual import Visual
 
 from tui.app.widgets.settled_lines import SettledLines
@@ -22,6 +21,7 @@ from tui.app.widgets.settled_list import inline_content
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
+    from textual.content import Content
 
 __all__ = ["SettledProse", "plain_paragraphs"]
 

@@ -9,9 +9,11 @@ each variant; pure (no Textual), so the widgets that show the forms and the row 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["CANDIDATES", "FULL_BAR", "MIN_BAR", "CostForm", "GaugeForm", "StatusFit", "fit_status"]
 

@@ -17,21 +17,24 @@ import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from tui.agent.turn_events import SubagentActivity
 from tui.app.formatting import human_tokens
 from tui.store.session_tail import SessionTail, read_tail_records
 from tui.text.cost_text import format_usd
 from tui.text.terminal_text import visible
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from tui.agent.turn_events import SubagentActivity
 
 GAUGE_CELLS = 10
 TRANSCRIPT_RECORDS = 200

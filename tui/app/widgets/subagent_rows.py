@@ -6,14 +6,18 @@ Every string from the model (a description, a reason) is literal content, never 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
 from tui.app.formatting import human_tokens, literal
-from tui.chain.events import SubagentRan
 from tui.text.cost_text import PRICE_UNKNOWN, format_usd
 from tui.text.wording import plural
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tui.chain.events import SubagentRan
 
 INDENT = " " * 10
 _OUTCOME_STYLES = {"finished": ("⤷ subagent", "$text-accent bold"), "failed": ("✗ subagent", "$text-error bold"),

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.command_registry import Command, rank
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["CommandSuggestions", "Suggestion", "SuggestionKind"]
 

@@ -17,13 +17,10 @@ import binascii
 import json
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
-from textual import events
-from textual.app import ComposeResult
-from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui.app.widgets.answer_block import AnswerSegment, AssistantBlock
@@ -38,7 +35,6 @@ from tui.app.widgets.chat_blocks import (
 )
 from tui.app.widgets.thinking_block import ThinkingBlock
 from tui.base.metadata_keys import EVICTED_PATH_KEY, USER_COMMAND_KEY, saved_chars, summary_info
-from tui.store.session_tail import Record, SessionTail
 from tui.text.attachment_text import (
     attachment_descriptions,
     attachment_label,
@@ -48,6 +44,13 @@ from tui.text.attachment_text import (
 )
 from tui.text.terminal_text import visible
 from tui.text.user_command_text import command_metadata, output_chars
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.app import ComposeResult
+    from textual.widget import Widget
+
+    from tui.store.session_tail import Record, SessionTail
 
 ERROR_OUTCOMES = ("failed", "retried")  # pydantic_ai.messages.ERROR_OUTCOMES
 

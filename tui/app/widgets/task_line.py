@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.runtime_api import MODE_LABELS, TaskStateChanged
+from tui.agent.tasks.modes import MODE_LABELS
 from tui.app.formatting import literal
+
+if TYPE_CHECKING:
+    from tui.agent.tasks.task_events import TaskStateChanged
 
 
 class TaskLine(Static):

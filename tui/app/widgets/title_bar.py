@@ -11,11 +11,17 @@ even the shortest title leaves no room for it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
-from textual.events import Resize
 from textual.widgets import Static
 
-from tui.agent.runtime_api import MODE_LABELS, RuntimeInfo
+from tui.agent.tasks.modes import MODE_LABELS
+
+if TYPE_CHECKING:
+    from textual.events import Resize
+
+    from tui.agent.runtime_api import RuntimeInfo
 
 __all__ = ["TitleBar", "title_parts"]
 

@@ -9,8 +9,8 @@ never changes the state itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -18,6 +18,9 @@ from textual.widgets import Button, Static
 
 from tui.app.formatting import literal
 from tui.store.task_state import TaskState, TodoItem
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 _MARKS = {"completed": ("✓", "$text-muted"), "in_progress": ("▸", "bold $accent"), "pending": ("○", "")}
 

@@ -10,23 +10,20 @@ estimates) until the provider's own count arrives with the turn's end.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.content import Content
-from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.agent.turn_events import (
-    McpServersStarting,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    TurnEvent,
-)
 from tui.app.formatting import human_tokens
-from tui.app.screens.approval_dialog import ApprovalDialog
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.timer import Timer
+
+    from tui.agent.turn_events import TurnEvent
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.25
@@ -78,6 +75,15 @@ class TurnActivity(Static):
 
     def count(self, event: TurnEvent) -> None:
         """Take in what the turn streamed (O(1); drawn at the next tick)."""
+        # imported here, not for the first frame (the module is loaded by then: a dictionary look-up)
+        from tui.agent.turn_events import (
+            McpServersStarting,
+            TextDelta,
+            ThinkingDelta,
+            ToolCallFinished,
+            ToolCallStarted,
+        )
+
         if isinstance(event, McpServersStarting):
             self._waiting_for = event.describe()
             self._tick()
@@ -107,6 +113,10 @@ class TurnActivity(Static):
     def _tick(self) -> None:
         if self._started is None:
             return
+        from tui.app.screens.approval_dialog import (
+            ApprovalDialog,  # loaded with the first turn, not for the first frame
+        )
+
         now = clock()
         spinner = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
         if isinstance(self.app.screen, ApprovalDialog):  # the turn waits on the user, not on the model

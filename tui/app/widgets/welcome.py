@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.formatting import literal
 from tui.app.text_display import display_path
-from tui.base.config import Settings
 from tui.base.paths import user_config_file
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui.agent.runtime_api import SessionRuntimeAPI
+    from tui.base.config import Settings
 
 __all__ = ["WelcomeBlock", "welcome_text"]
 

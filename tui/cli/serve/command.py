@@ -8,15 +8,18 @@ unless the user says so; a random token guards every connection either way (:mod
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import ssl
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.base.errors import UserFacingError
+
+if TYPE_CHECKING:
+    import argparse
 
 SERVED_DRIVER = "tui.app.served_driver:ServedDriver"
 SERVED_FLAG = "--served"

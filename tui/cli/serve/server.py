@@ -11,15 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import ssl
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aiohttp import web
 from textual_serve.server import Server
 
 from tui.cli.serve.token_gate import TOKEN_QUERY, TokenGate
+
+if TYPE_CHECKING:
+    import ssl
 
 logger = logging.getLogger(__name__)
 

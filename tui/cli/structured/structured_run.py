@@ -15,18 +15,21 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.agent.hooks.hook_events import HookNotice
-from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 from tui.base.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, STOP_SIGNALS, stopped_by
 from tui.base.redaction import redact
-from tui.chain.events import ChainEvent
 from tui.cli.structured.schema import EXIT_REASONS, SCHEMA_VERSION, TurnRecord, chain_event, dumps, turn_event
 from tui.store.prompt_history import PromptHistory, history_path
 from tui.text.terminal_text import visible
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Iterable
+
+    from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
+    from tui.chain.events import ChainEvent
 
 logger = logging.getLogger(__name__)
 
