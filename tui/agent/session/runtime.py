@@ -38,7 +38,7 @@ from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
-from tui.agent.skills.tools import skills_toolset
+from tui.agent.skills.skill_tools import skills_toolset
 from tui.agent.subagents.definitions import SubagentCatalog
 from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tasks.board import TaskBoard
