@@ -39,7 +39,7 @@ from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
 from tui.agent.skills.skill_tools import skills_toolset
-from tui.agent.subagents.definitions import SubagentCatalog
+from tui.agent.subagents.subagent_definitions import SubagentCatalog
 from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tasks.board import TaskBoard
 from tui.agent.tasks.todo_tools import todo_toolset
