@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
-    from tui.agent.subagents.definitions import SubagentCatalog
+    from tui.agent.subagents.subagent_definitions import SubagentCatalog
     from tui.store.cost_totals import CostTotals
     from tui.store.search.searcher import HistorySearch
     from tui.store.task_state import TaskState

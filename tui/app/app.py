@@ -303,15 +303,7 @@ class DeepTuiApp(App[int]):
             self.main_screen.prompts.send(command.custom.expand(arguments))
 
     def action_skills(self) -> None:
-        """``/skills``: the skills and custom commands, and what was skipped."""
-        from tui.app.screens.basic_dialogs import TextViewerModal
-        from tui.app.screens.skills_list import skills_listing
-
-        factory = self.session.factory
-        if factory is None:
-            self.notify("The session is still opening; try /skills again in a moment.", timeout=4)
-            return
-        self.push_screen(TextViewerModal("Skills and custom commands", skills_listing(factory.extensions)))
+        self.main_screen.dialogs.skills()
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

@@ -12,22 +12,23 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks),
 :class:`~tui.app.chat.chain_events.ChainEventRouter` (the session's chain events → the widgets),
 :class:`~tui.app.chat.session_display.SessionDisplay` (the open session shown, at start and after a switch) and
-:class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
+:class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages. The general
+answers to those protocols (notices, dialogs, workers, threads) are its base's,
+:class:`~tui.app.chat.host_screen.HostScreen`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList
 from textual.worker import Worker, WorkerState
 
@@ -35,6 +36,7 @@ from tui.agent.runtime_api import SessionRuntimeAPI
 from tui.app.chat.chain_events import ChainEventRouter
 from tui.app.chat.chat_dialogs import ChatDialogs
 from tui.app.chat.file_completion import FileCompletion
+from tui.app.chat.host_screen import HostScreen
 from tui.app.chat.model_switching import ModelSwitching
 from tui.app.chat.prompt_flow import PromptFlow
 from tui.app.chat.rewinding import Rewinding
@@ -62,8 +64,6 @@ from tui.app.widgets.turn_activity import TurnActivity
 from tui.chain.events import ChainEvent, UsageEvent
 
 if TYPE_CHECKING:
-    from textual.notifications import SeverityLevel
-
     from tui.store.session_tail import SessionTail
 
 __all__ = ["Approvers", "MainScreen"]
@@ -76,7 +76,7 @@ CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(HostScreen):
     """The chat screen. Its keyboard starts in the prompt: with Textual's default (the first focusable
     widget, the chat) the focus would move from the chat to the prompt right after the first frame,
     restyling every block of a resumed session's tail on the way."""
@@ -195,53 +195,10 @@ class MainScreen(Screen[None]):
     def focus_prompt(self) -> None:
         self.prompt.focus()
 
-    # -- what its helpers ask of it (their protocols) -------------------------------------------
-
-    @property
-    def ready(self) -> bool:
-        """False while the session is still opening (actions that need it say so)."""
-        if self.state.opening:
-            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
-            return False
-        return True
-
-    def say(self, message: str, timeout: float) -> None:
-        self.notify(message, timeout=timeout, markup=False)
-
-    def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-             timeout: float | None = None) -> None:
-        self.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+    # -- what its helpers ask of it (their protocols; the general answers are HostScreen's) ----------
 
     def show_usage(self, usage: UsageEvent | None) -> None:
         self.usage = usage
-
-    def show_dialog(self, screen: Screen[Any] | str, done: Callable[[Any], None] | None = None) -> None:
-        self.app.push_screen(screen, done)
-
-    def keep_dialog(self, screen: Screen[Any], name: str) -> None:
-        self.app.install_screen(screen, name=name)
-
-    def drop_dialog(self, screen: Screen[Any]) -> None:
-        self.app.uninstall_screen(screen)
-
-    def start(self, work: Awaitable[None], group: str) -> None:
-        self.run_worker(work, group=group, exclusive=True)
-
-    def switch_workers(self) -> list[Worker[Any]]:
-        return [worker for worker in self.workers if worker.group == "switch" and worker.is_running]
-
-    def start_in_thread(self, work: Callable[[], None], group: str) -> None:
-        self.run_worker(work, thread=True, group=group, exclusive=True)
-
-    def call_from_thread(self, callback: Callable[[Any], None], value: Any) -> None:
-        self.app.call_from_thread(callback, value)
-
-    def listing_arrived(self) -> None:
-        for prompt in self.query(PromptInput):
-            prompt.refresh_suggestions()
-
-    async def run_command(self, action: str) -> None:
-        await self.app.run_action(action)  # the registry's actions are the App's (its global keys)
 
     async def scroll_to_message(self, index: int) -> bool:
         return await self.chat.reveal_message(index) is not None
@@ -399,9 +356,6 @@ class MainScreen(Screen[None]):
     def show_warnings(self) -> None:
         self.display_session.show_warnings()
 
-    def is_shown(self) -> bool:
-        return self.app.screen is self
-
     def _check_instructions(self) -> None:
         """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
         if self.state.runtime.refresh_instructions():
@@ -415,15 +369,6 @@ class MainScreen(Screen[None]):
 
     async def on_main_screen_chain_event_arrived(self, message: ChainEventArrived) -> None:
         await self.chain_events.arrived(message.event)
-
-    def current_runtime(self) -> SessionRuntimeAPI:
-        return self.state.runtime
-
-    def cost_meter(self) -> CostMeter:
-        return self.query_one(CostMeter)
-
-    def provider_statuses(self) -> Iterable[ProviderStatus]:
-        return self.query(ProviderStatus)
 
     # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
 

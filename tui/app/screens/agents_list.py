@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
+from tui.agent.subagents.subagent_definitions import SubagentCatalog, SubagentDefinition
 from tui.app.screens.basic_dialogs import ButtonRow, DialogScreen, action_button
 from tui.app.text_display import display_path
 from tui.base.paths import user_config_dir
