@@ -17,7 +17,7 @@ from tests.support.openai_server import ChatServerState, openai_chat_server
 from tui.agent.models.choice import choose_model
 from tui.agent.session.factory import RuntimeFactory, SessionRequest
 from tui.agent.skills.catalog import load_skills, skills_instructions
-from tui.agent.skills.tools import MAX_RESOURCE_BYTES
+from tui.agent.skills.skill_tools import MAX_RESOURCE_BYTES
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 

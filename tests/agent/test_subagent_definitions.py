@@ -17,7 +17,7 @@ from tests.support.openai_server import ChatServerState, Reply, openai_chat_serv
 from tui.agent.approval.writes import WriteDecision, WriteRequest
 from tui.agent.definitions.folders import definition_folders
 from tui.agent.definitions.front_matter import FrontMatterError, parse_front_matter
-from tui.agent.subagents.definitions import load_subagents
+from tui.agent.subagents.subagent_definitions import load_subagents
 from tui.agent.turn_events import TurnFinished
 
 REVIEWER = """---

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from tests.app.app_support import wait_until
-from tui.agent.subagents.definitions import SubagentCatalog, load_subagents
+from tui.agent.subagents.subagent_definitions import SubagentCatalog, load_subagents
 from tui.app.screens.agents_list import AgentsScreen, agents_content
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "deep_tui.tcss"

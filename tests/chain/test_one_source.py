@@ -70,7 +70,7 @@ def test_the_tool_name_sets_come_from_the_tools_marks(tmp_path: Path) -> None:
     assert parts.kinds == ToolKinds(file_writing=frozenset({"write_file", "edit_file"}),
                                     command_running=frozenset({"execute"}),
                                     memory_writing=frozenset({"write_memory", "update_memory"}))
-    assert parts.write_gate.command_tools == parts.kinds.command_running
+    assert parts.approval_gate.command_tools == parts.kinds.command_running
 
 
 def test_a_new_tool_marked_as_writing_files_is_compacted_as_one(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.agent.mcp.servers import McpServers
     from tui.agent.rewind.restore import ConflictChoice, RestorePlan, RewindPoint
     from tui.agent.shell.user_command import UserCommandResult
-    from tui.agent.subagents.definitions import SubagentCatalog
+    from tui.agent.subagents.subagent_definitions import SubagentCatalog
     from tui.agent.turn_events import TurnEvent
     from tui.chain.events import (
         ChainEvent,

@@ -303,15 +303,7 @@ class DeepTuiApp(App[int]):
             self.main_screen.prompts.send(command.custom.expand(arguments))
 
     def action_skills(self) -> None:
-        """``/skills``: the skills and custom commands, and what was skipped."""
-        from tui.app.screens.basic_dialogs import TextViewerModal
-        from tui.app.screens.skills_list import skills_listing
-
-        factory = self.session.factory
-        if factory is None:
-            self.notify("The session is still opening; try /skills again in a moment.", timeout=4)
-            return
-        self.push_screen(TextViewerModal("Skills and custom commands", skills_listing(factory.extensions)))
+        self.main_screen.dialogs.skills()
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen
@@ -322,14 +314,14 @@ class DeepTuiApp(App[int]):
         self.main_screen.dialogs.mcp()
 
     def action_rewind(self) -> None:
-        self.main_screen.rewind()
+        self.main_screen.rewinds.open()
 
     def action_export(self, target: str = "") -> None:
         """``/export [FILE]``: the session to a file; the path is shown."""
         self.main_screen.export(target)
 
     def action_agents(self) -> None:
-        self.main_screen.agents()
+        self.main_screen.dialogs.agents()
 
     def action_memory(self) -> None:
         self.main_screen.dialogs.toggle_panel("memory-tab")

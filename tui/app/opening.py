@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from tui.agent.shell.user_command import UserCommandResult
-    from tui.agent.subagents.definitions import SubagentCatalog
+    from tui.agent.subagents.subagent_definitions import SubagentCatalog
 
 OPENING_TITLE = "opening the session…"
 
@@ -119,7 +119,7 @@ class OpeningSession:
         return False
 
     def subagent_definitions(self) -> SubagentCatalog:
-        from tui.agent.subagents.definitions import SubagentCatalog
+        from tui.agent.subagents.subagent_definitions import SubagentCatalog
 
         return SubagentCatalog()
 

@@ -52,16 +52,26 @@ def placeholder_prompt(part: UserPromptPart) -> tuple[UserPromptPart, int]:
     return (replace(part, content=content), replaced) if replaced else (part, 0)
 
 
+def request_without_images(message: ModelRequest) -> ModelRequest:
+    """``message`` with every image replaced by its placeholder (``message`` itself when it has none, else a
+    copy)."""
+    if not any(has_images(part) for part in message.parts):
+        return message
+    parts: list[ModelRequestPart] = [placeholder_prompt(part)[0] if isinstance(part, UserPromptPart) else part
+                                     for part in message.parts]
+    return replace(message, parts=parts)
+
+
 def without_images(messages: list[ModelMessage]) -> list[ModelMessage]:
     """``messages`` with every image replaced by its placeholder (the same list when there is none; only the
     requests changed are copies)."""
     fixed: list[ModelMessage] | None = None
     for index, message in enumerate(messages):
-        if not isinstance(message, ModelRequest) or not any(has_images(part) for part in message.parts):
+        if not isinstance(message, ModelRequest):
             continue
-        parts: list[ModelRequestPart] = [placeholder_prompt(part)[0] if isinstance(part, UserPromptPart) else part
-                                         for part in message.parts]
-        if fixed is None:
-            fixed = list(messages)
-        fixed[index] = replace(message, parts=parts)
+        sent = request_without_images(message)
+        if sent is not message:
+            if fixed is None:
+                fixed = list(messages)
+            fixed[index] = sent
     return messages if fixed is None else fixed

@@ -52,7 +52,7 @@ from tui.chain.events import (
 from tui.chain.eviction import EvictionCapability
 from tui.chain.image_tokens import image_rule
 from tui.chain.model_count import ModelCountCheck
-from tui.chain.outgoing import outgoing_messages
+from tui.chain.outgoing import OutgoingCopies
 from tui.chain.preflight import fit_to_limit
 from tui.chain.recording import Recorder, RecordingLedger
 from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
@@ -139,6 +139,7 @@ class ContextManager:
         self._pending_focus: str | None = None
         self._pacing = SummaryPacing(summary_retry_from, on_summary_backoff)
         self._eviction: EvictionCapability | None = None
+        self._outgoing = OutgoingCopies()
         self.ask_before_summary: SummaryConsent | None = None
         """With automatic compaction off: asked (tokens, limit) before the pre-flight summarizes a request over the
         limit (the app's dialog); ``None``: never summarize then, only make pointers and cut."""
@@ -298,9 +299,9 @@ class ContextManager:
         self._last_raw_request = self.accountant.raw(working, self.fixed_tokens)
         if working is not history:
             history[:] = working
-        sent = outgoing_messages(working, images=self._takes_images)  # a copy where a provider would refuse the record (the record stays)
+        sent = self._outgoing.messages(working, images=self._takes_images)  # the record stays, a copy is sent
         if sent is not history:
-            request_context.messages = list(sent)
+            request_context.messages = list(sent) if sent is working else sent
         return request_context
 
     def set_compaction(self, *, threshold: float | None = None, auto: bool | None = None,

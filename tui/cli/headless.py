@@ -234,16 +234,16 @@ async def _run_turn(
             unsubscribe()
         if wrote_text or status == 0:
             out.write("\n")
-        commands = runtime.write_gate.commands
+        commands = runtime.approval_gate.commands
         refused_commands = commands.refused if commands is not None else 0  # asked for, and nobody to ask here
-        refused -= sum(refused_by_name.get(name, 0) for name in runtime.write_gate.command_tools)
+        refused -= sum(refused_by_name.get(name, 0) for name in runtime.approval_gate.command_tools)
         if refused_commands:
             print(f"deep-tui: {plural(refused_commands, 'shell command')} refused: 'run' runs commands only with "
                   "--allow-commands (or [tools] commands = \"always\" in config.toml)", file=err)
-        if refused and runtime.write_gate.writes == "ask":
+        if refused and runtime.approval_gate.writes == "ask":
             print(f"deep-tui: {plural(refused, 'file write')} refused: 'run' changes files only with --allow-writes "
                   "(or [tools] writes = \"always\" in config.toml)", file=err)
-        if refused_mcp and runtime.write_gate.mcp is not None:
+        if refused_mcp and runtime.approval_gate.mcp is not None:
             print(f"deep-tui: {plural(refused_mcp, 'MCP tool call')} refused: 'run' calls an MCP server's tools only "
                   "with [tools] mcp = \"always\" (or [mcp.servers.NAME] approval = \"always\") in config.toml",
                   file=err)

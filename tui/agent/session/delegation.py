@@ -17,8 +17,8 @@ from tui.agent.rewind.restore_point_capability import RewindCapability
 from tui.agent.session.project_instructions import ProjectInstructionsSource
 from tui.agent.session.run_events import run_events
 from tui.agent.session.toolsets import AgentParts
-from tui.agent.subagents.definitions import SubagentCatalog
 from tui.agent.subagents.progress import SubagentStatus
+from tui.agent.subagents.subagent_definitions import SubagentCatalog
 from tui.agent.subagents.subagent_pool import SubagentPool
 from tui.agent.subagents.subagent_run import SubagentEnvironment
 from tui.base.config import Settings

@@ -19,7 +19,7 @@ from tui.agent.models.choice import ModelChoice, build_model, choose_model
 from tui.agent.models.provider_http import ProviderConnection
 from tui.agent.session.request import SessionRequest
 from tui.agent.session.runtime import SessionRuntime
-from tui.agent.subagents.definitions import SubagentCatalog, load_subagents
+from tui.agent.subagents.subagent_definitions import SubagentCatalog, load_subagents
 from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir

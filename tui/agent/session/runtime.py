@@ -38,8 +38,8 @@ from tui.agent.session.task_actions import SessionTaskActions
 from tui.agent.session.toolsets import build_agent_parts
 from tui.agent.session.turns import SessionTurns
 from tui.agent.skills.catalog import SkillCatalog, skills_instructions
-from tui.agent.skills.tools import skills_toolset
-from tui.agent.subagents.definitions import SubagentCatalog
+from tui.agent.skills.skill_tools import skills_toolset
+from tui.agent.subagents.subagent_definitions import SubagentCatalog
 from tui.agent.subagents.task_tool import task_toolset
 from tui.agent.tasks.board import TaskBoard
 from tui.agent.tasks.todo_tools import todo_toolset
@@ -178,7 +178,7 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
                                              max_file_bytes=int(settings.rewind.max_file_mb * 1024 * 1024),
                                              enabled=settings.rewind.enabled)
         """The restore points: a snapshot of the workdir before each prompt's first change (``/rewind``)."""
-        self.write_gate = parts.write_gate
+        self.approval_gate = parts.approval_gate
         self.shell = parts.shell
         self.modes = parts.modes
         self._memory_instructions = memory_instructions(self.memory)
@@ -258,12 +258,12 @@ class SessionRuntime(SessionTaskActions, SessionRewinds, SessionTurns, SessionSu
 
     def set_write_approver(self, approver: WriteApprover | None) -> None:
         """Who is asked before a file write (the app's dialog); ``None``: nobody, so an ``ask`` is refused."""
-        self.write_gate.approver = approver
+        self.approval_gate.approver = approver
 
     def set_command_approver(self, approver: CommandApprover | None) -> None:
         """Who is asked before a shell command runs (the app's dialog); ``None``: an ``ask`` is refused."""
-        if self.write_gate.commands is not None:
-            self.write_gate.commands.approver = approver
+        if self.approval_gate.commands is not None:
+            self.approval_gate.commands.approver = approver
 
     def load_history(self, start: int, stop: int) -> Sequence[ModelMessage]:
         return self.handle.messages.load_range(start, stop)

@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 @dataclass
 class AgentParts:
     toolsets: list[FunctionToolset[None]]
-    write_gate: ApprovalGate
+    approval_gate: ApprovalGate
     """Asks before the file tools change anything, or a command runs (it is also in ``capabilities``)."""
     shell: ShellState
     """The ``execute`` tool's sandbox (the prompt's ``!command`` runs there too)."""
@@ -112,7 +112,7 @@ def build_agent_parts(*, workdir: Path, data_dir: DataDir, memory: MemoryFile, s
 
     return AgentParts(
         toolsets=toolsets,
-        write_gate=gate,
+        approval_gate=gate,
         shell=shell,
         modes=modes,
         capabilities=capabilities(gate),

@@ -59,7 +59,7 @@ class SessionTurns:
     cost: CostTracker
     attacher: MentionAttacher
     shell: ShellState
-    write_gate: ApprovalGate
+    approval_gate: ApprovalGate
     info: RuntimeInfo
     memory_path: Path
     mcp: McpServers | None
@@ -231,7 +231,7 @@ class SessionTurns:
         record whatever of the working context is not on disk yet."""
         messages = self.messages
         messages.extend(seal(messages, reason, returns=self.shell.take_interrupted(),
-                             denied=self.write_gate.take_unanswered()))
+                             denied=self.approval_gate.take_unanswered()))
         self.manager.record_pending(messages)
 
     def _memory_note(self, error: AgentRunError) -> str:

@@ -3,7 +3,7 @@
 Read from ``~/.config/deep-tui/skills/`` and, only in a trusted project, ``.claude/skills/`` and
 ``.deep-tui/skills/`` (:mod:`tui.agent.definitions.folders`; a project's skill replaces the user's of the same
 name). Only names and descriptions go into the instructions; the body and the files beside it are read when the
-model asks (:mod:`tui.agent.skills.tools`), never through a link, size-capped.
+model asks (:mod:`tui.agent.skills.skill_tools`), never through a link, size-capped.
 """
 
 from __future__ import annotations

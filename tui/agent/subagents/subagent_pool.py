@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from pydantic_ai.models import Model
 
-from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
 from tui.agent.subagents.progress import SubagentProgress, SubagentStatus
+from tui.agent.subagents.subagent_definitions import SubagentCatalog, SubagentDefinition
 from tui.agent.subagents.subagent_run import Emit, SubagentEnvironment, SubagentOutcome, SubagentRun
 from tui.agent.tools.failures import refuse
 from tui.chain.events import SubagentRan

@@ -35,8 +35,8 @@ from pydantic_ai.toolsets import AbstractToolset
 
 from tui.agent.models.cost import CostCapability, CostTracker, chat_input_rate, price_compaction
 from tui.agent.models.provider_http import provider_failure
-from tui.agent.subagents.definitions import SubagentDefinition
 from tui.agent.subagents.progress import SubagentProgress, SubagentStatus
+from tui.agent.subagents.subagent_definitions import SubagentDefinition
 from tui.base.config import Settings
 from tui.base.paths import DataDir
 from tui.base.redaction import redact

@@ -1,5 +1,5 @@
 """The chat's dialog and panel commands: compact, the context report (with the session's compaction controls), the MCP
-servers, the side panels.
+servers, the skills and custom commands, the side panels.
 
 :class:`ChatDialogs` carries them out for the chat screen (:class:`~tui.app.chat.main_screen.MainScreen`),
 reached through the small :class:`DialogHost` protocol; the App's registry actions call it. Each dialog is
@@ -56,6 +56,12 @@ class ChatDialogs:
     def __init__(self, host: DialogHost) -> None:
         self.host = host
 
+    def agents(self) -> None:
+        """/agents: the subagent types the model can hand a task to."""
+        from tui.app.screens.agents_list import AgentsScreen
+
+        self.host.show_dialog(AgentsScreen(self.host.state.runtime.subagent_definitions()))
+
     def compact(self, focus: str = "") -> None:
         """Ctrl+G, the button, bare ``/compact``: the compaction dialog (what it would do, a focus, Run).
         ``/compact FOCUS``: compact at once with that focus, no dialog (the chat shows the divider or the failure)."""
@@ -109,6 +115,17 @@ class ChatDialogs:
             self.host.show_dialog(McpServersScreen(list))
             return
         self.host.show_dialog(McpServersScreen(mcp.views, mcp.on_change))
+
+    def skills(self) -> None:
+        """``/skills``: the skills and custom commands, and what was skipped."""
+        from tui.app.screens.basic_dialogs import TextViewerModal
+        from tui.app.screens.skills_list import skills_listing
+
+        factory = self.host.state.factory
+        if factory is None:
+            self.host.tell("The session is still opening; try /skills again in a moment.", timeout=4)
+            return
+        self.host.show_dialog(TextViewerModal("Skills and custom commands", skills_listing(factory.extensions)))
 
     def toggle_panel(self, tab: str) -> None:
         """Ctrl+O, Ctrl+L, Ctrl+B: show (or hide) the Memory, Log or Evicted panel."""

@@ -12,24 +12,26 @@ Its helpers get what they need from it through small protocols, never the App:
 :class:`~tui.app.chat.rewinding.Rewinding` (``/rewind``, Esc Esc, the prompts' restore-point marks),
 :class:`~tui.app.chat.chain_events.ChainEventRouter` (the session's chain events → the widgets),
 :class:`~tui.app.chat.session_display.SessionDisplay` (the open session shown, at start and after a switch) and
-:class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages.
+:class:`~tui.app.chat.side_panels.SidePanels`. The widgets report up with their own nested messages. Its bases:
+:class:`~tui.app.chat.chat_helpers.ChatHelpers` builds each helper on first use (all just after the first
+frame), :class:`~tui.app.chat.host_screen.HostScreen` gives the general answers to their protocols (notices,
+dialogs, workers, threads).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Button, OptionList
 from textual.worker import Worker, WorkerState
 
+from tui.app.chat.chat_helpers import ChatHelpers
 from tui.app.chat.session_state import Approvers
 from tui.app.chat.side_panels import SidePanels
 from tui.app.double_escape import DoubleEscape
@@ -37,34 +39,20 @@ from tui.app.widgets.chat_footer import ChatFooter
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
-from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
+from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
-from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.worker_groups import TURN_GROUP
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable
+    from collections.abc import Callable
 
     from textual.app import ComposeResult
-    from textual.notifications import SeverityLevel
 
     from tui.agent.runtime_api import SessionRuntimeAPI
-    from tui.app.chat.chain_events import ChainEventRouter
-    from tui.app.chat.chat_dialogs import ChatDialogs
-    from tui.app.chat.file_completion import FileCompletion
-    from tui.app.chat.model_switching import ModelSwitching
-    from tui.app.chat.prompt_flow import PromptFlow
-    from tui.app.chat.rewinding import Rewinding
-    from tui.app.chat.session_actions import SessionActions
-    from tui.app.chat.session_display import SessionDisplay
     from tui.app.chat.session_state import SessionState
-    from tui.app.chat.session_switcher import SessionSwitcher
-    from tui.app.chat.task_controls import TaskControls
-    from tui.app.chat.turn_runner import TurnRunner
     from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
     from tui.app.widgets.subagent_block import SubagentBlock
     from tui.app.widgets.todo_panel import TodoPanel
@@ -81,7 +69,7 @@ CHROME_ROWS = 3
 """Rows never the chat's: the title bar, and the prompt's top border and first line (deep_tui.tcss)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ChatHelpers):
     """The chat screen. Its keyboard starts in the prompt: with Textual's default (the first focusable
     widget, the chat) the focus would move from the chat to the prompt right after the first frame,
     restyling every block of a resumed session's tail on the way."""
@@ -115,94 +103,6 @@ class MainScreen(Screen[None]):
         self.panels = SidePanels(self, lambda: self.state.runtime)
         self._double_escape = DoubleEscape()
         """Esc Esc in an empty prompt opens the rewind dialog."""
-
-    # -- its helpers, each built (its module imported) when first used: none is needed for the first frame,
-    # and together they import most of the app; first_frame_shown builds them right after it -----------------
-
-    @cached_property
-    def prompts(self) -> PromptFlow:
-        """A submitted prompt: a command, sent, or queued."""
-        from tui.app.chat.prompt_flow import PromptFlow
-
-        return PromptFlow(self)
-
-    @cached_property
-    def turns(self) -> TurnRunner:
-        """A turn's worker."""
-        from tui.app.chat.turn_runner import TurnRunner
-
-        return TurnRunner(self)
-
-    @cached_property
-    def sessions(self) -> SessionActions:
-        """The picker, new, fork, rename."""
-        from tui.app.chat.session_actions import SessionActions
-
-        return SessionActions(self)
-
-    @cached_property
-    def models(self) -> ModelSwitching:
-        """``/model``."""
-        from tui.app.chat.model_switching import ModelSwitching
-
-        return ModelSwitching(self)
-
-    @cached_property
-    def files(self) -> FileCompletion:
-        """``@`` files."""
-        from tui.app.chat.file_completion import FileCompletion
-
-        return FileCompletion(self)
-
-    @cached_property
-    def tasks(self) -> TaskControls:
-        """The mode, the todos, ``/keep``."""
-        from tui.app.chat.task_controls import TaskControls
-
-        return TaskControls(self, lambda: self.state.runtime)
-
-    @cached_property
-    def dialogs(self) -> ChatDialogs:
-        """Compact, context, MCP, the panels."""
-        from tui.app.chat.chat_dialogs import ChatDialogs
-
-        return ChatDialogs(self)
-
-    @cached_property
-    def rewinds(self) -> Rewinding:
-        """``/rewind``, Esc Esc, the prompts' restore-point marks."""
-        from tui.app.chat.rewinding import Rewinding
-
-        return Rewinding(self)
-
-    @cached_property
-    def chain_events(self) -> ChainEventRouter:
-        """The session's chain events → the widgets."""
-        from tui.app.chat.chain_events import ChainEventRouter
-
-        return ChainEventRouter(self)
-
-    @cached_property
-    def display_session(self) -> SessionDisplay:
-        """The open session shown."""
-        from tui.app.chat.session_display import SessionDisplay
-
-        return SessionDisplay(self, self.approvers, self._post_chain_event)
-
-    @cached_property
-    def switcher(self) -> SessionSwitcher:
-        """Switching sessions without blocking or losing the current one."""
-        from tui.app.chat.session_switcher import SessionSwitcher, SwitchHooks
-
-        return SessionSwitcher(SwitchHooks(
-            current=lambda: self.state.runtime, adopt=self.adopt_runtime,
-            reveal=lambda index, saved, match: self.sessions.reveal_message(index, saved, match),
-            notify=self.notify,
-            start=lambda work, group: self.run_worker(work, group=group, exclusive=True)))
-
-    def _build_helpers(self) -> None:
-        for name in ("prompts", "turns", "sessions", "models", "files", "tasks", "dialogs", "rewinds", "chain_events", "display_session", "switcher"):
-            getattr(self, name)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -250,29 +150,13 @@ class MainScreen(Screen[None]):
         built now."""
         self._mount_hidden_lines()
         self.panels.build_in_slot()
-        self._build_helpers()
+        self.build_helpers()
 
     # -- the widgets it owns ------------------------------------------------------------------
 
     @property
     def chat(self) -> ChatView:
         return self.query_one(ChatView)
-
-    @property
-    def activity(self) -> TurnActivity:
-        self._mount_hidden_lines()
-        return self.query_one(TurnActivity)
-
-    def _mount_hidden_lines(self) -> None:
-        """The lines hidden at start, mounted just after the first frame (nothing shows them before a turn, a
-        wait, a todo, a mode or a typed ``/``; together they cost the first frame a tenth of its time): a line of
-        its own while a turn runs, one while the provider keeps us waiting, the mode and the todo in progress
-        above the gauge, and the command suggestions above the prompt."""
-        if self.query_children(TurnActivity):
-            return
-        self.mount(TurnActivity(id="turn-activity"), ProviderStatus(id="provider-status"), TaskLine(id="task-line"),
-                   before=self.query_one(StatusRow))
-        self.mount(CommandSuggestions(id="suggestions"), before=self.prompt)
 
     @property
     def prompt(self) -> PromptInput:
@@ -285,53 +169,10 @@ class MainScreen(Screen[None]):
     def focus_prompt(self) -> None:
         self.prompt.focus()
 
-    # -- what its helpers ask of it (their protocols) -------------------------------------------
-
-    @property
-    def ready(self) -> bool:
-        """False while the session is still opening (actions that need it say so)."""
-        if self.state.opening:
-            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
-            return False
-        return True
-
-    def say(self, message: str, timeout: float) -> None:
-        self.notify(message, timeout=timeout, markup=False)
-
-    def tell(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-             timeout: float | None = None) -> None:
-        self.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+    # -- what its helpers ask of it (their protocols; the general answers are HostScreen's) ----------
 
     def show_usage(self, usage: UsageEvent | None) -> None:
         self.usage = usage
-
-    def show_dialog(self, screen: Screen[Any] | str, done: Callable[[Any], None] | None = None) -> None:
-        self.app.push_screen(screen, done)
-
-    def keep_dialog(self, screen: Screen[Any], name: str) -> None:
-        self.app.install_screen(screen, name=name)
-
-    def drop_dialog(self, screen: Screen[Any]) -> None:
-        self.app.uninstall_screen(screen)
-
-    def start(self, work: Awaitable[None], group: str) -> None:
-        self.run_worker(work, group=group, exclusive=True)
-
-    def switch_workers(self) -> list[Worker[Any]]:
-        return [worker for worker in self.workers if worker.group == "switch" and worker.is_running]
-
-    def start_in_thread(self, work: Callable[[], None], group: str) -> None:
-        self.run_worker(work, thread=True, group=group, exclusive=True)
-
-    def call_from_thread(self, callback: Callable[[Any], None], value: Any) -> None:
-        self.app.call_from_thread(callback, value)
-
-    def listing_arrived(self) -> None:
-        for prompt in self.query(PromptInput):
-            prompt.refresh_suggestions()
-
-    async def run_command(self, action: str) -> None:
-        await self.app.run_action(action)  # the registry's actions are the App's (its global keys)
 
     async def scroll_to_message(self, index: int) -> bool:
         return await self.chat.reveal_message(index) is not None
@@ -449,7 +290,7 @@ class MainScreen(Screen[None]):
             if not self.turn_running and self.focused is self.prompt \
                     and self._double_escape.press(prompt_empty=not self.prompt.text.strip()):
                 event.stop()
-                self.rewind()
+                self.rewinds.open()
             return
         self._double_escape.reset()
         if self.prompts.take_typing(event, self.focused):
@@ -489,9 +330,6 @@ class MainScreen(Screen[None]):
     def show_warnings(self) -> None:
         self.display_session.show_warnings()
 
-    def is_shown(self) -> bool:
-        return self.app.screen is self
-
     def _check_instructions(self) -> None:
         """An edited AGENTS.md / CLAUDE.md is counted again at once (a few stats; a read only after a change)."""
         if self.state.runtime.refresh_instructions():
@@ -500,37 +338,17 @@ class MainScreen(Screen[None]):
 
     # -- chain events (may arrive from a worker) ------------------------------------------
 
-    def _post_chain_event(self, event: ChainEvent) -> None:
+    def post_chain_event(self, event: ChainEvent) -> None:
         self.post_message(self.ChainEventArrived(event))
 
     async def on_main_screen_chain_event_arrived(self, message: ChainEventArrived) -> None:
         await self.chain_events.arrived(message.event)
 
-    def current_runtime(self) -> SessionRuntimeAPI:
-        return self.state.runtime
-
-    def cost_meter(self) -> CostMeter:
-        return self.query_one(CostMeter)
-
-    def provider_statuses(self) -> Iterable[ProviderStatus]:
-        return self.query(ProviderStatus)
-
     # -- the chat's own commands (the App's registry actions call these; the dialogs are ChatDialogs') -----
-
-    def agents(self) -> None:
-        """/agents: the subagent types the model can hand a task to."""
-        from tui.app.screens.agents_list import AgentsScreen
-
-        self.app.push_screen(AgentsScreen(self.state.runtime.subagent_definitions()))
-
-    def rewind(self) -> None:
-        """``/rewind`` (Esc Esc): the restore points; the choice is carried out (files here, or a fork shown)."""
-        self.rewinds.open()
 
     def export(self, target: str = "") -> None:
         """``/export [FILE]``: written in a thread; the path (or why not) is shown when done."""
-        if not self.ready:
-            self.notify("The session is still opening…", severity="warning", timeout=3, markup=False)
+        if not self.ready:  # (which says so)
             return
         from tui.app.chat.export_action import start_export
 
@@ -541,3 +359,25 @@ class MainScreen(Screen[None]):
         if tab == "todos-tab":
             self.tasks.show()
         self.dialogs.toggle_panel(tab)
+
+
+if TYPE_CHECKING:
+
+    def _answers_its_helpers(screen: MainScreen) -> tuple[object, ...]:
+        """For mypy only: the chat screen answers each helper's protocol (:class:`ChatHelpers` builds them
+        from the screen typed loosely)."""
+        from tui.app.chat.chain_events import ChainEventRouter
+        from tui.app.chat.chat_dialogs import ChatDialogs
+        from tui.app.chat.file_completion import FileCompletion
+        from tui.app.chat.model_switching import ModelSwitching
+        from tui.app.chat.prompt_flow import PromptFlow
+        from tui.app.chat.rewinding import Rewinding
+        from tui.app.chat.session_actions import SessionActions
+        from tui.app.chat.session_display import SessionDisplay
+        from tui.app.chat.task_controls import TaskControls
+        from tui.app.chat.turn_runner import TurnRunner
+
+        return (PromptFlow(screen), TurnRunner(screen), SessionActions(screen), ModelSwitching(screen),
+                FileCompletion(screen), TaskControls(screen, lambda: screen.state.runtime), ChatDialogs(screen),
+                Rewinding(screen), ChainEventRouter(screen),
+                SessionDisplay(screen, screen.approvers, screen.post_chain_event))

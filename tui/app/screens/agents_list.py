@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from textual.app import ComposeResult
 
-    from tui.agent.subagents.definitions import SubagentCatalog, SubagentDefinition
+    from tui.agent.subagents.subagent_definitions import SubagentCatalog, SubagentDefinition
 
 __all__ = ["AgentsScreen", "agents_content"]
 
