@@ -98,7 +98,10 @@ class HostScreen(Screen[None]):
             return
         self.mount(TurnActivity(id="turn-activity"), ProviderStatus(id="provider-status"), TaskLine(id="task-line"),
                    before=self.query_one(StatusRow))
-        self.mount(CommandSuggestions(id="suggestions"), before=self.query_one(PromptInput))
+        prompt = self.query_one(PromptInput)
+        self.mount(CommandSuggestions(id="suggestions"), before=prompt)
+        if prompt.text:  # typed before the first frame ("/he…"): its suggestions now
+            self.call_after_refresh(prompt.refresh_suggestions)
 
     def cost_meter(self) -> CostMeter:
         return self.query_one(CostMeter)

@@ -188,7 +188,7 @@ class MainScreen(ChatHelpers):
 
     def refresh_title(self) -> None:
         """Show the current session (title, id, model) in the title bar, what runs without asking, and its mode."""
-        mode = self.tasks.mode()
+        mode = "default" if self.state.opening else self.tasks.mode()  # (no task controls for the first frame)
         self.query_one(TitleBar).show(self.state.runtime.info, self.state.runs_without_asking(), mode)
 
     # -- turns ----------------------------------------------------------------------------------

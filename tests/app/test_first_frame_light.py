@@ -1,0 +1,105 @@
+"""What the first frame leaves for just after it: the chat's helpers (and what they import), the lines hidden at
+start; and the footer rebuilt once per burst of binding changes, not once per change."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.app.app_support import make_app, make_factory, wait_until
+from tui.agent.session.request import SessionRequest
+from tui.app.app import DeepTuiApp
+from tui.app.chat.chat_helpers import HELPERS
+from tui.app.chat.main_screen import MainScreen
+from tui.app.widgets.chat_footer import ChatFooter
+from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
+from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.task_line import TaskLine
+from tui.app.widgets.turn_activity import TurnActivity
+from tui.base.paths import DataDir
+from tui.cli.launch import LaunchContext, open_session
+
+ROOT = Path(__file__).resolve().parents[2]
+HIDDEN_LINES = (TurnActivity, ProviderStatus, TaskLine, CommandSuggestions)
+
+
+def test_the_chat_helpers_are_not_imported_for_the_first_frame() -> None:
+    """The path ``deep-tui`` takes to its first frame imports none of the helpers' modules, nor what only they
+    need (the approval dialogs, the export, the side panels' widgets)."""
+    code = (
+        "import sys\n"
+        "import tui.cli.main, tui.cli.launch, tui.app.run, tui.app.app\n"
+        "deferred = [f'tui.app.chat.{name}' for name in ('prompt_flow', 'turn_runner', 'session_actions',\n"
+        "            'model_switching', 'file_completion', 'chat_dialogs', 'rewinding', 'chain_events',\n"
+        "            'session_display', 'session_switcher', 'task_controls')]\n"
+        "deferred += ['tui.app.screens.approval_dialog', 'tui.app.widgets.live_turn', 'tui.chain.event_text']\n"
+        "loaded = [name for name in deferred if name in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the first frame the hidden lines are not in the screen and no helper is built; right after, all are,
+    in the layout's order, and a ``/he`` typed before the first frame gets its suggestions."""
+    seen: dict[str, Any] = {}
+    shown = MainScreen.first_frame_shown
+
+    def first_frame_shown(screen: MainScreen) -> None:
+        seen["lines"] = [kind.__name__ for kind in HIDDEN_LINES if screen.query(kind)]
+        seen["helpers"] = [name for name in HELPERS if name in vars(screen)]
+        screen.query_one(PromptInput).insert("/he")  # typed ahead
+        shown(screen)
+
+    monkeypatch.setattr(MainScreen, "first_frame_shown", first_frame_shown)
+    data_dir = DataDir(tmp_path / "data")
+    context = LaunchContext(make_factory(tmp_path).settings, data_dir, tmp_path / "work", "offline")
+    app = DeepTuiApp.opening(settings=context.settings, memory_path=data_dir.memory_file(), data_root=data_dir.root,
+                             opener=lambda: open_session(context, SessionRequest()))  # as `deep-tui` starts
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "lines" in seen, "the first frame")
+        assert seen == {"lines": [], "helpers": []}
+        screen = app.main_screen
+        await wait_until(pilot, lambda: app.factory is not None, "the session open")
+        assert all(name in vars(screen) for name in HELPERS)
+        order = [child.id for child in screen.children]
+        assert order.index("turn-activity") < order.index("provider-status") < order.index("task-line") \
+            < order.index("status") < order.index("queue") < order.index("suggestions") < order.index("prompt")
+        suggestions = screen.query_one(CommandSuggestions)
+        await wait_until(pilot, lambda: suggestions.has_class("-shown")
+                         and any("/help" in str(suggestions.get_option_at_index(index).prompt)
+                                 for index in range(suggestions.option_count)), "the suggestions for /he")
+
+
+async def test_the_footer_rebuilds_once_per_burst_of_binding_changes(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three binding changes in one refresh (a focus change, a screen coming up) rebuild its keys once, and the
+    keys shown are the bindings as they are after the last change."""
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        footer = app.main_screen.query_one(ChatFooter)
+        rebuilds: list[int] = []
+        rebuild = ChatFooter.recompose
+
+        async def counted(self: ChatFooter) -> None:
+            rebuilds.append(1)
+            await rebuild(self)
+
+        monkeypatch.setattr(ChatFooter, "recompose", counted)
+        for _ in range(3):
+            app.main_screen.refresh_bindings()
+        await wait_until(pilot, lambda: rebuilds, "the rebuild")
+        await pilot.pause()
+        await pilot.pause()
+        assert len(rebuilds) == 1
+        assert footer.query("FooterKey"), "the keys are there after the rebuild"
+        app.main_screen.refresh_bindings()  # a later change rebuilds again
+        await wait_until(pilot, lambda: len(rebuilds) == 2, "the next rebuild")
