@@ -39,11 +39,13 @@ from tui.app.widgets.chat_footer import ChatFooter
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
-from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
+from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.title_bar import TitleBar
+from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.worker_groups import TURN_GROUP
 
 if TYPE_CHECKING:
@@ -116,13 +118,21 @@ class MainScreen(ChatHelpers):
                     chat_rows = self.app.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.app.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
-        # (the turn's activity, the provider's wait and the task line go here just after the first frame)
+        # The lines hidden at start: with the session still opening (how deep-tui starts) they are mounted just
+        # after the first frame (HostScreen._mount_hidden_lines); with it open already, here.
+        mount_now = not self.state.opening
+        if mount_now:
+            yield TurnActivity(id="turn-activity")
+            yield ProviderStatus(id="provider-status")
+            yield TaskLine(id="task-line")
         with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(MainScreen.usage)
             yield CostMeter(id="cost")
             yield Button("Compact ^g", id="compact-button", compact=True)
         yield PromptQueue(id="queue")
-        yield PromptInput(id="prompt")  # (the command suggestions go above it just after the first frame)
+        if mount_now:
+            yield CommandSuggestions(id="suggestions")
+        yield PromptInput(id="prompt")
         yield ChatFooter(compact=True)
 
     FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
