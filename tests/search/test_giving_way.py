@@ -93,3 +93,19 @@ def test_a_hold_is_bounded_and_waits_nothing_when_none(monkeypatch: pytest.Monke
     way.wait()
     assert time.monotonic() - started < 5
     assert not way.holding
+
+
+def test_a_catch_up_that_outlives_the_app_logs_its_note(caplog: pytest.LogCaptureFixture) -> None:
+    import warnings
+
+    from textual.app import App
+
+    from tui.app.index_notes import IndexNotes
+    from tui.store.search.search_outcome import IndexingProgress
+
+    notes = IndexNotes(App())  # not running (ended, as when the catch-up gave way past the app's end)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with caplog.at_level("INFO", logger="tui.app.index_notes"):
+            notes(IndexingProgress(1, 100_000_000, time.monotonic()))
+    assert "not shown (the app has ended)" in caplog.text
