@@ -98,8 +98,7 @@ class HistorySearch:
         self.indexing: IndexingProgress | None = None
         """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
         self._writer = IndexWriter()
-        self.give_way = GiveWay()
-        """Held while a session opens: the background refresh waits (:mod:`tui.store.search.giving_way`)."""
+        self.give_way = GiveWay()  # held while a session opens: the background refresh waits meanwhile
         self._vocabulary: Vocabulary | None = None
         """The index's word list, for the picker (:mod:`tui.store.search.vocabulary`); ``None`` until read."""
         self._vocabulary_lock = threading.Lock()
