@@ -137,6 +137,11 @@ async def _key_latency_ms(root: Path) -> float:
     return statistics.median(samples) if samples else float("nan")
 
 
+def _exchange(number: int) -> list[ModelMessage]:
+    return [ModelRequest(parts=[UserPromptPart(f"question {number}")]),
+            ModelResponse(parts=[TextPart(f"answer {number}")])]
+
+
 def main() -> list[BenchResult]:
     """Each section in its own temporary directory; the picker and key latency run before the long
     sessions are opened, so their figures are not skewed by that heap (RSS is a peak anyway)."""
@@ -174,7 +179,3 @@ if __name__ == "__main__":
 
     report(main())
 
-
-def _exchange(number: int) -> list[ModelMessage]:
-    return [ModelRequest(parts=[UserPromptPart(f"question {number}")]),
-            ModelResponse(parts=[TextPart(f"answer {number}")])]

@@ -33,6 +33,9 @@ class IndexNotes:
             self._started = None
 
     def _say(self, message: str) -> None:
+        if not self._app.is_running:  # ended (the catch-up outlives it): calling into its closed loop would warn
+            logger.info("search index note not shown (the app has ended): %s", message)
+            return
         try:
             self._app.call_from_thread(self._app.notify, message, timeout=8, markup=False)
         except RuntimeError as error:  # the app is closing: nobody to tell

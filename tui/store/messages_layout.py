@@ -16,7 +16,9 @@ a message: a placeholder keeps the place of what was lost there, so later messag
 record are the *tail* (a torn write when a crash interrupted an append).
 
 Scanning checks each line's JSON (not the full pydantic-ai schema, which :mod:`messages_file` checks
-when messages are parsed): about 4 ms per MB.
+when messages are parsed): about 8 ms per MB; a file exactly as deep-tui writes it (the usual case) is split
+in one pass and only each record's JSON checked, about twice as fast (the same layout: anything that differs
+in the least is scanned line by line).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ smallest pydantic-ai writes is 138 bytes): they are stray bytes, kept aside with
 _FRAMING = b" \t\r\n,[]"
 _HEADER = b"[\n"
 _SEPARATOR = b",\n"
+_FOOTER = b"\n]\n"
 
 
 @dataclass
@@ -93,6 +96,30 @@ def message_shape_problem(raw: bytes) -> str | None:
 
 def scan(data: bytes) -> Layout:
     """The layout of ``data`` (see the module docstring); never raises."""
+    return _clean_layout(data) or _scan_lines(data)
+
+
+def _clean_layout(data: bytes) -> Layout | None:
+    """The layout of bytes framed exactly as deep-tui writes them, every record a whole message; ``None``
+    when anything differs (then :func:`_scan_lines` finds the same layout for these bytes, only slower)."""
+    if len(data) <= len(_HEADER) + len(_FOOTER) or not (data.startswith(_HEADER) and data.endswith(_FOOTER)):
+        return None
+    records = data[len(_HEADER):-len(_FOOTER)].split(_SEPARATOR)
+    if data.count(b"\n", len(_HEADER), len(data) - len(_FOOTER)) != len(records) - 1:
+        return None  # a newline that is not between two records: the lines are not the records
+    spans: list[tuple[int, int]] = []
+    position = len(_HEADER)
+    for record in records:
+        if not (record.startswith(b"{") and record.endswith(b"}")) or message_shape_problem(record) is not None:
+            return None
+        end = position + len(record)
+        spans.append((position, end))
+        position = end + len(_SEPARATOR)
+    return Layout(spans=spans, write_at=spans[-1][1], file_size=len(data))
+
+
+def _scan_lines(data: bytes) -> Layout:
+    """:func:`scan` line by line: any bytes at all."""
     size = len(data)
     if not data.strip(b" \t\r\n"):
         return Layout(file_size=size, torn_bytes=0, write_at=0)

@@ -8,7 +8,7 @@ Textual; the app talks to a session only through ``runtime_api``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai.models import Model
@@ -24,6 +24,7 @@ from tui.base.config import Settings
 from tui.base.mcp_config import McpServerConfig
 from tui.base.paths import DataDir
 from tui.store import SessionStore
+from tui.store.search.giving_way import OPENING_SECONDS
 from tui.store.search.searcher import HistorySearch
 from tui.store.store_errors import UnknownSessionError
 
@@ -136,12 +137,22 @@ class RuntimeFactory:
         return await asyncio.to_thread(self.open_request_sync, request)
 
     async def open_session(self, session_id: str) -> SessionRuntime:
-        return await asyncio.to_thread(lambda: self._build(self.store.open(self.store.resolve(session_id))))
+        return await self._opening(lambda: self._build(self.store.open(self.store.resolve(session_id))))
 
     async def new_session(self) -> SessionRuntime:
         return await asyncio.to_thread(lambda: self._build(self.store.create(model=self.choice.name)))
 
     async def fork_session(self, session_id: str, upto: int | None = None) -> SessionRuntime:
-        return await asyncio.to_thread(
+        return await self._opening(
             lambda: self._build(self.store.fork(self.store.resolve(session_id), upto=upto, model=self.choice.name)),
         )
+
+    async def _opening(self, open_it: Callable[[], SessionRuntime]) -> SessionRuntime:
+        """``open_it`` in a thread, the search index's background catch-up holding meanwhile (reading a long
+        history is O(history)); the app ends the hold once the session's last page is painted."""
+        self.search.give_way.hold(OPENING_SECONDS)
+        try:
+            return await asyncio.to_thread(open_it)
+        except BaseException:
+            self.search.give_way.hold(0)
+            raise

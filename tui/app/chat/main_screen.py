@@ -319,8 +319,10 @@ class MainScreen(ChatHelpers):
         await self.display_session.show_opened()
 
     async def adopt_runtime(self, runtime: SessionRuntimeAPI) -> None:
-        """Show ``runtime`` (already open); the caller closes the previous one."""
-        await self.display_session.adopt(runtime)
+        """Show ``runtime`` (already open); the caller closes the previous one. In one frame: the old page
+        removed and the new one built are not painted on the way."""
+        with self.app.batch_update():
+            await self.display_session.adopt(runtime)
 
     def send_queued(self) -> None:
         """Typed while the session was opening: send it now."""

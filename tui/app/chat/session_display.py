@@ -106,10 +106,12 @@ class SessionDisplay:
     async def show_opened(self) -> None:
         """The session given at start-up is open: show it (the usage, cost, prompt history and transcript)."""
         host = self._host
+        self._hold_catch_up()
         host.show_usage(self._initial_usage())
         host.cost_meter().show_session(host.state.runtime.session_cost)
         host.prompts.use_session(host.state.runtime)
         await self.show_current()
+        self._hold_catch_up(painted=True)
         self.show_warnings()
         host.tasks.show()
         host.sessions.list_sessions_ahead()
@@ -118,6 +120,7 @@ class SessionDisplay:
         """Show ``runtime`` (already open); the caller closes the previous one."""
         host = self._host
         logger.info("session %s open (model %s)", runtime.info.session_id, runtime.info.model_name)
+        self._hold_catch_up()
         self._unsubscribe()
         host.state.runtime = runtime
         self._unsubscribe = runtime.subscribe(self._on_event)
@@ -131,9 +134,24 @@ class SessionDisplay:
         await host.panels.adopt(runtime)
         host.tasks.show()
         await self.show_current()
+        self._hold_catch_up(painted=True)
         host.sessions.list_sessions_ahead()
         if host.is_shown():
             host.focus_prompt()  # after any switch (fork, new, open) keys go to the prompt
+
+    def _hold_catch_up(self, *, painted: bool = False) -> None:
+        """The search index's background catch-up waits while the session is shown, until a moment after its
+        last page is painted (``painted``: the page is mounted; the hold ends after the next refresh)."""
+        factory = self._host.state.factory
+        if factory is None:
+            return
+        from tui.store.search.giving_way import AFTER_PAINT_SECONDS, OPENING_SECONDS  # not needed for the first frame
+
+        give_way = factory.search.give_way
+        if painted:
+            self._host.chat.call_after_refresh(give_way.hold, AFTER_PAINT_SECONDS)
+        else:
+            give_way.hold(OPENING_SECONDS)
 
     def _initial_usage(self) -> UsageEvent | None:
         runtime = self._host.state.runtime

@@ -37,6 +37,7 @@ from tui.store.search.database import (
     read_row,
     read_rows,
 )
+from tui.store.search.giving_way import GiveWay
 from tui.store.search.history_reader import load_history_from
 from tui.store.search.index_problems import IndexProblem, classify
 from tui.store.search.session_folders import DiskSession, changed_since_indexed, list_disk_sessions, title_and_parent
@@ -56,6 +57,8 @@ QUERY_BUSY_MS = 500
 """A search waits at most this long for an index another deep-tui holds; then it scans the files."""
 CHUNK_CHARS = 4_000_000
 """A large session is indexed in pieces of about this much text."""
+GIVING_WAY_CHUNK_CHARS = 500_000
+"""The pieces of a catch-up that gives way (a tenth of a second or so each: it waits between them)."""
 CATCH_UP_CACHE_KIB = -32_000
 """SQLite's page cache while catching up (32 MB; negative: KiB)."""
 BATCH_BYTES = 8_000_000
@@ -204,10 +207,13 @@ class SearchIndex:
         return sessions | list_disk_subagents(sessions)
 
     def sync(self, only: Collection[str] | None = None, *, byte_budget: int | None = None,
-             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None) -> SyncReport:
+             deadline: float | None = None, busy_ms: int = SYNC_BUSY_MS, progress: Progress | None = None,
+             give_way: GiveWay | None = None) -> SyncReport:
         """Index what changed on disk (all sessions, or ``only`` these), within ``byte_budget`` bytes of
         changed history and until ``deadline`` (``time.monotonic()``); the rest is reported as pending.
-        ``progress(done_bytes, total_bytes)`` is called before the first session indexed and after each."""
+        ``progress(done_bytes, total_bytes)`` is called before the first session indexed and after each.
+        ``give_way``: while it holds, wait between sessions and between pieces of one (what is written so far
+        committed first, so the live session's records are not kept waiting)."""
         report = SyncReport()
         try:
             disk = self.disk_sessions(only)
@@ -242,9 +248,10 @@ class SearchIndex:
                 if out_of_budget or (deadline is not None and time.monotonic() > deadline):
                     report.pending.extend(changed[position:])
                     break
+                _give_way(connection, give_way)
                 if not connection.in_transaction:
                     connection.execute("BEGIN IMMEDIATE")
-                self._index_session(connection, found, rows.get(found.id))
+                self._index_session(connection, found, rows.get(found.id), give_way)
                 batch.append(found)
                 spent += found.size
                 if sum(item.size for item in batch) >= BATCH_BYTES:
@@ -269,7 +276,8 @@ class SearchIndex:
         report.indexed.extend(found.id for found in batch)
         batch.clear()
 
-    def _index_session(self, connection: sqlite3.Connection, found: DiskSession, row: IndexedSession | None) -> None:
+    def _index_session(self, connection: sqlite3.Connection, found: DiskSession, row: IndexedSession | None,
+                       give_way: GiveWay | None = None) -> None:
         title, parent = title_and_parent(found)
         if row is not None and row.size == found.size and row.mtime_ns == found.mtime_ns:
             # Only session.json changed (a rename, new usage figures): keep the title in step.
@@ -294,10 +302,12 @@ class SearchIndex:
             messages, start = messages[row.own_from - start:], row.own_from
         else:
             row.title = title or row.title
+        _give_way(connection, give_way)
         chunks: list[tuple[int, list[DocRow]]] = [(start, [])]
         size = 0
+        chunk_chars = CHUNK_CHARS if give_way is None else GIVING_WAY_CHUNK_CHARS
         for offset, message in enumerate(messages):
-            if size > CHUNK_CHARS:
+            if size > chunk_chars:
                 chunks.append((start + offset, []))
                 size = 0
             rows = self._doc_rows(start + offset, [message])
@@ -306,6 +316,7 @@ class SearchIndex:
         stops = [first for first, _ in chunks[1:]] + [max(count, start)]
         for number, ((first, docs), stop) in enumerate(zip(chunks, stops, strict=True)):
             last = number == len(chunks) - 1
+            _give_way(connection, give_way)
             if not self._write_chunk(connection, row, first, stop, docs, found if last else None):
                 return
 
@@ -369,3 +380,11 @@ class SearchIndex:
             logger.warning("search index: could not rename session %s: %s", session_id, self.fail(error))
             return False
 
+
+def _give_way(connection: sqlite3.Connection, give_way: GiveWay | None) -> None:
+    """Wait while ``give_way`` holds, after committing what the catch-up has written so far."""
+    if give_way is None or not give_way.holding:
+        return
+    if connection.in_transaction:
+        connection.execute("COMMIT")
+    give_way.wait()

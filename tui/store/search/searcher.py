@@ -20,6 +20,7 @@ from tui.base.paths import DataDir
 from tui.store.meta import ParentRef
 from tui.store.search.candidates import narrowed_candidate_sessions
 from tui.store.search.database import DEFAULT_TOKENIZER, IndexedSession, read_rows
+from tui.store.search.giving_way import GiveWay
 from tui.store.search.index import QUERY_BUSY_MS, Progress, SearchIndex, SyncReport
 from tui.store.search.index_problems import IndexProblem
 from tui.store.search.index_writer import IndexWriter
@@ -97,6 +98,7 @@ class HistorySearch:
         self.indexing: IndexingProgress | None = None
         """A large refresh under way (``None`` otherwise): the picker says how far it has got."""
         self._writer = IndexWriter()
+        self.give_way = GiveWay()  # held while a session opens: the background refresh waits meanwhile
         self._vocabulary: Vocabulary | None = None
         """The index's word list, for the picker (:mod:`tui.store.search.vocabulary`); ``None`` until read."""
         self._vocabulary_lock = threading.Lock()
@@ -137,14 +139,17 @@ class HistorySearch:
 
     def refresh(self, *, check: bool = False, progress: Progress | None = None,
                 on_indexing: Callable[[IndexingProgress | None], None] | None = None,
-                reason: str | None = None) -> SyncReport:
+                reason: str | None = None, giving_way: bool = False) -> SyncReport:
         """Bring the whole index up to date (a background thread in the app; the CLI before a query).
         ``check``: look for damage in the whole file first (quick_check), rebuilding a damaged index.
         ``on_indexing``: told how far a large refresh (:data:`INDEXING_NOTE_BYTES` or more) has got, and
         ``None`` when it is over; :attr:`indexing` holds the same meanwhile. ``reason``: why the caller
-        knows everything is indexed again (it found the file damaged)."""
+        knows everything is indexed again (it found the file damaged). ``giving_way``: wait while
+        :attr:`give_way` holds (the background refresh)."""
         self.wait_for_records()
         with self._refreshing:
+            if giving_way:
+                self.give_way.wait()  # before the whole-file check, too
             if check:
                 problem = self.index.check()
                 if problem is not None and problem.kind == "corrupt":
@@ -164,7 +169,7 @@ class HistorySearch:
                         on_indexing(self.indexing)
 
             try:
-                report = self.index.sync(progress=track)
+                report = self.index.sync(progress=track, give_way=self.give_way if giving_way else None)
                 if report.problem is None:
                     self.index.db.replaced_version = None  # said once
             finally:
@@ -191,7 +196,7 @@ class HistorySearch:
         return thread
 
     def _refresh_quietly(self, check: bool, on_indexing: Callable[[IndexingProgress | None], None] | None) -> None:
-        report = self.refresh(check=check, on_indexing=on_indexing)
+        report = self.refresh(check=check, on_indexing=on_indexing, giving_way=True)
         if report.problem is not None:
             logger.warning("search index refresh stopped: %s", report.problem)
 
