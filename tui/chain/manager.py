@@ -279,12 +279,12 @@ class ContextManager:
             instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
         self.compactor.tool_vocabulary = self._tool_vocabulary(parameters.function_tools)
         tokens = await self.accountant.count(history, self.fixed_tokens)
-        tokens = await self._checked_count(request_context, history, tokens,
-                                           near=self.budget.at(self.settings.compaction_threshold))
+        compaction_at = self.budget.at(self.settings.compaction_threshold)
+        tokens = await self._checked_count(request_context, history, tokens, near=compaction_at)
         self._report_usage(tokens)
         working = history
         forced, focus = self._forced, self._pending_focus
-        automatic = self.settings.auto_compact and tokens >= self.budget.at(self.settings.compaction_threshold)
+        automatic = self.settings.auto_compact and tokens >= compaction_at
         if forced or automatic:
             self._forced, self._pending_focus = False, None
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
@@ -321,18 +321,18 @@ class ContextManager:
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
         key = (self.window, self.settings, max_tokens_setting(model_settings), self.budget)
-        if key == self._budget_key:  # what the budget follows is as it was when it was last set
-            return
-        budget = WindowBudget.for_window(self.window, self.settings, key[2])
-        if budget != self.budget:
-            self.budget = budget
-            self.compactor.budget = budget
-        self._budget_key = (*key[:3], self.budget)
+        if key != self._budget_key:  # built again only when what it follows changed since it was last set
+            budget = WindowBudget.for_window(self.window, self.settings, key[2])
+            if budget != self.budget:
+                self.budget = self.compactor.budget = budget
+            self._budget_key = (*key[:3], self.budget)
 
     async def _preflight(self, request_context: ModelRequestContext, working: list[ModelMessage],
                          tokens: int) -> tuple[list[ModelMessage], int]:
         """Cut until the request fits the limit (:func:`~tui.chain.preflight.fit_to_limit`), measuring again
         after each cut with the model's own counter near the limit, where it has one."""
+        if tokens <= self.budget.limit:  # what fit_to_limit returns at once (most requests), without its set-up
+            return working, tokens
 
         async def measure(messages: list[ModelMessage]) -> int:
             measured = await self.accountant.count(messages, self.fixed_tokens)
