@@ -3,15 +3,17 @@ what came after, or a calibrated estimate of the whole request as it will be ser
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.calibration import TokenCalibration
-from tui.chain.estimate import TokenEstimator, instructions_tokens, tool_definition_tokens
+from tui.chain.estimate import TokenEstimator, instructions_tokens, tool_definition_tokens, tool_definitions_key
 from tui.chain.usage_sanity import unbelievable_usage
 
 TokenCounter = Callable[[Sequence[ModelMessage]], int | Awaitable[int]]
@@ -37,7 +39,10 @@ class TokenAccountant:
         self.calibration = calibration or TokenCalibration(None)
         self.model_name = model_name
         self._stale: dict[int, ModelResponse] = {}
-        self._tool_cost: tuple[tuple[str, ...], int] | None = None
+        self._instruction_cost: tuple[list[str], int] | None = None
+        """The last instruction texts counted and their cost (the same texts come, as new strings, every request)."""
+        self._tool_cost: tuple[list[tuple[str, str | None, dict[str, Any]]], int] | None = None
+        """The last tool definitions counted (:func:`~tui.chain.estimate.tool_definitions_key`) and their cost."""
         self._prefix: tuple[int, ModelMessage, int] | None = None
         """(length, last message, estimated total) of the last list summed, to extend in O(new)."""
 
@@ -58,11 +63,17 @@ class TokenAccountant:
                 self._stale[id(message)] = message
 
     def fixed_tokens(self, instructions: Sequence[str], tools: Sequence[ToolDefinition]) -> int:
-        """Instructions (incl. memory) and tool definitions as sent with every request (raw estimate)."""
-        names = tuple(tool.name for tool in tools)
-        if self._tool_cost is None or self._tool_cost[0] != names:
-            self._tool_cost = (names, tool_definition_tokens(tools))
-        return instructions_tokens(instructions) + self._tool_cost[1]
+        """Instructions (incl. memory) and tool definitions as sent with every request (raw estimate).
+
+        Each is counted again only when it changed: the texts and the definitions are compared by value with
+        the last ones counted (equal strings compare at memory speed; encoding them again costs far more)."""
+        texts = list(instructions)
+        if self._instruction_cost is None or self._instruction_cost[0] != texts:
+            self._instruction_cost = (texts, instructions_tokens(texts))
+        key = tool_definitions_key(tools)
+        if self._tool_cost is None or self._tool_cost[0] != key:
+            self._tool_cost = (copy.deepcopy(key), tool_definition_tokens(tools))  # a schema edited in place is new
+        return self._instruction_cost[1] + self._tool_cost[1]
 
     def _anchor(self, messages: Sequence[ModelMessage]) -> int | None:
         for index in range(len(messages) - 1, -1, -1):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from json.encoder import encode_basestring_ascii
+from typing import Any
 
 from pydantic_ai.messages import (
     BinaryContent,
@@ -50,8 +52,9 @@ def text_tokens(text: str) -> int:
 
 
 def _quoted(text: str) -> int:
-    """Characters ``text`` takes as a JSON string (quotes and escapes; non-ASCII as ``\\uXXXX``)."""
-    return len(json.dumps(text))
+    """Characters ``text`` takes as a JSON string (quotes and escapes; non-ASCII as ``\\uXXXX``): what
+    ``json.dumps(text)`` returns, from the C encoder it calls, without its two Python calls around it."""
+    return len(encode_basestring_ascii(text))
 
 
 def _chars_tokens(chars: int) -> int:
@@ -105,6 +108,13 @@ def message_tokens_uncached(message: ModelMessage, image_tokens: ImageTokens = F
 def instructions_tokens(instructions: Sequence[str]) -> int:
     """System instructions as sent: one system message per part."""
     return sum(_chars_tokens(_quoted(text) + MESSAGE_FRAMING_CHARS) for text in instructions if text)
+
+
+def tool_definitions_key(tools: Sequence[ToolDefinition]) -> list[tuple[str, str | None, dict[str, Any]]]:
+    """What a request's tool definitions are to a cache of their cost or vocabulary: each one's name, description
+    and JSON schema, compared by value (pydantic-ai builds new definitions, and may copy the schemas, for every
+    request); a cache keeps a deep copy of the key it computed for, so a schema edited in place is a change."""
+    return [(tool.name, tool.description, tool.parameters_json_schema) for tool in tools]
 
 
 def tool_definition_tokens(tools: Sequence[ToolDefinition]) -> int:

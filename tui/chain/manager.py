@@ -55,7 +55,7 @@ from tui.chain.model_count import ModelCountCheck
 from tui.chain.outgoing import OutgoingCopies
 from tui.chain.preflight import fit_to_limit
 from tui.chain.recording import Recorder, RecordingLedger
-from tui.chain.request_facts import instruction_texts, max_tokens_setting, model_key, takes_images, tool_vocabulary
+from tui.chain.request_facts import ToolVocabularyCache, instruction_texts, max_tokens_setting, model_key, takes_images
 from tui.chain.summarizer import Summarizer
 from tui.chain.summary_hooks import SummaryHooks
 from tui.chain.summary_pacing import SummaryConsent, SummaryPacing
@@ -140,6 +140,8 @@ class ContextManager:
         self._pacing = SummaryPacing(summary_retry_from, on_summary_backoff)
         self._eviction: EvictionCapability | None = None
         self._outgoing = OutgoingCopies()
+        self._tool_vocabulary = ToolVocabularyCache()
+        self._budget_key: tuple[object, ...] = ()
         self.ask_before_summary: SummaryConsent | None = None
         """With automatic compaction off: asked (tokens, limit) before the pre-flight summarizes a request over the
         limit (the app's dialog); ``None``: never summarize then, only make pointers and cut."""
@@ -233,7 +235,7 @@ class ContextManager:
         """What instructions and tool definitions cost, before the first request measures them (so a
         ``/compact`` or a usage figure right after opening a session counts them)."""
         self.fixed_tokens = self.accountant.fixed_tokens(instructions, tools)
-        self.compactor.tool_vocabulary = tool_vocabulary(tools)
+        self.compactor.tool_vocabulary = self._tool_vocabulary(tools)
 
     def begin_user_turn(self) -> None:
         """A new user turn: automatic summarization may run (once) again."""
@@ -275,14 +277,14 @@ class ContextManager:
         parameters = request_context.model_request_parameters
         self.fixed_tokens = self.accountant.fixed_tokens(
             instruction_texts(request_context), [*parameters.function_tools, *parameters.output_tools])
-        self.compactor.tool_vocabulary = tool_vocabulary(parameters.function_tools)
+        self.compactor.tool_vocabulary = self._tool_vocabulary(parameters.function_tools)
         tokens = await self.accountant.count(history, self.fixed_tokens)
-        tokens = await self._checked_count(request_context, history, tokens,
-                                           near=self.budget.at(self.settings.compaction_threshold))
+        compaction_at = self.budget.at(self.settings.compaction_threshold)
+        tokens = await self._checked_count(request_context, history, tokens, near=compaction_at)
         self._report_usage(tokens)
         working = history
         forced, focus = self._forced, self._pending_focus
-        automatic = self.settings.auto_compact and tokens >= self.budget.at(self.settings.compaction_threshold)
+        automatic = self.settings.auto_compact and tokens >= compaction_at
         if forced or automatic:
             self._forced, self._pending_focus = False, None
             step = await self._run_tiers(working, tokens, trigger="manual" if forced else "auto", focus=focus,
@@ -318,15 +320,19 @@ class ContextManager:
         return settings
 
     def _set_budget(self, model_settings: ModelSettings | None) -> None:
-        budget = WindowBudget.for_window(self.window, self.settings, max_tokens_setting(model_settings))
-        if budget != self.budget:
-            self.budget = budget
-            self.compactor.budget = budget
+        key = (self.window, self.settings, max_tokens_setting(model_settings), self.budget)
+        if key != self._budget_key:  # built again only when what it follows changed since it was last set
+            budget = WindowBudget.for_window(self.window, self.settings, key[2])
+            if budget != self.budget:
+                self.budget = self.compactor.budget = budget
+            self._budget_key = (*key[:3], self.budget)
 
     async def _preflight(self, request_context: ModelRequestContext, working: list[ModelMessage],
                          tokens: int) -> tuple[list[ModelMessage], int]:
         """Cut until the request fits the limit (:func:`~tui.chain.preflight.fit_to_limit`), measuring again
         after each cut with the model's own counter near the limit, where it has one."""
+        if tokens <= self.budget.limit:  # what fit_to_limit returns at once (most requests), without its set-up
+            return working, tokens
 
         async def measure(messages: list[ModelMessage]) -> int:
             measured = await self.accountant.count(messages, self.fixed_tokens)

@@ -3,13 +3,16 @@ instruction texts it carries, its tools' vocabulary."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from tui.chain.accounting import request_instructions
+from tui.chain.estimate import tool_definitions_key
 from tui.chain.image_tokens import known_image_rule
 
 
@@ -55,3 +58,17 @@ def tool_vocabulary(tools: Sequence[ToolDefinition]) -> frozenset[str]:
         if isinstance(properties, dict):
             names.update(str(name).lower() for name in properties)
     return frozenset(names)
+
+
+class ToolVocabularyCache:
+    """:func:`tool_vocabulary` of a request's tools, worked out again only when the tools changed (by value: a
+    request brings new definitions of the same tools)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[list[tuple[str, str | None, dict[str, Any]]], frozenset[str]] | None = None
+
+    def __call__(self, tools: Sequence[ToolDefinition]) -> frozenset[str]:
+        key = tool_definitions_key(tools)
+        if self._last is None or self._last[0] != key:
+            self._last = (copy.deepcopy(key), tool_vocabulary(tools))  # a schema edited in place is a new one
+        return self._last[1]
