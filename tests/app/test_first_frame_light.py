@@ -1,5 +1,5 @@
 """What the first frame leaves for just after it: the chat's helpers (and what they import), the lines hidden at
-start; and the footer rebuilt once per burst of binding changes, not once per change."""
+start."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.app.app_support import make_app, make_factory, wait_until
+from tests.app.app_support import make_factory, wait_until
 from tui.agent.session.request import SessionRequest
 from tui.app.app import DeepTuiApp
 from tui.app.chat.chat_helpers import HELPERS
 from tui.app.chat.main_screen import MainScreen
-from tui.app.widgets.chat_footer import ChatFooter
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
 from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.task_line import TaskLine
@@ -76,30 +75,3 @@ async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path
         await wait_until(pilot, lambda: suggestions.has_class("-shown")
                          and any("/help" in str(suggestions.get_option_at_index(index).prompt)
                                  for index in range(suggestions.option_count)), "the suggestions for /he")
-
-
-async def test_the_footer_rebuilds_once_per_burst_of_binding_changes(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three binding changes in one refresh (a focus change, a screen coming up) rebuild its keys once, and the
-    keys shown are the bindings as they are after the last change."""
-    app = make_app(make_factory(tmp_path))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        footer = app.main_screen.query_one(ChatFooter)
-        rebuilds: list[int] = []
-        rebuild = ChatFooter.recompose
-
-        async def counted(self: ChatFooter) -> None:
-            rebuilds.append(1)
-            await rebuild(self)
-
-        monkeypatch.setattr(ChatFooter, "recompose", counted)
-        for _ in range(3):
-            app.main_screen.refresh_bindings()
-        await wait_until(pilot, lambda: rebuilds, "the rebuild")
-        await pilot.pause()
-        await pilot.pause()
-        assert len(rebuilds) == 1
-        assert footer.query("FooterKey"), "the keys are there after the rebuild"
-        app.main_screen.refresh_bindings()  # a later change rebuilds again
-        await wait_until(pilot, lambda: len(rebuilds) == 2, "the next rebuild")
