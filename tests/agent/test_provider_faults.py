@@ -128,7 +128,9 @@ async def test_a_reset_mid_answer_ends_the_turn_with_a_clear_error(
     fail_with(state, Fault(chunks_before=2, reset=True))
     async with session(tmp_path, base_url) as runtime:
         events, _ = await turn(runtime, "tell me")
-        assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("All is")
+        shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+        # a reset (RST) may discard the chunks still unread in the client's socket: what did arrive is the start
+        assert shown == "" or shown.startswith("All is"), shown
         [failed] = [e for e in events if isinstance(e, TurnFailed)]
         assert "broke off the connection mid-answer" in failed.message, failed.message
         assert "\n" not in failed.message
