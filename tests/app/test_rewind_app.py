@@ -9,8 +9,10 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from textual.pilot import Pilot
 
 from tests.app.app_support import make_app, make_factory, wait_idle, wait_until
+from tui.app.app import DeepTuiApp
 from tui.app.screens.rewind_dialog import RewindDialog
 from tui.app.widgets.chat_blocks import UserBlock
 
@@ -49,6 +51,16 @@ async def test_esc_esc_then_restore_code(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: any("rewind: 1 file back to before message 1" in str(n.message)
                                             for n in app._notifications), "the notice")
 
+async def rewind_both(app: DeepTuiApp, pilot: Pilot[int]) -> None:
+    """``/rewind``, the newest restore point planned, then "both" (files and conversation: a fork) clicked."""
+    await pilot.press(*"/rewind", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, RewindDialog), "the rewind dialog")
+    dialog = app.screen
+    await wait_until(pilot, lambda: dialog.points, "the restore points")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: dialog.has_class("-planned"), "the plan")
+    await pilot.click("#both")
+
 
 async def test_slash_rewind_with_both_shows_the_fork(tmp_path: Path) -> None:
     app = make_app(make_factory(tmp_path, chat_model=writer(), writes="always"))
@@ -58,13 +70,7 @@ async def test_slash_rewind_with_both_shows_the_fork(tmp_path: Path) -> None:
         await pilot.press(*"rewrite it", "enter")
         await wait_idle(app, pilot)
         original = app.main_screen.state.runtime.info.session_id
-        await pilot.press(*"/rewind", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, RewindDialog), "the rewind dialog")
-        dialog = app.screen
-        await wait_until(pilot, lambda: dialog.points, "the restore points")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: dialog.has_class("-planned"), "the plan")
-        await pilot.click("#both")
+        await rewind_both(app, pilot)
         await wait_until(pilot, lambda: app.main_screen.state.runtime.info.session_id != original, "the fork")
         assert notes.read_text() == "alpha\nbeta\n"
         assert app.main_screen.state.runtime.info.parent == original
@@ -91,13 +97,7 @@ async def test_quitting_while_the_fork_is_being_shown_is_quiet(tmp_path: Path) -
             await real_close()
 
         runtime.aclose = slow_close  # type: ignore[method-assign]
-        await pilot.press(*"/rewind", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, RewindDialog), "the rewind dialog")
-        dialog = app.screen
-        await wait_until(pilot, lambda: dialog.points, "the restore points")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: dialog.has_class("-planned"), "the plan")
-        await pilot.click("#both")
+        await rewind_both(app, pilot)
         await wait_until(pilot, closing.is_set, "the previous session closing")
         assert app.main_screen.state.runtime.info.session_id != original
         await real_close()  # what the cancelled switch left undone (the test's own tidy-up)
