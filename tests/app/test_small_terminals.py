@@ -20,6 +20,7 @@ from tui.agent.session.factory import SessionRequest
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.status_fit import CANDIDATES, StatusFit, fit_status
+from tui.app.widgets.turn_activity import TurnActivity
 from tui.chain.events import UsageEvent
 from tui.store.cost_totals import CostTotals
 
@@ -126,6 +127,9 @@ def test_write_approval_dialog_keeps_its_buttons(snap_compare, tmp_path: Path, s
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(*"write new.txt hello", "enter")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, WriteApprovalScreen), "the approval dialog")
+        # the turn's line says what it waits on as the dialog opens, not at its next tick (CI once caught it between)
+        activity = pilot.app.query_one(TurnActivity)
+        assert "waiting for your answer" in activity.text, activity.text
         await pilot.pause()
         for button in pilot.app.screen.query(Button):  # every answer is on screen, whole
             region = button.region

@@ -56,6 +56,10 @@ class TurnActivity(Static):
         """What the turn waits for before its first request (MCP servers starting), or nothing."""
         self._ticker: Timer | None = None
 
+    def on_mount(self) -> None:
+        # a dialog opening or closing changes what the turn waits on: say so now, not at the next tick
+        self.app.screen_change_signal.subscribe(self, lambda _screen: self._tick(), immediate=True)
+
     @property
     def text(self) -> str:
         """What the line says now ("" when hidden)."""
