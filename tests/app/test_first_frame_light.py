@@ -75,3 +75,21 @@ async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path
         await wait_until(pilot, lambda: suggestions.has_class("-shown")
                          and any("/help" in str(suggestions.get_option_at_index(index).prompt)
                                  for index in range(suggestions.option_count)), "the suggestions for /he")
+
+
+async def test_quitting_before_the_first_frame_is_a_clean_exit(tmp_path: Path) -> None:
+    """Ctrl+Q typed ahead of the first frame: the app ends at once, with no traceback (what waited for the first
+    frame is then not built)."""
+    data_dir = DataDir(tmp_path / "data")
+    context = LaunchContext(make_factory(tmp_path).settings, data_dir, tmp_path / "work", "offline")
+
+    class QuitAtOnce(DeepTuiApp):
+        def on_mount(self) -> None:  # runs after DeepTuiApp.on_mount (Textual calls each class's handler)
+            self.call_after_refresh(self.exit)
+
+    app = QuitAtOnce.opening(settings=context.settings, memory_path=data_dir.memory_file(), data_root=data_dir.root,
+                             opener=lambda: open_session(context, SessionRequest()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: not app.is_running, "the app to end")
+    assert app.return_code in (0, None)
+    assert not app.main_screen.query(TurnActivity)

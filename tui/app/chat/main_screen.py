@@ -157,6 +157,8 @@ class MainScreen(ChatHelpers):
     def first_frame_shown(self) -> None:
         """The App's first frame is on the terminal: what waited for it (the side panels, the helpers) is
         built now."""
+        if not self.is_attached:  # the app quit before its first frame was drawn: nothing to build
+            return
         self._mount_hidden_lines()
         self.panels.build_in_slot()
         self.build_helpers()
