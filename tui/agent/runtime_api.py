@@ -6,9 +6,10 @@ fake with the same shape. The app only talks to a session through this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from tui.agent.runtime_info import RuntimeInfo
 from tui.agent.tasks.modes import MODE_HINTS, MODE_LABELS, SessionMode, next_mode
 from tui.agent.tasks.task_events import TaskStateChanged
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:  # the app imports this module before pydantic-ai is loaded (f
     from tui.store.search.searcher import HistorySearch
     from tui.store.task_state import TaskState
 
-__all__ = ["MODE_HINTS", "MODE_LABELS", "SessionMode", "TaskStateAPI", "TaskStateChanged", "next_mode"]
+__all__ = ["MODE_HINTS", "MODE_LABELS", "RuntimeInfo", "SessionMode", "TaskStateAPI", "TaskStateChanged", "next_mode"]
 
 
 @dataclass(frozen=True)
@@ -141,20 +142,6 @@ class ModelSwitch:
     window_source: str
     over_window: bool
     """The context is past the compaction threshold of the new window: the next request compacts first."""
-
-
-@dataclass
-class RuntimeInfo:
-    """Facts the header, gauge and footer show."""
-
-    session_id: str
-    title: str
-    model_name: str
-    offline: bool
-    parent: str | None = None
-    offline_chosen: bool = False
-    """The offline model is the user's choice (``--model offline`` …), not the stand-in for a missing one."""
-    warnings: list[str] = field(default_factory=list)
 
 
 class SessionRuntimeAPI(Protocol):

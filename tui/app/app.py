@@ -16,7 +16,7 @@ from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import messages, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.logging import TextualHandler
@@ -202,6 +202,11 @@ class DeepTuiApp(App[int]):
         # Records go to the log file (configured at launch) and to `textual console`; with a handler on
         # the root logger, Python no longer prints unhandled warnings on the terminal under the app.
         logging.getLogger().addHandler(self._log_handler)
+        # Textual lays the chat screen (MODES) out and paints it inside its start-up batch, which shows nothing;
+        # the first frame after the batch then repaints only what changed since, without the prompt and the
+        # gauge (they came one refresh, ~20 ms, later). Ask for the whole screen with the first frame.
+        self.screen.refresh()
+        self.screen.post_message(messages.Update(self.screen))
         self.stop_signals.install()  # SIGTERM/SIGHUP record the running turn before the app ends
         if self._opening is not None:  # the trust prompt, then the session, after the first paint
             self._opening.start()

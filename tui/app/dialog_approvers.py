@@ -14,15 +14,15 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tui.agent.approval.commands import CommandDecision, CommandRequest
-from tui.agent.approval.writes import WriteDecision, WriteRequest
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from textual import events
     from textual.app import App
     from textual.screen import ModalScreen
+
+    from tui.agent.approval.commands import CommandDecision, CommandRequest
+    from tui.agent.approval.writes import WriteDecision, WriteRequest
 
 __all__ = ["CommandDialogApprover", "SummaryConsentAsker", "WriteDialogApprover", "granted_kind", "typed_into_prompt"]
 
@@ -49,6 +49,7 @@ class WriteDialogApprover:
         self.on_asking = on_asking
 
     async def __call__(self, request: WriteRequest) -> WriteDecision:
+        from tui.agent.approval.writes import WriteDecision  # with the first dialog, not for the first frame
         from tui.app.screens.write_approval import WriteApprovalScreen
 
         decision = await _ask(self.app, WriteApprovalScreen(request), WriteDecision.deny(),
@@ -70,6 +71,7 @@ class CommandDialogApprover:
         self.on_asking = on_asking
 
     async def __call__(self, request: CommandRequest) -> CommandDecision:
+        from tui.agent.approval.commands import CommandDecision
         from tui.app.screens.command_approval import CommandApprovalScreen
 
         decision = await _ask(self.app, CommandApprovalScreen(request), CommandDecision.deny(),

@@ -7,20 +7,9 @@ every panel can be composed (empty) and typing works from the first frame.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
-from tui.agent.runtime_api import (
-    ContextBreakdown,
-    EvictedOutput,
-    InheritedEvent,
-    ModelSwitch,
-    RuntimeFactoryAPI,
-    RuntimeInfo,
-    SessionRuntimeAPI,
-)
-from tui.agent.turn_events import TurnEvent, TurnFailed
-from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
-from tui.chain.summary_plan import SummaryPlan
+from tui.agent.runtime_info import RuntimeInfo
 from tui.text.terminal_text import visible
 
 if TYPE_CHECKING:
@@ -28,8 +17,22 @@ if TYPE_CHECKING:
 
     from pydantic_ai.messages import ModelMessage
 
+    from tui.agent.runtime_api import (
+        ContextBreakdown,
+        EvictedOutput,
+        InheritedEvent,
+        ModelSwitch,
+        RuntimeFactoryAPI,
+        SessionRuntimeAPI,
+    )
     from tui.agent.shell.user_command import UserCommandResult
     from tui.agent.subagents.subagent_definitions import SubagentCatalog
+    from tui.agent.turn_events import TurnEvent
+    from tui.chain.events import ChainEvent, CompactionFailed, CompactionFinished, UsageEvent
+    from tui.chain.summary_plan import SummaryPlan
+
+# The stand-in's methods import what they build when called: none runs before the first frame, which needs only
+# RuntimeInfo (the title bar).
 
 OPENING_TITLE = "opening the session…"
 
@@ -58,13 +61,19 @@ class OpeningSession:
         return None
 
     async def run_turn(self, prompt: str) -> AsyncGenerator[TurnEvent]:
+        from tui.agent.turn_events import TurnFailed
+
         yield TurnFailed("the session is still opening; send again in a moment")
 
     async def compact(self, focus: str | None = None) -> CompactionFinished | CompactionFailed:
+        from tui.chain.events import CompactionFailed
+
         return CompactionFailed(strategy="summary", trigger="manual", reason="the session is still opening",
                                 tokens=0, focus=focus)
 
     def compaction_plan(self) -> SummaryPlan:
+        from tui.chain.summary_plan import SummaryPlan
+
         return SummaryPlan(0, 0, 0, 0, False)
 
     def request_compact(self, focus: str | None = None) -> None:
@@ -130,5 +139,5 @@ class OpeningSession:
         """Nothing to release."""
 
 
-SessionOpener = Callable[[], tuple[RuntimeFactoryAPI, SessionRuntimeAPI]]
+SessionOpener: TypeAlias = "Callable[[], tuple[RuntimeFactoryAPI, SessionRuntimeAPI]]"
 """Runs in a worker thread; returns ``(factory, runtime)`` or raises an error with a one-line message."""

@@ -5,7 +5,6 @@ one and merged (a later layer's keys winning, table by table; hooks adding up) i
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,8 @@ class ConfigLayer:
 
 def parse_config(raw: bytes, source: str) -> ConfigLayer:
     """Parse a config file's bytes; raises :class:`ConfigError` for a file too large, not UTF-8 or not TOML."""
+    import tomllib  # here, not for the first frame: a new user has no config file
+
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"config file {source} is larger than {MAX_CONFIG_BYTES:,} bytes")
     try:

@@ -12,7 +12,6 @@ change to any of them (a ``git pull``) is asked about again.
 from __future__ import annotations
 
 import enum
-import hashlib
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -98,6 +97,8 @@ def project_digest(toml: bytes | None, mcp_json: bytes | None, extensions: str |
     those trusts still hold); with a ``.mcp.json`` or definitions (``extensions``: their fingerprint, see
     :func:`~tui.trust.project_files.scan_project_extensions`): the SHA-256 of every part's digest, so a change
     to any (or any appearing) asks again."""
+    import hashlib  # here, not for the first frame: most projects have nothing to digest
+
     if mcp_json is None and extensions is None:
         return "sha256:" + hashlib.sha256(toml or b"").hexdigest()
     toml_part = hashlib.sha256(toml).hexdigest() if toml is not None else "-"

@@ -12,7 +12,6 @@ those folders cannot be reviewed, and so cannot be trusted.
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import stat
@@ -103,6 +102,8 @@ class _Walk:
     def file_line(self, parent: int, name: str, relative: str) -> str:
         """The fingerprint line of entry ``name`` (a file's bytes hashed; a link, a folder or another kind of
         entry by its kind alone)."""
+        import hashlib  # here, not for the first frame: most projects have nothing to digest
+
         self.count()
         where = json.dumps(relative)
         try:
@@ -193,6 +194,8 @@ def _is_link(parent: int, name: str) -> bool:
 def scan_project_extensions(root: Path) -> ProjectExtensions:
     """The definitions under ``root`` (a project's real path). Raises :class:`TooMuchToReview` past the bounds,
     ``OSError`` when the root cannot be opened."""
+    import hashlib  # here, not for the first frame: most projects have nothing to digest
+
     walk = _Walk()
     items: list[ProjectExtension] = []
     folders: list[Path] = []
@@ -240,6 +243,8 @@ def _descend(walk: _Walk, parent: int, name: str, relative: str) -> int | None:
 def _kind_items(walk: _Walk, fd: int, kind: str, relative: str) -> list[ProjectExtension]:
     """The definitions in one ``<folder>/<kind>`` directory, their lines added to the walk's: a command or a
     subagent is a ``*.md`` file, a skill a folder holding a ``SKILL.md`` file (and whatever is beside it)."""
+    import hashlib  # here, not for the first frame: most projects have nothing to digest
+
     items: list[ProjectExtension] = []
     walk.lines.append(f"kind {json.dumps(relative)}")
     for name, is_dir in _entries(fd):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
@@ -9,7 +11,9 @@ from textual.widgets import Static
 
 from tui.app.formatting import human_tokens
 from tui.app.widgets.status_fit import FULL_BAR, GaugeForm
-from tui.chain.events import UsageEvent, describe_window_source
+
+if TYPE_CHECKING:
+    from tui.chain.events import UsageEvent
 
 BAR_WIDTH = FULL_BAR
 
@@ -99,6 +103,8 @@ class ContextGauge(Static):
         self.update(render_gauge(usage, self.form))
         self.post_message(self.Changed())
         if usage is not None:
+            from tui.chain.events import describe_window_source  # with the first usage, not for the first frame
+
             self.tooltip = (f"{usage.tokens:,} of {usage.window:,} tokens; {describe_window_source(usage.window_source)}; "
                             f"{usage.reserve:,} kept for the answer and {usage.margin:,} for estimate error "
                             f"(▒), so a request carries at most {usage.limit:,}; "
