@@ -21,3 +21,33 @@ async def test_at_80_columns_the_footer_drops_the_palette_key_instead_of_cutting
         assert "^b evicted" in screen and "^p palette" not in screen, footer_line
         await pilot.resize_terminal(120, 30)
         await wait_until(pilot, lambda: footer.show_command_palette)
+
+
+async def test_a_burst_of_binding_changes_rebuilds_the_footer_once_and_shows_the_last(tmp_path: Path,
+                                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Three binding changes before one refresh rebuild the keys once, as the bindings are after the last; a
+    later change rebuilds again (no change is ever left unshown)."""
+    from tui.app.widgets.chat_footer import ChatFooter
+
+    app = make_app(make_factory(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        footer = app.main_screen.query_one(ChatFooter)
+        rebuilds: list[str] = []
+        rebuild = ChatFooter.recompose
+
+        async def counted(self: ChatFooter) -> None:
+            rebuilds.append("rebuilt")
+            await rebuild(self)
+
+        monkeypatch.setattr(ChatFooter, "recompose", counted)
+        shown = [key.key for key in footer.query("FooterKey")]
+        for _ in range(3):
+            app.main_screen.refresh_bindings()
+        await wait_until(pilot, lambda: rebuilds, "the rebuild")
+        await wait_until(pilot, lambda: footer.query("FooterKey"), "the keys after the rebuild")
+        await pilot.pause()
+        assert rebuilds == ["rebuilt"]
+        assert [key.key for key in footer.query("FooterKey")] == shown
+        app.main_screen.refresh_bindings()  # a later change rebuilds again
+        await wait_until(pilot, lambda: len(rebuilds) == 2, "the next rebuild")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import time
-from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -62,9 +61,12 @@ if TYPE_CHECKING:
 
 
 def stylesheets() -> list[str | PurePath]:
-    """The .tcss files shipped in the ``tui.styles`` package (works from a wheel)."""
-    root = files("tui.styles")
-    return [PurePath(str(root / name)) for name in ("deep_tui.tcss", "panels.tcss")]
+    """The .tcss files shipped in the ``tui.styles`` package (beside its ``__init__.py``, in a wheel as in the
+    source tree; found through the module, not ``importlib.resources``, whose import costs the first frame)."""
+    import tui.styles
+
+    root = Path(tui.styles.__file__).parent
+    return [root / name for name in ("deep_tui.tcss", "panels.tcss")]
 
 
 class DeepTuiApp(App[int]):

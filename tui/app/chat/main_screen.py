@@ -28,13 +28,14 @@ from textual import events, on
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Button, Footer, OptionList
+from textual.widgets import Button, OptionList
 from textual.worker import Worker, WorkerState
 
 from tui.app.chat.chat_helpers import ChatHelpers
 from tui.app.chat.session_state import Approvers
 from tui.app.chat.side_panels import SidePanels
 from tui.app.double_escape import DoubleEscape
+from tui.app.widgets.chat_footer import ChatFooter
 from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
@@ -132,14 +133,14 @@ class MainScreen(ChatHelpers):
         if mount_now:
             yield CommandSuggestions(id="suggestions")
         yield PromptInput(id="prompt")
-        yield Footer(compact=True)
+        yield ChatFooter(compact=True)
 
     FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
     """Below this width the footer leaves out "^p palette" (Ctrl+P still opens it; F1 lists it), so the
     bindings before it are not cut off."""
 
     def on_resize(self, event: events.Resize) -> None:
-        self.query_one(Footer).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
+        self.query_one(ChatFooter).show_command_palette = event.size.width >= self.FOOTER_PALETTE_MIN_WIDTH
 
     async def on_mount(self) -> None:
         self.refresh_title()
