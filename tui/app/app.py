@@ -63,9 +63,12 @@ if TYPE_CHECKING:
 def stylesheets() -> list[str | PurePath]:
     """The .tcss files shipped in the ``tui.styles`` package (beside its ``__init__.py``, in a wheel as in the
     source tree; found through the module, not ``importlib.resources``, whose import costs the first frame)."""
-    import tui.styles
+    from importlib.util import find_spec
 
-    root = Path(tui.styles.__file__).parent
+    spec = find_spec("tui.styles")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("deep-tui is installed without its stylesheets (the tui.styles package)")
+    root = Path(spec.origin).parent
     return [root / name for name in ("deep_tui.tcss", "panels.tcss")]
 
 
