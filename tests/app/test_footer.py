@@ -25,14 +25,18 @@ async def test_at_80_columns_the_footer_drops_the_palette_key_instead_of_cutting
 
 async def test_a_burst_of_binding_changes_rebuilds_the_footer_once_and_shows_the_last(tmp_path: Path,
                                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Three binding changes before one refresh rebuild the keys once, as the bindings are after the last; a
-    later change rebuilds again (no change is ever left unshown)."""
+    """Binding changes that show nothing new rebuild no key; a burst that does (a chat message focused: ^f
+    fork here) rebuilds them once, as the bindings are after the last change; the next change shown (the
+    prompt focused again) rebuilds again."""
     from tui.app.widgets.chat_footer import ChatFooter
 
     app = make_app(make_factory(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: app.main_screen.query("UserBlock"), "the message")
+        await wait_until(pilot, lambda: not app.main_screen.turn_running, "the turn's end")
         footer = app.main_screen.query_one(ChatFooter)
+        await wait_until(pilot, lambda: footer.keys_shown() == footer._shown, "the footer settled")
         rebuilds: list[str] = []
         rebuild = ChatFooter.recompose
 
@@ -41,13 +45,22 @@ async def test_a_burst_of_binding_changes_rebuilds_the_footer_once_and_shows_the
             await rebuild(self)
 
         monkeypatch.setattr(ChatFooter, "recompose", counted)
-        shown = [key.key for key in footer.query("FooterKey")]
+
+        def keys() -> list[str]:
+            return [key.description for key in footer.query("FooterKey")]
+
         for _ in range(3):
             app.main_screen.refresh_bindings()
-        await wait_until(pilot, lambda: rebuilds, "the rebuild")
-        await wait_until(pilot, lambda: footer.query("FooterKey"), "the keys after the rebuild")
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilds == [], "nothing new to show"
+        assert "fork here" not in keys()
+        app.main_screen.query("UserBlock").first().focus()
+        for _ in range(3):
+            app.main_screen.refresh_bindings()
+        await wait_until(pilot, lambda: "fork here" in keys(), "^f fork here in the footer")
         await pilot.pause()
         assert rebuilds == ["rebuilt"]
-        assert [key.key for key in footer.query("FooterKey")] == shown
-        app.main_screen.refresh_bindings()  # a later change rebuilds again
-        await wait_until(pilot, lambda: len(rebuilds) == 2, "the next rebuild")
+        app.main_screen.prompt.focus()
+        await wait_until(pilot, lambda: "fork here" not in keys(), "the prompt's keys again")
+        assert rebuilds == ["rebuilt", "rebuilt"]

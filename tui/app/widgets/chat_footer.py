@@ -1,10 +1,11 @@
-"""The chat screen's footer: Textual's, rebuilt once per burst of binding changes.
+"""The chat screen's footer: Textual's, rebuilt only when what it shows changes.
 
-Textual's :class:`~textual.widgets.Footer` rebuilds all its keys after every change of the screen's bindings, and
-a screen coming up changes them several times before one refresh (its focus set, its stack updated): each
-rebuild mounts and styles every key again, before the first frame too. Here every change still queues its own
-rebuild, as Textual's does, but only the newest one queued runs: it reads the bindings as they are then, so the
-last change is always shown, and no flag can be left set to stop a later one.
+Textual's :class:`~textual.widgets.Footer` rebuilds all its keys (mounting and styling each again) after every
+change of the screen's bindings, and most changes show nothing new: the focus moving between widgets with the
+same keys, a screen coming up, several changes before one refresh. Here every change still queues a rebuild, as
+Textual's does, but only the newest one queued runs, and only when the keys it would show differ from the keys
+shown. It reads the bindings as they are when it runs, so the last change is always shown, and no flag can be
+left set to stop a later one.
 """
 
 from __future__ import annotations
@@ -16,23 +17,51 @@ from textual.widgets import Footer
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+KeysShown = tuple[object, ...]
+"""What the footer shows, to compare: each shown binding's key, label, action, group and state, the palette key."""
+
 
 class ChatFooter(Footer):
-    """A :class:`~textual.widgets.Footer` whose rebuilds queued between two refreshes run as one."""
+    """A :class:`~textual.widgets.Footer` that rebuilds once per burst of changes, and only for a change it shows."""
 
     def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
         super().__init__(compact=compact, show_command_palette=show_command_palette)
         self._changes = 0
         """Binding changes seen; a queued rebuild runs only if none came after it."""
+        self._shown: KeysShown | None = None
+        """What the keys built show (``None``: none built yet)."""
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:
-            self._changes += 1
-            self.call_after_refresh(self._rebuild, self._changes)
+            self._queue_rebuild()
+
+    def watch_show_command_palette(self) -> None:
+        if self.is_attached and self._bindings_ready:
+            self._queue_rebuild()  # Textual's footer shows the change only with the next binding change
+
+    def keys_shown(self) -> KeysShown:
+        """What a rebuild now would show."""
+        keys: list[object] = [
+            (binding.key, binding.key_display, binding.description, binding.action,
+             binding.group.description if binding.group else None, enabled, tooltip)
+            for _node, binding, enabled, tooltip in self.screen.active_bindings.values() if binding.show]
+        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        keys.append((self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
+                     palette.enabled if palette is not None else None))
+        return tuple(keys)
+
+    def _queue_rebuild(self) -> None:
+        self._changes += 1
+        self.call_after_refresh(self._rebuild, self._changes)
 
     async def _rebuild(self, change: int) -> None:
-        if change == self._changes:  # a later change queued its own rebuild, which reads the same bindings
-            await self.recompose()
+        if change != self._changes:  # a later change queued its own rebuild, which reads the same bindings
+            return
+        shown = self.keys_shown()
+        if shown == self._shown:
+            return
+        self._shown = shown
+        await self.recompose()
