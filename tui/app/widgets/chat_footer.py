@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual.widgets import Footer
 
 if TYPE_CHECKING:
+    from textual.app import ComposeResult
     from textual.screen import Screen
 
 KeysShown = tuple[object, ...]
@@ -30,6 +31,13 @@ class ChatFooter(Footer):
         """Binding changes seen; a queued rebuild runs only if none came after it."""
         self._shown: KeysShown | None = None
         """What the keys built show (``None``: none built yet)."""
+
+    def compose(self) -> ComposeResult:
+        # With the screen, not one refresh later as Textual's does (a rebuild before the first frame): the keys of
+        # the bindings as they are now; the first change that shows something new rebuilds them.
+        self._bindings_ready = True
+        self._shown = self.keys_shown()
+        yield from super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
@@ -60,8 +68,5 @@ class ChatFooter(Footer):
     async def _rebuild(self, change: int) -> None:
         if change != self._changes:  # a later change queued its own rebuild, which reads the same bindings
             return
-        shown = self.keys_shown()
-        if shown == self._shown:
-            return
-        self._shown = shown
-        await self.recompose()
+        if self.keys_shown() != self._shown:
+            await self.recompose()  # compose notes what it shows
