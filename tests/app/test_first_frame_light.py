@@ -1,5 +1,5 @@
 """What the first frame leaves for just after it: the chat's helpers (and what they import), the lines hidden at
-start."""
+start, the footer's keys (as Textual's own footer's come one refresh after the first frame)."""
 
 from __future__ import annotations
 
@@ -46,14 +46,16 @@ def test_the_chat_helpers_are_not_imported_for_the_first_frame() -> None:
 
 async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """At the first frame the hidden lines are not in the screen and no helper is built; right after, all are,
-    in the layout's order, and a ``/he`` typed before the first frame gets its suggestions."""
+    """At the first frame the hidden lines are not in the screen, no helper is built and the footer has no keys
+    yet; right after, all are, in the layout's order, and a ``/he`` typed before the first frame gets its
+    suggestions."""
     seen: dict[str, Any] = {}
     shown = MainScreen.first_frame_shown
 
     def first_frame_shown(screen: MainScreen) -> None:
         seen["lines"] = [kind.__name__ for kind in HIDDEN_LINES if screen.query(kind)]
         seen["helpers"] = [name for name in HELPERS if name in vars(screen)]
+        seen["footer keys"] = len(screen.query("FooterKey"))
         screen.query_one(PromptInput).insert("/he")  # typed ahead
         shown(screen)
 
@@ -64,10 +66,12 @@ async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path
                              opener=lambda: open_session(context, SessionRequest()))  # as `deep-tui` starts
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "lines" in seen, "the first frame")
-        assert seen == {"lines": [], "helpers": []}
+        assert seen == {"lines": [], "helpers": [], "footer keys": 0}
         screen = app.main_screen
         await wait_until(pilot, lambda: app.factory is not None, "the session open")
         assert all(name in vars(screen) for name in HELPERS)
+        await wait_until(pilot, lambda: any(key.description == "help" for key in screen.query("FooterKey")),
+                         "the footer's keys, just after the first frame")
         order = [child.id for child in screen.children]
         assert order.index("turn-activity") < order.index("provider-status") < order.index("task-line") \
             < order.index("status") < order.index("queue") < order.index("suggestions") < order.index("prompt")

@@ -133,7 +133,7 @@ class MainScreen(ChatHelpers):
         if mount_now:
             yield CommandSuggestions(id="suggestions")
         yield PromptInput(id="prompt")
-        yield ChatFooter(compact=True)
+        yield ChatFooter(compact=True, keys_now=mount_now)
 
     FOOTER_PALETTE_MIN_WIDTH: ClassVar[int] = 90
     """Below this width the footer leaves out "^p palette" (Ctrl+P still opens it; F1 lists it), so the
@@ -161,6 +161,7 @@ class MainScreen(ChatHelpers):
         if not self.is_attached:  # the app quit before its first frame was drawn: nothing to build
             return
         self._mount_hidden_lines()
+        self.query_one(ChatFooter).show_keys()
         self.panels.build_in_slot()
         self.build_helpers()
 

@@ -25,29 +25,40 @@ KeysShown = tuple[object, ...]
 class ChatFooter(Footer):
     """A :class:`~textual.widgets.Footer` that rebuilds once per burst of changes, and only for a change it shows."""
 
-    def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
+    def __init__(self, *, compact: bool = False, show_command_palette: bool = True, keys_now: bool = True) -> None:
+        """``keys_now``: compose the keys with the footer; otherwise they come with :meth:`show_keys` (just
+        after the first frame, as Textual's own footer's come one refresh after it)."""
         super().__init__(compact=compact, show_command_palette=show_command_palette)
+        self._keys_wanted = keys_now
         self._changes = 0
         """Binding changes seen; a queued rebuild runs only if none came after it."""
         self._shown: KeysShown | None = None
         """What the keys built show (``None``: none built yet)."""
 
+    def show_keys(self) -> None:
+        """Build the keys now (a footer made with ``keys_now=False``)."""
+        if not self._keys_wanted:
+            self._keys_wanted = True
+            self.call_later(self._queue_rebuild)  # from the footer itself: its keys bind to it as they compose
+
     def compose(self) -> ComposeResult:
-        # With the screen, not one refresh later as Textual's does (a rebuild before the first frame): the keys of
-        # the bindings as they are now; the first change that shows something new rebuilds them.
+        # The keys of the bindings as they are now (Textual's footer composes none, then rebuilds at the first
+        # binding change); the first change that shows something new rebuilds them.
+        if not self._keys_wanted:
+            return
         self._bindings_ready = True
         self._shown = self.keys_shown()
         yield from super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
-        if not screen.app.app_focus:
+        if not self._keys_wanted or not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:
             self._queue_rebuild()
 
     def watch_show_command_palette(self) -> None:
-        if self.is_attached and self._bindings_ready:
+        if self.is_attached and self._keys_wanted:
             self._queue_rebuild()  # Textual's footer shows the change only with the next binding change
 
     def keys_shown(self) -> KeysShown:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Collapsible
 
-from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo, NoticeBlock, ToolBlock, UserBlock
 from tui.app.widgets.folding import FoldedSpace, far_above
 from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
 
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from tui.agent.runtime_api import SessionRuntimeAPI
     from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
     from tui.app.widgets.answer_block import AssistantBlock
+    from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock
     from tui.app.widgets.thinking_block import ThinkingBlock
     from tui.chain.events import CompactionFailed, CompactionFinished
 
@@ -166,6 +166,8 @@ class ChatView(VerticalScroll):
     async def add_user(self, text: str, *, message_index: int | None = None) -> None:
         """A new prompt: the reader wants its answer, so the view follows the bottom again even if
         it had been scrolled (or moved by focusing an old message) away from it."""
+        from tui.app.widgets.chat_blocks import UserBlock  # with the first block, not for the first frame
+
         await self._append(UserBlock(text, message_index=message_index))
         self.anchor()
         self.scroll_end(animate=False)
@@ -228,6 +230,8 @@ class ChatView(VerticalScroll):
         if event.tool_name == TASK_TOOL:  # a subagent: one block with its live activity and transcript
             await self._append(self._subagents.start(event.call_id, event.args_json))
             return
+        from tui.app.widgets.chat_blocks import ToolBlock  # with the first block, not for the first frame
+
         block = ToolBlock(event.call_id, event.tool_name, event.args_json)
         self._tools[event.call_id] = block
         await self._append(block)
@@ -238,6 +242,8 @@ class ChatView(VerticalScroll):
 
     async def add_user_command(self, command: str) -> ToolBlock:
         """The block of the user's ``!command``: its output streams into it."""
+        from tui.app.widgets.chat_blocks import ToolBlock  # with the first block, not for the first frame
+
         block = ToolBlock(f"user-command-{len(self._tools)}", "!", "", call_title=f"! {command}")
         await self._append(block)
         self.anchor()
@@ -270,6 +276,7 @@ class ChatView(VerticalScroll):
         recorded summary message says what it replaced, so "show the replaced messages" works at once)."""
         from pydantic_ai.messages import ModelRequest
 
+        from tui.app.widgets.chat_blocks import CompactionDivider, DividerInfo
         from tui.app.widgets.history_blocks import divider_info
 
         recorded = self.runtime.load_history(event.summary_index, event.summary_index + 1) \
@@ -292,9 +299,12 @@ class ChatView(VerticalScroll):
         session is opened again, from events.jsonl)."""
         if event.message_index is not None:
             self._failed.setdefault(event.message_index, []).append(event)
+        from tui.app.widgets.chat_blocks import NoticeBlock
         from tui.chain.event_text import failed_compaction_line  # not for the first frame
 
         await self._append(NoticeBlock(failed_compaction_line(event), tone="muted", classes="failed-compaction"))
 
     async def add_notice(self, text: str, tone: str = "muted") -> None:
+        from tui.app.widgets.chat_blocks import NoticeBlock  # with the first block, not for the first frame
+
         await self._append(NoticeBlock(text, tone=tone))
