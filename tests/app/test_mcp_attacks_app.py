@@ -81,6 +81,6 @@ async def test_the_activity_line_names_the_servers_a_turn_waits_for(tmp_path: Pa
         assert activity.text.endswith("esc cancels")
         ready.touch()
         await wait_until(pilot, lambda: len(model.returns) == 1, "the slow server's tool", timeout=60)
-        assert "starting MCP servers" not in activity.text
+        await wait_until(pilot, lambda: "starting MCP servers" not in activity.text, "the line past the servers")
         await wait_idle(app, pilot)
     assert model.returned("echo").content == "here now"

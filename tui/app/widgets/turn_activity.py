@@ -78,7 +78,8 @@ class TurnActivity(Static):
         self._tick()
 
     def count(self, event: TurnEvent) -> None:
-        """Take in what the turn streamed (O(1); drawn at the next tick)."""
+        """Take in what the turn streamed (O(1); drawn at the next tick, at once when the servers it waited for are
+        up)."""
         # imported here, not for the first frame (the module is loaded by then: a dictionary look-up)
         from tui.agent.turn_events import (
             McpServersStarting,
@@ -92,7 +93,8 @@ class TurnActivity(Static):
             self._waiting_for = event.describe()
             self._tick()
             return
-        self._waiting_for = ""  # anything else streamed: the servers are up (or given up on)
+        servers_up = bool(self._waiting_for)  # anything else streamed: the servers are up (or given up on)
+        self._waiting_for = ""
         if isinstance(event, TextDelta):
             self._chars += len(event.text)
             self._thinking = False
@@ -105,6 +107,8 @@ class TurnActivity(Static):
             self._tools[event.call_id] = event.tool_name
         elif isinstance(event, ToolCallFinished):
             self._tools.pop(event.call_id, None)
+        if servers_up:
+            self._tick()  # not "starting MCP servers" for up to a tick more
 
     def stop(self) -> None:
         """The turn ended (finished, failed or cancelled)."""
