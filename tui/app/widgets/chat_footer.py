@@ -63,11 +63,12 @@ class ChatFooter(Footer):
 
     def keys_shown(self) -> KeysShown:
         """What a rebuild now would show."""
+        active = self.screen.active_bindings  # computed on each read: every binding's check_action asked
         keys: list[object] = [
             (binding.key, binding.key_display, binding.description, binding.action,
              binding.group.description if binding.group else None, enabled, tooltip)
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values() if binding.show]
-        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+            for _node, binding, enabled, tooltip in active.values() if binding.show]
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
         keys.append((self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
                      palette.enabled if palette is not None else None))
         return tuple(keys)
