@@ -1,5 +1,6 @@
 """What the first frame leaves for just after it: the chat's helpers (and what they import), the lines hidden at
-start, the footer's keys (as Textual's own footer's come one refresh after the first frame)."""
+start, the prompt queue, the Compact button, the footer's keys (as Textual's own footer's come one refresh after the
+first frame)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Button
 
 from tests.app.app_support import make_factory, wait_until
 from tui.agent.session.request import SessionRequest
@@ -16,14 +18,16 @@ from tui.app.app import DeepTuiApp
 from tui.app.chat.chat_helpers import HELPERS
 from tui.app.chat.main_screen import MainScreen
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
+from tui.app.widgets.prompt_queue import PromptQueue
 from tui.app.widgets.provider_status import ProviderStatus
+from tui.app.widgets.status_row import StatusRow
 from tui.app.widgets.task_line import TaskLine
 from tui.app.widgets.turn_activity import TurnActivity
 from tui.base.paths import DataDir
 from tui.cli.launch import LaunchContext, open_session
 
 ROOT = Path(__file__).resolve().parents[2]
-HIDDEN_LINES = (TurnActivity, ProviderStatus, TaskLine, CommandSuggestions)
+DEFERRED = (TurnActivity, ProviderStatus, TaskLine, PromptQueue, CommandSuggestions, Button)
 
 
 def test_the_chat_helpers_are_not_imported_for_the_first_frame() -> None:
@@ -36,6 +40,9 @@ def test_the_chat_helpers_are_not_imported_for_the_first_frame() -> None:
         "            'model_switching', 'file_completion', 'chat_dialogs', 'rewinding', 'chain_events',\n"
         "            'session_display', 'session_switcher', 'task_controls')]\n"
         "deferred += ['tui.app.screens.approval_dialog', 'tui.app.widgets.live_turn', 'tui.chain.event_text']\n"
+        "deferred += [f'tui.app.widgets.{name}' for name in ('turn_activity', 'provider_status', 'task_line',\n"
+        "             'prompt_queue')]\n"
+        "deferred += ['tui.trust.project', 'tui.trust.store']  # only where a project config is read\n"
         "loaded = [name for name in deferred if name in sys.modules]\n"
         "assert not loaded, loaded\n"
     )
@@ -46,14 +53,15 @@ def test_the_chat_helpers_are_not_imported_for_the_first_frame() -> None:
 
 async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """At the first frame the hidden lines are not in the screen, no helper is built and the footer has no keys
-    yet; right after, all are, in the layout's order, and a ``/he`` typed before the first frame gets its
-    suggestions."""
+    """At the first frame the hidden lines, the queue and the Compact button are not in the screen, no helper is
+    built and the footer has no keys yet; right after, all are, in the layout's order, the status row is fitted
+    the same before and after the button, and a ``/he`` typed before the first frame gets its suggestions."""
     seen: dict[str, Any] = {}
     shown = MainScreen.first_frame_shown
 
     def first_frame_shown(screen: MainScreen) -> None:
-        seen["lines"] = [kind.__name__ for kind in HIDDEN_LINES if screen.query(kind)]
+        seen["lines"] = [kind.__name__ for kind in DEFERRED if screen.query(kind)]
+        seen["gauge"] = screen.query_one("#gauge").form
         seen["helpers"] = [name for name in HELPERS if name in vars(screen)]
         seen["footer keys"] = len(screen.query("FooterKey"))
         screen.query_one(PromptInput).insert("/he")  # typed ahead
@@ -66,12 +74,15 @@ async def test_hidden_lines_and_helpers_come_just_after_the_first_frame(tmp_path
                              opener=lambda: open_session(context, SessionRequest()))  # as `deep-tui` starts
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "lines" in seen, "the first frame")
-        assert seen == {"lines": [], "helpers": [], "footer keys": 0}
+        assert seen == {"lines": [], "gauge": 30, "helpers": [], "footer keys": 0}
         screen = app.main_screen
         await wait_until(pilot, lambda: app.factory is not None, "the session open")
         assert all(name in vars(screen) for name in HELPERS)
         await wait_until(pilot, lambda: any(key.description == "help" for key in screen.query("FooterKey")),
                          "the footer's keys, just after the first frame")
+        button = screen.query_one(StatusRow).query_one("#compact-button", Button)
+        assert button.display and str(button.label) == "Compact ^g"
+        assert screen.query_one("#gauge").form == seen["gauge"]  # the row kept its fit when the button came
         order = [child.id for child in screen.children]
         assert order.index("turn-activity") < order.index("provider-status") < order.index("task-line") \
             < order.index("status") < order.index("queue") < order.index("suggestions") < order.index("prompt")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from textual.widgets import Button
+from textual.widgets._collapsible import CollapsibleTitle
 
 from tests.app.app_support import gated_model, make_app, make_factory, wait_idle, wait_until
 from tui.agent.session.factory import SessionRequest
@@ -85,7 +86,10 @@ def test_streamed_offline_answer(snap_compare, tmp_path: Path) -> None:  # type:
         await wait_until(pilot, lambda: answer.source.strip() == answer.received.strip(), "the last fragment")
         # the tool's title takes its result's size after a refresh (CI once caught it before)
         tool = pilot.app.query_one(ToolBlock)
-        await wait_until(pilot, lambda: "chars" in str(tool.title), "the tool's result in its title")
+        # … and its new width is laid out after another (a snapshot taken between showed the title cut short)
+        title = tool.query_one(CollapsibleTitle)
+        await wait_until(pilot, lambda: "chars" in str(title.label) and title.size.width >= title.label.cell_length + 2,
+                         "the tool's result in its title, laid out")
         await pilot.pause()
 
     assert snap_compare(make_app(make_factory(tmp_path)), terminal_size=SIZE, run_before=ask)

@@ -31,6 +31,7 @@ from tui.app.dialog_approvers import CommandDialogApprover, SummaryConsentAsker,
 from tui.app.index_notes import IndexNotes
 from tui.app.opening import OpeningSession, SessionOpener
 from tui.app.session_opening import FirstSessionOpening
+from tui.app.stable_stylesheet import StableStylesheet
 from tui.app.stop_signals import StopSignals
 from tui.app.terminal_driver import TerminalDriver, terminal_driver_for
 from tui.app.widgets.prompt_input import PromptInput
@@ -110,10 +111,12 @@ class DeepTuiApp(App[int]):
         ``tail``: the session's last messages, read from its raw JSON, shown until it is open.
         ``trust``: a project config waiting for the user's decision: asked first, the session opens after."""
         super().__init__()
+        self.stylesheet = StableStylesheet.replacing(self.stylesheet)  # each CSS source parsed once at start
         self.stop_signals = StopSignals(self)
         self.session = SessionState(runtime=runtime, settings=settings, factory=factory, store=store)
         """The open session, shared with the chat screen (a session switch changes it in place)."""
         self.theme = settings.theme
+        self.stylesheet.set_variables(self.get_css_variables())  # the theme's, before the first parse
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self.served = False

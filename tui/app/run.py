@@ -6,13 +6,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from tui.store.session_tail import SessionTail, find_session_id, read_session_tail
-
 if TYPE_CHECKING:
     from tui.agent.session.request import SessionRequest
     from tui.app.opening import SessionOpener
     from tui.base.config import Settings
     from tui.base.paths import DataDir
+    from tui.store.session_tail import SessionTail
     from tui.trust.project import TrustDecider
 
 logger = logging.getLogger(__name__)
@@ -56,7 +55,10 @@ def run_app(settings: Settings, data_dir: DataDir, request: SessionRequest, *, o
 def opening_tail(data_dir: DataDir, request: SessionRequest) -> SessionTail | None:
     """The last page of the session ``--resume``/``--continue`` names, read without pydantic-ai so the
     first frame can show it; ``None`` for a new session or when the session is not clear yet."""
+    if not (request.resume or request.continue_latest):
+        return None  # a new session: nothing to show yet
     from tui.app.widgets.chat_view import PAGE_SIZE
+    from tui.store.session_tail import find_session_id, read_session_tail
 
     session_id = find_session_id(data_dir, resume=request.resume, continue_latest=request.continue_latest)
     if session_id is None:

@@ -17,7 +17,6 @@ minimal set (see docs/security.md).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -167,6 +166,8 @@ def parse_project_servers(raw: bytes, where: str) -> tuple[McpServerConfig, ...]
     Reading the file is the trust code's (:func:`tui.trust.project.read_project_config`): it reads it without
     following a link, covers its bytes with the project's trust, and hands these servers to the launch only
     once the project is trusted. Raises :class:`McpConfigError` for bad JSON or a bad entry."""
+    import json  # only a project with a .mcp.json needs it: not for the first frame
+
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -16,7 +16,6 @@ This module imports nothing of deep-tui's, so every layer (the store included) m
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import threading
@@ -147,6 +146,8 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     cached_for, pattern = _cache
     if cached_for is secrets or cached_for == secrets:
         return pattern
+    import json  # with the first secret to redact, not for the first frame
+
     forms = {form for secret in secrets for form in (secret, json.dumps(secret)[1:-1]) if form}
     pattern = re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))) if forms else None
     _cache = (secrets, pattern)

@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING, Any
 from tui.base.config import ConfigError, Settings
 from tui.base.config_layers import ConfigLayer, read_config_file, settings_from_layers
 from tui.base.errors import UserFacingError
-from tui.base.mcp_config import PROJECT_FILE_NAME, McpServerConfig
+from tui.base.mcp_config import PROJECT_FILE_NAME
 from tui.base.paths import DATA_DIR_ENV, DataDir, data_dir_is_chosen, trust_store_file, user_config_file
-from tui.trust.project import PendingProject, TrustChoice, assess_project
-from tui.trust.store import TrustStore, TrustStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +27,12 @@ if TYPE_CHECKING:
 
     from tui.agent.session.factory import RuntimeFactory, SessionRuntime
     from tui.agent.session.request import SessionRequest
+    from tui.base.mcp_config import McpServerConfig
+    from tui.trust.project import PendingProject, TrustChoice
+
+# The trust modules are imported where a project's config is read or decided on: with a data directory or a
+# config file of the user's own choosing (--data-dir, $DEEP_TUI_HOME, --config) there is none, and the
+# app's first frame does not wait for them.
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,9 @@ def resolve_context(args: argparse.Namespace) -> LaunchContext:
             layers += _present([read_config_file(data_dir.config_file, required=False, follow_links=False)])
             mcp_notices = _unread_mcp_json("--data-dir" if data_flag else f"${DATA_DIR_ENV}")
         else:  # ./.deep-tui and ./.mcp.json belong to the project here: they apply once the project is trusted
+            from tui.trust.project import assess_project
+            from tui.trust.store import TrustStore
+
             trusted, pending = assess_project(Path.cwd(), layers, TrustStore(trust_store_file()))
             if trusted is not None:
                 layers += _present([trusted.layer])
@@ -161,6 +168,9 @@ class ProjectTrustGate:
 
     def decide(self, choice: TrustChoice) -> tuple[Settings, str | None]:
         """Apply ``choice``; a trust that cannot be recorded still applies to this session (the warning says)."""
+        from tui.trust.project import TrustChoice
+        from tui.trust.store import TrustStore, TrustStoreError
+
         warning = None
         if choice is TrustChoice.TRUST:
             try:

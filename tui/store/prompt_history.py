@@ -7,7 +7,6 @@ append-only; past :data:`MAX_ENTRIES` * 2 lines it is rewritten with the newest 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -31,6 +30,8 @@ def history_path(data_root: Path, session_id: str) -> Path:
 
 
 def _read(path: Path) -> list[str]:
+    import json  # here and below: the prompt (and so this module) is in the first frame, json is not
+
     try:
         lines = read_text(path).splitlines()  # a planted link is refused (logged below), never read
     except FileNotFoundError:
@@ -87,6 +88,8 @@ class PromptHistory:
             self._save(text)
 
     def _save(self, text: str) -> None:
+        import json
+
         assert self.path is not None
         try:
             if self._lines_on_disk == 0 or self._lines_on_disk >= 2 * MAX_ENTRIES:
@@ -101,6 +104,8 @@ class PromptHistory:
 
     def _rewrite(self) -> None:
         """The whole (trimmed) history, written to a temp file and renamed over the old one."""
+        import json
+
         assert self.path is not None
         if not self.path.parent.is_dir():
             raise FileNotFoundError(f"no session directory {self.path.parent}")

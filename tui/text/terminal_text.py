@@ -8,7 +8,6 @@ window title or write the clipboard (OSC 52), and lone surrogates cannot crash a
 
 from __future__ import annotations
 
-import json
 import re
 
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -61,6 +60,8 @@ def encodable(text: str) -> str:
 def visible_json(json_text: str) -> str:
     """JSON text (a tool call's arguments) whose strings are made :func:`visible` *inside*, so that decoding it
     for display (``json.loads``) cannot bring an escaped ``\\u001b`` back; text that is not JSON is made visible."""
+    import json  # with the first tool call shown, not for the first frame
+
     try:
         value = json.loads(json_text)
     except ValueError:

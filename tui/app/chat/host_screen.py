@@ -15,10 +15,7 @@ from textual.screen import Screen
 
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
-from tui.app.widgets.provider_status import ProviderStatus
 from tui.app.widgets.status_row import StatusRow
-from tui.app.widgets.task_line import TaskLine
-from tui.app.widgets.turn_activity import TurnActivity
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
@@ -28,6 +25,9 @@ if TYPE_CHECKING:
 
     from tui.agent.runtime_api import SessionRuntimeAPI
     from tui.app.chat.session_state import SessionState
+    from tui.app.widgets.prompt_queue import PromptQueue
+    from tui.app.widgets.provider_status import ProviderStatus
+    from tui.app.widgets.turn_activity import TurnActivity
 
 __all__ = ["HostScreen"]
 
@@ -86,20 +86,37 @@ class HostScreen(Screen[None]):
 
     @property
     def activity(self) -> TurnActivity:
-        self._mount_hidden_lines()
+        from tui.app.widgets.turn_activity import TurnActivity
+
+        self.mount_deferred()
         return self.query_one(TurnActivity)
 
-    def _mount_hidden_lines(self) -> None:
-        """The lines hidden at start, mounted just after the first frame (nothing shows them before a turn, a
-        wait, a todo, a mode or a typed ``/``; together they cost the first frame a tenth of its time): a line of
-        its own while a turn runs, one while the provider keeps us waiting, the mode and the todo in progress
-        above the gauge, and the command suggestions above the prompt."""
-        if self.query_children(TurnActivity):
+    @property
+    def queue(self) -> PromptQueue:
+        from tui.app.widgets.prompt_queue import PromptQueue
+
+        self.mount_deferred()
+        return self.query_one(PromptQueue)
+
+    def mount_deferred(self) -> None:
+        """What the first frame does without, mounted (and imported) just after it; nothing shows it before a turn,
+        a wait, a todo, a mode, a queued prompt or a typed ``/``: a line of its own while a turn runs, one while the
+        provider keeps us waiting, the mode and the todo in progress above the gauge, the queue and the command
+        suggestions above the prompt; and the Compact button (the row is fitted for it already). Together they
+        cost the first frame a fifth of its own time."""
+        if self.query_children("#turn-activity"):
             return
+        from tui.app.widgets.prompt_queue import PromptQueue
+        from tui.app.widgets.provider_status import ProviderStatus
+        from tui.app.widgets.task_line import TaskLine
+        from tui.app.widgets.turn_activity import TurnActivity
+
+        status = self.query_one(StatusRow)
         self.mount(TurnActivity(id="turn-activity"), ProviderStatus(id="provider-status"), TaskLine(id="task-line"),
-                   before=self.query_one(StatusRow))
+                   before=status)
         prompt = self.query_one(PromptInput)
-        self.mount(CommandSuggestions(id="suggestions"), before=prompt)
+        self.mount(PromptQueue(id="queue"), CommandSuggestions(id="suggestions"), before=prompt)
+        status.add_compact_button()
         if prompt.text:  # typed before the first frame ("/he…"): its suggestions now
             self.call_after_refresh(prompt.refresh_suggestions)
 
@@ -107,6 +124,8 @@ class HostScreen(Screen[None]):
         return self.query_one(CostMeter)
 
     def provider_statuses(self) -> Iterable[ProviderStatus]:
+        from tui.app.widgets.provider_status import ProviderStatus
+
         return self.query(ProviderStatus)
 
     async def run_command(self, action: str) -> None:

@@ -40,12 +40,8 @@ from tui.app.widgets.chat_view import ChatView
 from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.prompt_input import CommandSuggestions, PromptInput
-from tui.app.widgets.prompt_queue import PromptQueue
-from tui.app.widgets.provider_status import ProviderStatus
-from tui.app.widgets.status_row import StatusRow
-from tui.app.widgets.task_line import TaskLine
+from tui.app.widgets.status_row import StatusRow, compact_button
 from tui.app.widgets.title_bar import TitleBar
-from tui.app.widgets.turn_activity import TurnActivity
 from tui.app.worker_groups import TURN_GROUP
 
 if TYPE_CHECKING:
@@ -56,6 +52,7 @@ if TYPE_CHECKING:
     from tui.agent.runtime_api import SessionRuntimeAPI
     from tui.app.chat.session_state import SessionState
     from tui.app.widgets.chat_blocks import ForkAt, ToolBlock
+    from tui.app.widgets.prompt_queue import PromptQueue
     from tui.app.widgets.subagent_block import SubagentBlock
     from tui.app.widgets.todo_panel import TodoPanel
     from tui.chain.events import ChainEvent, UsageEvent
@@ -118,19 +115,25 @@ class MainScreen(ChatHelpers):
                     chat_rows = self.app.size.height - CHROME_ROWS  # at most: the chat's share of the terminal
                     yield from tail_blocks(self._tail, screen=(self.app.size.width, max(chat_rows, 1)))
             yield self.panels.slot()  # the panels are built just after the first frame
-        # The lines hidden at start: with the session still opening (how deep-tui starts) they are mounted just
-        # after the first frame (HostScreen._mount_hidden_lines); with it open already, here.
+        # What the first frame does without: with the session still opening (how deep-tui starts) it is mounted
+        # just after the first frame (HostScreen.mount_deferred); with the session open already, here.
         mount_now = not self.state.opening
         if mount_now:
+            from tui.app.widgets.prompt_queue import PromptQueue
+            from tui.app.widgets.provider_status import ProviderStatus
+            from tui.app.widgets.task_line import TaskLine
+            from tui.app.widgets.turn_activity import TurnActivity
+
             yield TurnActivity(id="turn-activity")
             yield ProviderStatus(id="provider-status")
             yield TaskLine(id="task-line")
         with StatusRow(id="status"):
             yield ContextGauge(id="gauge").data_bind(MainScreen.usage)
             yield CostMeter(id="cost")
-            yield Button("Compact ^g", id="compact-button", compact=True)
-        yield PromptQueue(id="queue")
+            if mount_now:
+                yield compact_button()
         if mount_now:
+            yield PromptQueue(id="queue")
             yield CommandSuggestions(id="suggestions")
         yield PromptInput(id="prompt")
         yield ChatFooter(compact=True, keys_now=mount_now)
@@ -160,7 +163,7 @@ class MainScreen(ChatHelpers):
         built now."""
         if not self.is_attached:  # the app quit before its first frame was drawn: nothing to build
             return
-        self._mount_hidden_lines()
+        self.mount_deferred()
         self.query_one(ChatFooter).show_keys()
         self.panels.build_in_slot()
         self.build_helpers()
@@ -174,10 +177,6 @@ class MainScreen(ChatHelpers):
     @property
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
-
-    @property
-    def queue(self) -> PromptQueue:
-        return self.query_one(PromptQueue)
 
     def focus_prompt(self) -> None:
         self.prompt.focus()
@@ -248,7 +247,7 @@ class MainScreen(ChatHelpers):
             logger.error("the turn worker failed", exc_info=event.worker.error)
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self._compacting = False
-            for status in self.query(ProviderStatus):  # a cancelled wait sends no "answering"
+            for status in self.provider_statuses():  # a cancelled wait sends no "answering"
                 status.clear()
             self.mark_restore_points()  # a cancelled turn or a !command may have one too
             self.prompts.turn_ended(cancelled=event.state == WorkerState.CANCELLED)

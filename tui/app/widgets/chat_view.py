@@ -8,7 +8,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Button, Collapsible
 
 from tui.app.widgets.folding import FoldedSpace, far_above
-from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from tui.agent.turn_events import SubagentActivity, ToolCallFinished, ToolCallStarted
     from tui.app.widgets.answer_block import AssistantBlock
     from tui.app.widgets.chat_blocks import CompactionDivider, ToolBlock
+    from tui.app.widgets.subagent_block import SubagentBlocks
     from tui.app.widgets.thinking_block import ThinkingBlock
     from tui.chain.events import CompactionFailed, CompactionFinished
 
@@ -40,8 +40,9 @@ class ChatView(VerticalScroll):
         self._failed: dict[int, list[CompactionFailed]] = {}
         """Failed compaction attempts by the message index they came before (see ``CompactionFailed``)."""
         self._tools: dict[str, ToolBlock] = {}
-        self._subagents = SubagentBlocks()
-        """The running turn's subagents (a ``task`` call is drawn as one :class:`SubagentBlock`)."""
+        self._subagents: SubagentBlocks | None = None
+        """The running turn's subagents (a ``task`` call is drawn as one :class:`SubagentBlock`); made (and its
+        module imported) with the first tool call, not for the first frame."""
         self._earlier = Button("load earlier messages", id="load-earlier", compact=True)
         self._loading_earlier = False
         self._space = FoldedSpace()
@@ -64,7 +65,8 @@ class ChatView(VerticalScroll):
             if attempt.message_index is not None:
                 self._failed.setdefault(attempt.message_index, []).append(attempt)
         self._tools.clear()
-        self._subagents.clear()
+        if self._subagents is not None:
+            self._subagents.clear()
         await self.remove_children()
         count = runtime.history_count()
         self.loaded_from = max(0, count - PAGE_SIZE)
@@ -227,7 +229,11 @@ class ChatView(VerticalScroll):
         return block
 
     async def add_tool_call(self, event: ToolCallStarted) -> None:
+        from tui.app.widgets.subagent_block import TASK_TOOL, SubagentBlocks
+
         if event.tool_name == TASK_TOOL:  # a subagent: one block with its live activity and transcript
+            if self._subagents is None:
+                self._subagents = SubagentBlocks()
             await self._append(self._subagents.start(event.call_id, event.args_json))
             return
         from tui.app.widgets.chat_blocks import ToolBlock  # with the first block, not for the first frame
@@ -238,7 +244,8 @@ class ChatView(VerticalScroll):
 
     def subagent_activity(self, event: SubagentActivity) -> None:
         """A subagent's news: its block shows it."""
-        self._subagents.activity(event)
+        if self._subagents is not None:
+            self._subagents.activity(event)
 
     async def add_user_command(self, command: str) -> ToolBlock:
         """The block of the user's ``!command``: its output streams into it."""
@@ -263,7 +270,7 @@ class ChatView(VerticalScroll):
             block.show_status(status)
 
     def finish_tool_call(self, event: ToolCallFinished) -> None:
-        if self._subagents.finish(event.call_id, event.preview):
+        if self._subagents is not None and self._subagents.finish(event.call_id, event.preview):
             return
         block = self._tools.get(event.call_id)
         if block is not None:  # after the block's first refresh: its title may not be laid out yet

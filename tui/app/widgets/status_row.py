@@ -14,11 +14,22 @@ from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.status_fit import fit_status
 
-__all__ = ["StatusRow"]
+__all__ = ["COMPACT_LABEL", "StatusRow", "compact_button"]
+
+COMPACT_LABEL = "Compact ^g"
+_COMPACT_WIDTH = len(COMPACT_LABEL) + 2 + 2  # its padding, and its margin in the stylesheet
+
+
+def compact_button() -> Button:
+    """The row's Compact button (Ctrl+G's; the screen handles its press)."""
+    return Button(COMPACT_LABEL, id="compact-button", compact=True)
 
 
 class StatusRow(Horizontal):
-    """Holds the gauge, the cost meter and the Compact button; re-fits them on resize and on change."""
+    """Holds the gauge, the cost meter and the Compact button; re-fits them on resize and on change.
+
+    The row is fitted as if the button were there before it is: at start-up it comes just after the first frame
+    (Textual's Button brings the largest stylesheet of any widget), and the gauge keeps its form when it does."""
 
     def on_resize(self) -> None:
         self.refit()
@@ -34,10 +45,18 @@ class StatusRow(Horizontal):
     def refit(self) -> None:
         if not self.size.width:
             return
-        gauge, cost, button = self.query_one(ContextGauge), self.query_one(CostMeter), self.query_one(Button)
-        button_width = len(str(button.label)) + 2 + 2  # its padding, and its margin in the stylesheet
+        gauge, cost = self.query_one(ContextGauge), self.query_one(CostMeter)
         fit = fit_status(self.size.width, gauge_width=gauge.width_of, cost_width=cost.width_of,
-                         button_width=button_width)
+                         button_width=_COMPACT_WIDTH)
         gauge.form = fit.gauge
         cost.form = fit.cost
-        button.display = fit.button
+        for button in self.query_children(Button):
+            button.display = fit.button
+
+    def add_compact_button(self) -> None:
+        """Mount the Compact button (once), fitted as the row already is."""
+        if self.query_children(Button):
+            return
+        button = compact_button()
+        self.mount(button)
+        self.refit()
