@@ -3,6 +3,7 @@ new theme."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from textual.color import Color
@@ -64,3 +65,14 @@ async def test_the_app_uses_it_and_a_new_theme_still_restyles_the_screen(tmp_pat
         expected = Color.parse(light.background)
         await wait_until(pilot, lambda: screen.styles.background == expected, "the light theme's background")
         assert screen.styles.background != dark
+
+
+async def test_a_configured_theme_styles_the_first_frame(tmp_path: Path) -> None:
+    """A theme from the config colours the app from the start (the stylesheet takes its variables at once)."""
+    factory = make_factory(tmp_path)
+    factory.settings = replace(factory.settings, theme="nord")
+    app = make_app(factory)
+    nord = app.get_theme("nord")
+    assert nord is not None and nord.background is not None
+    async with app.run_test(size=(100, 30)):
+        assert app.main_screen.styles.background == Color.parse(nord.background)

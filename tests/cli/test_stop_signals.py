@@ -4,7 +4,9 @@ session's lock and exit with 128 + the signal's number — a real process, a slo
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
+import io
 import json
 import os
 import signal
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_server import ChatServerState, openai_chat_server
+from tui.cli import headless
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = [f"word{number}" for number in range(400)]
@@ -53,3 +56,49 @@ def test_a_signal_mid_answer_keeps_the_partial_answer(tmp_path: Path, signum: si
     assert "word8" in kept
     with (session / "lock").open("a") as lock:  # released: another deep-tui could open the session now
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+async def test_a_cancellation_lost_on_the_way_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library that takes the stop's cancellation for its own timeout's and goes on answering (Python 3.11's
+    ``wait_for`` can, racing a chunk) is cancelled again once more answer comes: the stop still stops."""
+    monkeypatch.setattr(headless, "RECANCEL_SECONDS", 0.05)
+    answered = [0]
+    cancellations = [0]
+
+    async def turn() -> int:
+        while answered[0] < 10_000:
+            try:
+                await asyncio.sleep(0.005)
+            except asyncio.CancelledError:
+                cancellations[0] += 1
+                if cancellations[0] == 1:  # the first one is swallowed, as the racing timeout does
+                    asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                    continue
+                raise
+            answered[0] += 1
+            if answered[0] == 5:
+                os.kill(os.getpid(), signal.SIGTERM)
+        return 0
+
+    err = io.StringIO()
+    status = await headless._stoppable(turn(), err, lambda: answered[0])
+    assert status == 128 + signal.SIGTERM.value
+    assert cancellations[0] == 2 and answered[0] < 10_000
+    assert "stopped by SIGTERM" in err.getvalue()
+
+
+async def test_a_signal_as_the_turn_ends_still_says_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signal's cancellation lost entirely, the turn finishing anyway: the exit status still says the signal."""
+    monkeypatch.setattr(headless, "RECANCEL_SECONDS", 10.0)
+
+    async def turn() -> int:
+        os.kill(os.getpid(), signal.SIGHUP)
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+        return 0
+
+    err = io.StringIO()
+    assert await headless._stoppable(turn(), err) == 128 + signal.SIGHUP.value
+    assert "stopped by SIGHUP" in err.getvalue()

@@ -115,8 +115,9 @@ class DeepTuiApp(App[int]):
         self.stop_signals = StopSignals(self)
         self.session = SessionState(runtime=runtime, settings=settings, factory=factory, store=store)
         """The open session, shared with the chat screen (a session switch changes it in place)."""
-        self.theme = settings.theme
-        self.stylesheet.set_variables(self.get_css_variables())  # the theme's, before the first parse
+        if settings.theme != self.theme:
+            self.theme = settings.theme
+            self.stylesheet.set_variables(self.get_css_variables())  # the theme's, before the first parse
         self.startup_error: str | None = None
         """Why the session could not be opened (printed on stderr after the app exits)."""
         self.served = False

@@ -22,6 +22,7 @@ from tui import __version__
 from tui.base.console import redacted_stderr, silence_stdout
 from tui.base.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UserFacingError
 from tui.base.mode_names import MODE_NAMES
+from tui.cli.command_parser import CommandParser
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -147,7 +148,8 @@ def _add_storage_options(parser: argparse.ArgumentParser, *, suppress: bool) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command line; ``--help`` text comes from here."""
+    """The whole command line; ``--help`` text comes from here. Each command's own arguments are added when that
+    command is used (:class:`~tui.cli.command_parser.CommandParser`): the app, the usual case, needs none."""
     parser = argparse.ArgumentParser(
         prog="deep-tui",
         description=DESCRIPTION,
@@ -157,38 +159,83 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-V", "--version", action="version", version=f"deep-tui {__version__}")
     _add_session_options(parser, suppress=False)
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)  # set by `deep-tui serve`
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    run = commands.add_parser("run", help="run one turn headless and print the answer",
-                              description="Run one turn without the app: the answer goes to stdout, "
-                                          "compaction events to stderr; the turn is recorded.")
-    _add_session_options(run, suppress=True)
-    run.add_argument("prompt", nargs="*", metavar="PROMPT",
-                     help="the prompt (words are joined; @path attaches a file of the working directory)")
-    run.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
-                     help="text: the answer (default); json: one JSON object at the end; stream-json: one JSON "
-                          "line per event and a final result line (schema: docs/usage.md, \"Scripting\"); "
-                          "stdout then carries only JSON")
-    run.add_argument("--input-format", choices=("text", "stream-json"), default="text",
-                     help="stream-json: read the prompts from stdin, one {\"type\": \"user\", \"prompt\": \"...\"} "
-                          "per line, each a turn of the same session (needs --output-format json or stream-json)")
-
-    export = commands.add_parser(
-        "export", help="write a session as Markdown or JSON",
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    commands.add_parser("run", help="run one turn headless and print the answer", build=_run_arguments,
+                        description="Run one turn without the app: the answer goes to stdout, "
+                                    "compaction events to stderr; the turn is recorded.")
+    commands.add_parser(
+        "export", help="write a session as Markdown or JSON", build=_export_arguments,
         description="Export a session to share it: its prompts, answers and tool calls (arguments, result "
                     "previews, the paths of saved outputs), a divider for each summary, and the todo list. Known "
                     "secrets are redacted. Opens the session read-only (it may be open in the app).")
-    _add_storage_options(export, suppress=True)
-    export.add_argument("session", nargs="?", metavar="ID",
-                        help="the session (any unique id prefix; default: the one used last)")
-    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
-    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced if it exists) instead of stdout")
+    commands.add_parser("sessions", help="list, rename or delete sessions", build=_sessions_arguments,
+                        description="List sessions, or rename/delete one.")
+    commands.add_parser(
+        "rewind", help="put the files (and/or the conversation) back to before a prompt", build=_rewind_arguments,
+        description="Before the first change of each prompt (a write, an edit, a command, an MCP tool call, a "
+                    "!command) deep-tui snapshots the working directory into <data-dir>/checkpoints. Without N, "
+                    "list the session's restore points, newest first, with the files each prompt changed. With N "
+                    "(the prompt's message number, as 'search' numbers messages): restore the files to how they "
+                    "were before it and fork the conversation at the message before it (the default), only the "
+                    "files (--code), or only the fork (--conversation). A file changed outside deep-tui since the "
+                    "restore point stops the rewind with one line and exit status 2, nothing written, unless "
+                    "--force. The files as they were are kept first, so a rewind can be undone: it prints the "
+                    "number that undoes it.")
+    commands.add_parser(
+        "search", help="search every session's full history", build=_search_arguments,
+        description="Search every session's full history (summarized turns, tool results and saved outputs "
+                    "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
+                    "date first. Every word must occur, taken as typed (backslashes and quotes inside a word "
+                    "are part of it); \"quote\" a phrase; any substring of 3 or more characters (or a CJK "
+                    "word) matches, ignoring case; exact matches come first. Prints ranked hits: session, "
+                    "message number, role, title and a snippet. Exit status: 0 with hits, 1 with none, 2 for "
+                    "a bad query or id.")
+    commands.add_parser(
+        "serve", help="serve the app to a web browser", build=_serve_arguments,
+        description="Serve deep-tui to a web browser through textual-serve: each browser tab runs its own "
+                    "deep-tui with the app options given here. Prints the address to open once; it carries a "
+                    "random token, and every request without it gets 403. Listens on 127.0.0.1 unless told "
+                    "otherwise; another address needs --tls-cert/--tls-key, or --allow-plain-http.")
+    commands.add_parser(
+        "trust", help="trust a project's config (or revoke, or list)", build=_trust_arguments,
+        description="A project's own config (DIR/.deep-tui/config.toml and DIR/.mcp.json) can send your API key "
+                    "to another server, let the agent write without asking, or start programs as you (the MCP "
+                    "servers of .mcp.json), so deep-tui ignores it until you trust the project. 'trust DIR' shows "
+                    "what the config would change in your settings and which MCP servers it would start, asks, "
+                    "and records the trust in your config directory (trusted-projects.json), for both files as "
+                    "they are now: if either changes, deep-tui asks again. Flags and environment still win over "
+                    "it.")
+    return parser
 
-    sessions = commands.add_parser("sessions", help="list, rename or delete sessions",
-                                   description="List sessions, or rename/delete one.")
-    _add_storage_options(sessions, suppress=True)
-    sessions.add_argument("--json", action="store_true", help="print the list as JSON")
-    actions = sessions.add_subparsers(dest="sessions_command", metavar="ACTION")
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui run``'s arguments."""
+    _add_session_options(parser, suppress=True)
+    parser.add_argument("prompt", nargs="*", metavar="PROMPT",
+                        help="the prompt (words are joined; @path attaches a file of the working directory)")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                        help="text: the answer (default); json: one JSON object at the end; stream-json: one JSON "
+                             "line per event and a final result line (schema: docs/usage.md, \"Scripting\"); "
+                             "stdout then carries only JSON")
+    parser.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                        help="stream-json: read the prompts from stdin, one {\"type\": \"user\", \"prompt\": \"...\"} "
+                             "per line, each a turn of the same session (needs --output-format json or stream-json)")
+
+
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui export``'s arguments."""
+    _add_storage_options(parser, suppress=True)
+    parser.add_argument("session", nargs="?", metavar="ID",
+                        help="the session (any unique id prefix; default: the one used last)")
+    parser.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced if it exists) instead of stdout")
+
+
+def _sessions_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui sessions``' arguments and actions."""
+    _add_storage_options(parser, suppress=True)
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    actions = parser.add_subparsers(dest="sessions_command", metavar="ACTION")
     rename = actions.add_parser("rename", help="rename a session")
     rename.add_argument("session", metavar="ID")
     rename.add_argument("title", nargs="+", metavar="TITLE")
@@ -203,73 +250,50 @@ def build_parser() -> argparse.ArgumentParser:
                                            "snapshots nothing refers to, from <data-dir>/checkpoints.")
     _add_storage_options(prune, suppress=True)
 
-    rewind = commands.add_parser(
-        "rewind", help="put the files (and/or the conversation) back to before a prompt",
-        description="Before the first change of each prompt (a write, an edit, a command, an MCP tool call, a "
-                    "!command) deep-tui snapshots the working directory into <data-dir>/checkpoints. Without N, "
-                    "list the session's restore points, newest first, with the files each prompt changed. With N "
-                    "(the prompt's message number, as 'search' numbers messages): restore the files to how they "
-                    "were before it and fork the conversation at the message before it (the default), only the "
-                    "files (--code), or only the fork (--conversation). A file changed outside deep-tui since the "
-                    "restore point stops the rewind with one line and exit status 2, nothing written, unless "
-                    "--force. The files as they were are kept first, so a rewind can be undone: it prints the "
-                    "number that undoes it.")
-    _add_storage_options(rewind, suppress=True)
-    rewind.add_argument("message", nargs="?", type=int, metavar="N", help="the prompt's message number")
-    rewind.add_argument("--session", metavar="ID", help="the session (any unique id prefix; default: the newest)")
-    rewind_mode = rewind.add_mutually_exclusive_group()
+
+def _rewind_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui rewind``'s arguments."""
+    _add_storage_options(parser, suppress=True)
+    parser.add_argument("message", nargs="?", type=int, metavar="N", help="the prompt's message number")
+    parser.add_argument("--session", metavar="ID", help="the session (any unique id prefix; default: the newest)")
+    rewind_mode = parser.add_mutually_exclusive_group()
     rewind_mode.add_argument("--code", action="store_true", help="restore only the files")
     rewind_mode.add_argument("--conversation", action="store_true",
                              help="only fork the conversation at the message before N (no file changes)")
-    rewind.add_argument("--dry-run", action="store_true", help="print what would change and the diff; change nothing")
-    rewind.add_argument("--force", action="store_true",
+    parser.add_argument("--dry-run", action="store_true", help="print what would change and the diff; change nothing")
+    parser.add_argument("--force", action="store_true",
                         help="take the restore point's version of files changed outside deep-tui too")
-    rewind.add_argument("--workdir", metavar="DIR", help="the working directory (default: current directory)")
+    parser.add_argument("--workdir", metavar="DIR", help="the working directory (default: current directory)")
 
-    search = commands.add_parser(
-        "search", help="search every session's full history",
-        description="Search every session's full history (summarized turns, tool results and saved outputs "
-                    "included) through the search index in <data-dir>/index.sqlite, which is brought up to "
-                    "date first. Every word must occur, taken as typed (backslashes and quotes inside a word "
-                    "are part of it); \"quote\" a phrase; any substring of 3 or more characters (or a CJK "
-                    "word) matches, ignoring case; exact matches come first. Prints ranked hits: session, "
-                    "message number, role, title and a snippet. Exit status: 0 with hits, 1 with none, 2 for "
-                    "a bad query or id.")
-    _add_storage_options(search, suppress=True)
-    search.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
-    search.add_argument("--session", metavar="ID",
+
+def _search_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui search``'s arguments."""
+    _add_storage_options(parser, suppress=True)
+    parser.add_argument("query", nargs="+", metavar="QUERY", help="words to find (all must occur)")
+    parser.add_argument("--session", metavar="ID",
                         help="only this session's history (with what a fork copied from its parent)")
-    search.add_argument("--json", action="store_true", help="print the hits as JSON")
-    search.add_argument("--limit", metavar="N", type=int, default=20, help="at most N hits (default 20)")
+    parser.add_argument("--json", action="store_true", help="print the hits as JSON")
+    parser.add_argument("--limit", metavar="N", type=int, default=20, help="at most N hits (default 20)")
 
-    serve = commands.add_parser(
-        "serve", help="serve the app to a web browser",
-        description="Serve deep-tui to a web browser through textual-serve: each browser tab runs its own "
-                    "deep-tui with the app options given here. Prints the address to open once; it carries a "
-                    "random token, and every request without it gets 403. Listens on 127.0.0.1 unless told "
-                    "otherwise; another address needs --tls-cert/--tls-key, or --allow-plain-http.")
-    _add_session_options(serve, suppress=True)
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    serve.add_argument("--tls-cert", metavar="FILE", help="certificate (PEM) to serve HTTPS with")
-    serve.add_argument("--tls-key", metavar="FILE", help="private key (PEM) of --tls-cert")
-    serve.add_argument("--allow-plain-http", action="store_true",
-                       help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
-    trust = commands.add_parser(
-        "trust", help="trust a project's config (or revoke, or list)",
-        description="A project's own config (DIR/.deep-tui/config.toml and DIR/.mcp.json) can send your API key "
-                    "to another server, let the agent write without asking, or start programs as you (the MCP "
-                    "servers of .mcp.json), so deep-tui ignores it until you trust the project. 'trust DIR' shows "
-                    "what the config would change in your settings and which MCP servers it would start, asks, "
-                    "and records the trust in your config directory (trusted-projects.json), for both files as "
-                    "they are now: if either changes, deep-tui asks again. Flags and environment still win over "
-                    "it.")
-    trust.add_argument("directory", nargs="?", metavar="DIR", help="the project directory (default: .)")
-    trust_actions = trust.add_mutually_exclusive_group()
+
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui serve``'s arguments (the app's options, and where to listen)."""
+    _add_session_options(parser, suppress=True)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--tls-cert", metavar="FILE", help="certificate (PEM) to serve HTTPS with")
+    parser.add_argument("--tls-key", metavar="FILE", help="private key (PEM) of --tls-cert")
+    parser.add_argument("--allow-plain-http", action="store_true",
+                        help="serve a non-loopback address over plain HTTP (the token crosses the network in clear)")
+
+
+def _trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """``deep-tui trust``'s arguments."""
+    parser.add_argument("directory", nargs="?", metavar="DIR", help="the project directory (default: .)")
+    trust_actions = parser.add_mutually_exclusive_group()
     trust_actions.add_argument("--revoke", action="store_true", help="forget the trust: the config and its MCP servers are ignored again")
     trust_actions.add_argument("--list", action="store_true", help="list the trusted projects")
-    trust.add_argument("--yes", action="store_true", help="trust without asking (it still shows what changes)")
-    return parser
+    parser.add_argument("--yes", action="store_true", help="trust without asking (it still shows what changes)")
 
 
 NO_SANDBOX_WARNING = ("deep-tui: warning: --no-sandbox: shell commands (the agent's and !command) run WITHOUT a "
