@@ -44,14 +44,12 @@ from tui.text.wording import plural
 
 if TYPE_CHECKING:
     import signal
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Coroutine
 
     from tui.agent.session.factory import RuntimeFactory, SessionRequest, SessionRuntime
 
 logger = logging.getLogger(__name__)
 
-RECANCEL_SECONDS = 0.5
-"""After a stop signal, how often the turn is checked for having gone on as if it had not come."""
 
 
 def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) -> int:
@@ -60,8 +58,7 @@ def run_headless(factory: RuntimeFactory, request: SessionRequest, prompt: str) 
     words = prompt.split(maxsplit=1)
     if words and words[0] == "/keep":
         return asyncio.run(_keep(factory, request, words[1] if len(words) > 1 else "", sys.stdout, sys.stderr))
-    out = _AnswerOut(sys.stdout)
-    return asyncio.run(_stoppable(_run(factory, request, prompt, out, sys.stderr), sys.stderr, lambda: out.writes))
+    return asyncio.run(_stoppable(_run(factory, request, prompt, _AnswerOut(sys.stdout), sys.stderr), sys.stderr))
 
 
 async def _keep(factory: RuntimeFactory, request: SessionRequest, text: str, out: TextIO, err: TextIO) -> int:
@@ -88,33 +85,18 @@ async def _keep(factory: RuntimeFactory, request: SessionRequest, text: str, out
         await runtime.aclose()
 
 
-async def _stoppable(run: Coroutine[Any, Any, int], err: TextIO, answered: Callable[[], int] = lambda: 0) -> int:
+async def _stoppable(run: Coroutine[Any, Any, int], err: TextIO) -> int:
     """``run``, cancelled by SIGTERM or SIGHUP as asyncio cancels it on SIGINT, so what the turn streamed is
-    recorded (the runtime records a cancelled turn) and the session closed; returns 128 + the signal.
-    ``answered``: how much of the answer was printed so far (a count that grows with it)."""
+    recorded (the runtime records a cancelled turn) and the session closed; returns 128 + the signal."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
     received: list[signal.Signals] = []
-    printed_at_stop = [0]
 
     def stop(signum: signal.Signals) -> None:
         if not received:  # a second signal must not interrupt the saving the first one started
             received.append(signum)
-            printed_at_stop[0] = answered()
             task.cancel()
-            loop.call_later(RECANCEL_SECONDS, still_answering)
-
-    def still_answering() -> None:
-        """The answer kept coming after the stop: the cancellation was lost on the way (a library took it for its
-        own timeout's), so ask again. A stop being carried out prints no more answer and is left alone."""
-        if task.done():
-            return
-        if answered() > printed_at_stop[0]:
-            logger.warning("the turn went on after %s: cancelling it again", received[0].name)
-            printed_at_stop[0] = answered()
-            task.cancel()
-        loop.call_later(RECANCEL_SECONDS, still_answering)
 
     installed = []
     for signum in STOP_SIGNALS:
@@ -148,12 +130,8 @@ class _AnswerOut:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self.closed_by_reader = False
-        self.writes = 0
-        """Pieces of the answer written so far."""
 
     def write(self, text: str) -> None:
-        if text:
-            self.writes += 1
         if self.closed_by_reader:
             return
         try:
