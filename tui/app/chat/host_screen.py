@@ -102,8 +102,7 @@ class HostScreen(Screen[None]):
         """What the first frame does without, mounted (and imported) just after it; nothing shows it before a turn,
         a wait, a todo, a mode, a queued prompt or a typed ``/``: a line of its own while a turn runs, one while the
         provider keeps us waiting, the mode and the todo in progress above the gauge, the queue and the command
-        suggestions above the prompt; and the Compact button (the row is fitted for it already). Together they
-        cost the first frame a fifth of its own time."""
+        suggestions above the prompt; and the Compact button (the row is fitted for it already)."""
         if self.query_children("#turn-activity"):
             return
         from tui.app.widgets.prompt_queue import PromptQueue

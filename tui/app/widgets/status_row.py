@@ -14,7 +14,7 @@ from tui.app.widgets.cost_meter import CostMeter
 from tui.app.widgets.gauge import ContextGauge
 from tui.app.widgets.status_fit import fit_status
 
-__all__ = ["COMPACT_LABEL", "StatusRow", "compact_button"]
+__all__ = ["StatusRow", "compact_button"]
 
 COMPACT_LABEL = "Compact ^g"
 _COMPACT_WIDTH = len(COMPACT_LABEL) + 2 + 2  # its padding, and its margin in the stylesheet
@@ -57,6 +57,5 @@ class StatusRow(Horizontal):
         """Mount the Compact button (once), fitted as the row already is."""
         if self.query_children(Button):
             return
-        button = compact_button()
-        self.mount(button)
+        self.mount(compact_button())
         self.refit()
